@@ -1,0 +1,66 @@
+// Package catalog knows the EC2 instance types a pool may use: GPUs, vCPU,
+// memory and the EKS pod limit, and what is allocatable to pods.
+package catalog
+
+import (
+	"sort"
+
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// Instance describes one instance type.
+type Instance struct {
+	Name      string
+	VCPU      int64
+	MemoryGiB float64
+	// MaxPods is the EKS default pod limit (the VPC CNI's ENI formula).
+	MaxPods int64
+	GPU     *GPU
+}
+
+// GPU is an instance's accelerators.
+type GPU struct {
+	Count     int64
+	Product   string
+	MemoryGiB int64
+}
+
+// Catalog is the built-in table with the spec's additions and overrides.
+type Catalog map[string]Instance
+
+// New merges a fleet's instanceTypes over the built-in table.
+func New(extra map[string]spec.InstanceType) Catalog {
+	c := make(Catalog, len(builtin)+len(extra))
+	for _, in := range builtin {
+		c[in.Name] = in
+	}
+	for name, t := range extra {
+		in := Instance{Name: name, VCPU: t.VCPU, MemoryGiB: t.MemoryGiB, MaxPods: t.MaxPods}
+		if t.GPU != nil {
+			in.GPU = &GPU{Count: t.GPU.Count, Product: t.GPU.Product, MemoryGiB: t.GPU.MemoryGiB}
+		}
+		c[name] = in
+	}
+	return c
+}
+
+// Products lists the GPU products any instance type in the catalog carries.
+func (c Catalog) Products() []string {
+	seen := map[string]bool{}
+	for _, in := range c {
+		if in.GPU != nil {
+			seen[in.GPU.Product] = true
+		}
+	}
+	return spec.Keys(seen)
+}
+
+// Names lists the catalog's instance types, sorted.
+func (c Catalog) Names() []string {
+	names := make([]string, 0, len(c))
+	for n := range c {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,38 @@
+// Package compiler runs the pipeline: load, validate, derive, render. The
+// stages live in subpackages named after them; write is left to the caller
+// so that vet and diff can compile without touching the disk.
+package compiler
+
+import (
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/load"
+	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/validate"
+)
+
+// Result is a compiled fleet.
+type Result struct {
+	Source *load.Source
+	Fleet  *derive.Fleet
+	Tree   render.Tree
+}
+
+// Compile loads the specs at paths as one fleet and compiles it. A spec
+// error is a diag.List with every problem found.
+func Compile(paths []string) (*Result, error) {
+	src, err := load.Load(paths)
+	if err != nil {
+		return nil, err
+	}
+	cat := catalog.New(src.Fleet.InstanceTypes)
+	if err := validate.Fleet(src, cat); err != nil {
+		return nil, err
+	}
+	d := derive.Derive(src.Fleet, cat)
+	tree, err := render.Render(d)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Source: src, Fleet: d, Tree: tree}, nil
+}

@@ -1,0 +1,232 @@
+package derive
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// SpotGraceSeconds is the default termination grace period of Jobs that may
+// run on spot: AWS gives two minutes' notice before reclaiming an instance.
+const SpotGraceSeconds = 120
+
+func deriveClass(name string, c spec.Class, dedicated []string) Class {
+	labels := map[string]string{LabelClass: name}
+	ps := corev1.PodSpec{
+		PriorityClassName:         c.Priority,
+		SchedulerName:             c.SchedulerName,
+		NodeSelector:              c.NodeSelector,
+		Tolerations:               tolerations(c, dedicated),
+		Affinity:                  affinity(name, c, dedicated),
+		TopologySpreadConstraints: spread(name, c),
+		RuntimeClassName:          optString(c.RuntimeClass),
+		Overhead:                  resources(c.Overhead),
+		Containers:                []corev1.Container{mainContainer(c)},
+	}
+	if grace := graceSeconds(c); grace != nil {
+		ps.TerminationGracePeriodSeconds = grace
+	}
+	for _, ic := range c.InitContainers {
+		ctr := corev1.Container{Name: ic.Name, Image: ic.Image, Resources: corev1.ResourceRequirements{Requests: resources(spec.Resources{CPU: ic.CPU, Memory: ic.Memory})}}
+		if ic.RestartPolicy == "Always" {
+			always := corev1.ContainerRestartPolicyAlways
+			ctr.RestartPolicy = &always
+		}
+		ps.InitContainers = append(ps.InitContainers, ctr)
+	}
+	return Class{
+		Name:      name,
+		Spec:      c,
+		Dedicated: dedicated,
+		Template:  corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: ps},
+	}
+}
+
+// tolerations uses Exists wherever the taint's value is not the point, so a
+// changed value can never silently strand a class; a dedicated pool's value
+// is the point, so that one is Equal.
+func tolerations(c spec.Class, dedicated []string) []corev1.Toleration {
+	var ts []corev1.Toleration
+	if c.GPU != nil {
+		ts = append(ts, corev1.Toleration{Key: TaintGPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	}
+	if c.Capacity != spec.OnDemand {
+		ts = append(ts, corev1.Toleration{Key: TaintSpot, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	}
+	for _, pool := range dedicated {
+		ts = append(ts, corev1.Toleration{Key: TaintDedicated, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule})
+	}
+	for _, t := range c.Tolerations {
+		ts = append(ts, corev1.Toleration{
+			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
+			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
+		})
+	}
+	return ts
+}
+
+func affinity(name string, c spec.Class, dedicated []string) *corev1.Affinity {
+	var a corev1.Affinity
+	if na := nodeAffinity(c, dedicated); na != nil {
+		a.NodeAffinity = na
+	}
+	if c.AntiAffinity != "" {
+		term := corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelClass: name}},
+			TopologyKey:   LabelHostname,
+		}
+		anti := &corev1.PodAntiAffinity{}
+		if c.AntiAffinity == spec.Required {
+			anti.RequiredDuringSchedulingIgnoredDuringExecution = []corev1.PodAffinityTerm{term}
+		} else {
+			anti.PreferredDuringSchedulingIgnoredDuringExecution = []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: term}}
+		}
+		a.PodAntiAffinity = anti
+	}
+	if a.NodeAffinity == nil && a.PodAntiAffinity == nil {
+		return nil
+	}
+	return &a
+}
+
+// nodeAffinity ANDs the derived requirements into every user term: terms
+// are ORed, so (derived AND t1) OR (derived AND t2) keeps the derived policy
+// in force whichever term matches.
+func nodeAffinity(c spec.Class, dedicated []string) *corev1.NodeAffinity {
+	var derived []corev1.NodeSelectorRequirement
+	if c.GPU != nil && len(c.GPU.Products) > 0 {
+		derived = append(derived, req(LabelGPUProduct, corev1.NodeSelectorOpIn, c.GPU.Products...))
+	}
+	if c.GPU != nil && c.GPU.MinMemoryGiB > 0 {
+		derived = append(derived, req(LabelGPUMemory, corev1.NodeSelectorOpGt, strconv.FormatInt(c.GPU.MinMemoryGiB-1, 10)))
+	}
+	switch c.Capacity {
+	case spec.OnDemand, spec.Spot:
+		derived = append(derived, req(LabelCapacity, corev1.NodeSelectorOpIn, c.Capacity))
+	}
+	var terms []corev1.NodeSelectorTerm
+	for _, t := range c.Affinity.Required {
+		exprs := append([]corev1.NodeSelectorRequirement{}, derived...)
+		terms = append(terms, corev1.NodeSelectorTerm{MatchExpressions: append(exprs, requirements(t.MatchExpressions)...)})
+	}
+	if len(terms) == 0 && len(derived) > 0 {
+		terms = []corev1.NodeSelectorTerm{{MatchExpressions: derived}}
+	}
+
+	var preferred []corev1.PreferredSchedulingTerm
+	if c.Capacity == spec.PreferSpot {
+		preferred = append(preferred, corev1.PreferredSchedulingTerm{Weight: 100, Preference: corev1.NodeSelectorTerm{
+			MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelCapacity, corev1.NodeSelectorOpIn, spec.Spot)}}})
+	}
+	if len(dedicated) > 0 {
+		preferred = append(preferred, corev1.PreferredSchedulingTerm{Weight: 50, Preference: corev1.NodeSelectorTerm{
+			MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelPool, corev1.NodeSelectorOpIn, dedicated...)}}})
+	}
+	for _, p := range c.Affinity.Preferred {
+		preferred = append(preferred, corev1.PreferredSchedulingTerm{Weight: p.Weight, Preference: corev1.NodeSelectorTerm{
+			MatchExpressions: requirements(p.Term.MatchExpressions)}})
+	}
+	if len(terms) == 0 && len(preferred) == 0 {
+		return nil
+	}
+	na := &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: preferred}
+	if len(terms) > 0 {
+		na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: terms}
+	}
+	return na
+}
+
+func req(key string, op corev1.NodeSelectorOperator, values ...string) corev1.NodeSelectorRequirement {
+	return corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: append([]string(nil), values...)}
+}
+
+func requirements(rs []spec.Requirement) []corev1.NodeSelectorRequirement {
+	out := make([]corev1.NodeSelectorRequirement, len(rs))
+	for i, r := range rs {
+		out[i] = req(r.Key, corev1.NodeSelectorOperator(r.Operator), r.Values...)
+	}
+	return out
+}
+
+func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
+	if c.Spread == nil {
+		return nil
+	}
+	var out []corev1.TopologySpreadConstraint
+	add := func(mode, key string) {
+		if mode == "" {
+			return
+		}
+		when := corev1.DoNotSchedule
+		if mode == spec.Preferred {
+			when = corev1.ScheduleAnyway
+		}
+		out = append(out, corev1.TopologySpreadConstraint{
+			MaxSkew:           c.Spread.MaxSkew,
+			TopologyKey:       key,
+			WhenUnsatisfiable: when,
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{LabelClass: name}},
+		})
+	}
+	add(c.Spread.Zones, LabelZone)
+	add(c.Spread.Hosts, LabelHostname)
+	return out
+}
+
+// mainContainer carries the class's resources. GPU requests equal limits:
+// Kubernetes requires it for extended resources and copies limits into
+// requests only for Pods, not for the templates written here.
+func mainContainer(c spec.Class) corev1.Container {
+	rr := corev1.ResourceRequirements{Requests: resources(c.Resources)}
+	if c.Resources.Memory != "" {
+		rr.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(string(c.Resources.Memory))}
+	}
+	if c.GPU != nil {
+		n := *resource.NewQuantity(c.GPU.Count, resource.DecimalSI)
+		if rr.Requests == nil {
+			rr.Requests = corev1.ResourceList{}
+		}
+		if rr.Limits == nil {
+			rr.Limits = corev1.ResourceList{}
+		}
+		rr.Requests[ResourceGPU] = n
+		rr.Limits[ResourceGPU] = n
+	}
+	return corev1.Container{Name: c.Container, Image: c.Image, Resources: rr}
+}
+
+func resources(r spec.Resources) corev1.ResourceList {
+	if r.CPU == "" && r.Memory == "" {
+		return nil
+	}
+	rl := corev1.ResourceList{}
+	if r.CPU != "" {
+		rl[corev1.ResourceCPU] = resource.MustParse(string(r.CPU))
+	}
+	if r.Memory != "" {
+		rl[corev1.ResourceMemory] = resource.MustParse(string(r.Memory))
+	}
+	return rl
+}
+
+func graceSeconds(c spec.Class) *int64 {
+	if c.CheckpointSecs != nil {
+		return c.CheckpointSecs
+	}
+	if c.Kind == "Job" && c.Capacity != spec.OnDemand {
+		s := int64(SpotGraceSeconds)
+		return &s
+	}
+	return nil
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

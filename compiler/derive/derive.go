@@ -1,0 +1,92 @@
+// Package derive decides policy once: each pool's labels and taints, and
+// each class's pod template (tolerations, affinity, priority, spread,
+// resources). Every output is rendered from what is decided here.
+package derive
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// Fleet is the derived policy, every list sorted by name.
+type Fleet struct {
+	Spec       *spec.Fleet
+	Priorities []Priority
+	Pools      []Pool
+	Classes    []Class
+	Tenants    []Tenant
+}
+
+// Priority is one PriorityClass.
+type Priority struct {
+	Name string
+	spec.Priority
+}
+
+// Pool is one node group with the labels and taints its nodes carry.
+type Pool struct {
+	Name      string
+	Spec      spec.Pool
+	Zones     []string
+	Instances []catalog.Instance
+	// GPU is the pool's accelerator, nil for a CPU pool. Count is zero when
+	// instance types differ in GPU count; MemoryGiB is the smallest.
+	GPU    *catalog.GPU
+	Labels map[string]string
+	Taints []corev1.Taint
+}
+
+// Class is a workload class and the pod template its workloads get.
+type Class struct {
+	Name     string
+	Spec     spec.Class
+	Template corev1.PodTemplateSpec
+	// Pools dedicated to this class.
+	Dedicated []string
+}
+
+// Tenant is a tenant with the classes it may use, resolved.
+type Tenant struct {
+	Name string
+	Spec spec.Tenant
+	// Hard is each namespace's ResourceQuota: nominal quota plus borrowing.
+	Hard corev1.ResourceList
+	// MaxGPUPerPod is the most GPUs any of the tenant's classes asks for in
+	// one pod: the LimitRange's per-pod maximum.
+	MaxGPUPerPod int64
+}
+
+// Derive computes the policy of a validated fleet.
+func Derive(f *spec.Fleet, cat catalog.Catalog) *Fleet {
+	d := &Fleet{Spec: f}
+	for _, name := range spec.Keys(f.Priorities) {
+		d.Priorities = append(d.Priorities, Priority{Name: name, Priority: f.Priorities[name]})
+	}
+	dedicated := map[string][]string{}
+	for _, name := range spec.Keys(f.Pools) {
+		pool := derivePool(name, f.Pools[name], f.Cluster.Zones, cat)
+		d.Pools = append(d.Pools, pool)
+		for _, cl := range pool.Spec.DedicatedTo {
+			dedicated[cl] = append(dedicated[cl], name)
+		}
+	}
+	for _, name := range spec.Keys(f.Classes) {
+		d.Classes = append(d.Classes, deriveClass(name, f.Classes[name], dedicated[name]))
+	}
+	for _, name := range spec.Keys(f.Tenants) {
+		d.Tenants = append(d.Tenants, deriveTenant(name, f.Tenants[name], f.Classes))
+	}
+	return d
+}
+
+// Class returns the derived class of that name.
+func (d *Fleet) Class(name string) *Class {
+	for i := range d.Classes {
+		if d.Classes[i].Name == name {
+			return &d.Classes[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package derive
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Catalog) Pool {
+	pool := Pool{Name: name, Spec: p, Zones: p.Zones, Labels: map[string]string{}}
+	if len(pool.Zones) == 0 {
+		pool.Zones = clusterZones
+	}
+	for _, it := range p.InstanceTypes {
+		pool.Instances = append(pool.Instances, cat[it])
+	}
+	pool.GPU = poolGPU(pool.Instances)
+
+	pool.Labels[LabelPool] = name
+	pool.Labels[LabelCapacity] = p.Capacity
+	if pool.GPU != nil {
+		pool.Labels[LabelGPUProduct] = pool.GPU.Product
+		pool.Labels[LabelGPUMemory] = strconv.FormatInt(pool.GPU.MemoryGiB, 10)
+		if pool.GPU.Count > 0 {
+			pool.Labels[LabelGPUCount] = strconv.FormatInt(pool.GPU.Count, 10)
+		}
+		// GPU nodes repel everything that does not ask for a GPU.
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+	}
+	if p.Capacity == spec.Spot {
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+	}
+	if len(p.DedicatedTo) > 0 {
+		pool.Labels[LabelDedicated] = name
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: TaintDedicated, Value: name, Effect: corev1.TaintEffectNoSchedule})
+	}
+	for k, v := range p.Labels {
+		pool.Labels[k] = v
+	}
+	for _, t := range p.Taints {
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+	return pool
+}
+
+// poolGPU summarises a pool's GPUs for its labels. Validation guarantees one
+// product per pool. Labels are per node group, not per instance type, so a
+// count that varies is left out and the memory label is the smallest: a
+// class asking for at least that much is then never placed on less.
+func poolGPU(instances []catalog.Instance) *catalog.GPU {
+	var g *catalog.GPU
+	for _, in := range instances {
+		if in.GPU == nil {
+			continue
+		}
+		if g == nil {
+			c := *in.GPU
+			g = &c
+			continue
+		}
+		if in.GPU.Count != g.Count {
+			g.Count = 0
+		}
+		if in.GPU.MemoryGiB < g.MemoryGiB {
+			g.MemoryGiB = in.GPU.MemoryGiB
+		}
+	}
+	return g
+}

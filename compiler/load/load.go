@@ -1,0 +1,190 @@
+// Package load reads fleet specs (CUE files, CUE package directories, YAML or
+// JSON data), unifies them with the embedded schema and decodes the result.
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/load"
+	"cuelang.org/go/cue/parser"
+	cuejson "cuelang.org/go/encoding/json"
+	cueyaml "cuelang.org/go/encoding/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/schema"
+)
+
+// schemaDir prefixes the embedded schema's file names in positions, so they
+// are never mistaken for the user's files.
+const schemaDir = "$gpufleet/schema/"
+
+// Source is a loaded spec: the decoded fleet and what is needed to point back
+// into the files it came from.
+type Source struct {
+	Fleet *spec.Fleet
+	// Value is the spec unified with #Fleet.
+	Value cue.Value
+	// parts are the spec's own values before unification; positions are
+	// looked up in them so that they name the user's file, not the schema.
+	parts []cue.Value
+	wd    string
+}
+
+// Load reads every path in paths, unifies them into one fleet and validates
+// it against the schema. All errors are returned together as a diag.List.
+func Load(paths []string) (*Source, error) {
+	if len(paths) == 0 {
+		return nil, diag.List{{Msg: "no spec given"}}
+	}
+	wd, _ := os.Getwd()
+	ctx := cuecontext.New()
+	fleetDef, err := schemaValue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	src := &Source{wd: wd}
+	var errs diag.List
+	for _, p := range paths {
+		v, err := src.loadOne(ctx, p)
+		if err != nil {
+			errs = append(errs, src.cueDiags(err)...)
+			continue
+		}
+		src.parts = append(src.parts, v)
+	}
+	if len(errs) > 0 {
+		return nil, errs.Err()
+	}
+	v := fleetDef
+	for _, part := range src.parts {
+		v = v.Unify(part)
+	}
+	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
+		return nil, diag.List(src.cueDiags(err)).Err()
+	}
+	src.Value = v
+	data, err := v.MarshalJSON()
+	if err != nil {
+		return nil, diag.List(src.cueDiags(err)).Err()
+	}
+	var f spec.Fleet
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		// The schema is closed and typed, so this means schema and Go
+		// types disagree: a bug, but still reported rather than panicking.
+		return nil, diag.List{{Msg: fmt.Sprintf("decoding spec: %v", err)}}
+	}
+	src.Fleet = &f
+	return src, nil
+}
+
+func schemaValue(ctx *cue.Context) (cue.Value, error) {
+	inst := build.NewContext().NewInstance("", nil)
+	for _, f := range schema.Files() {
+		file, err := parser.ParseFile(schemaDir+f.Name, f.Data, parser.ParseComments)
+		if err != nil {
+			return cue.Value{}, fmt.Errorf("embedded schema: %w", err)
+		}
+		if err := inst.AddSyntax(file); err != nil {
+			return cue.Value{}, fmt.Errorf("embedded schema: %w", err)
+		}
+	}
+	v := ctx.BuildInstance(inst)
+	if v.Err() != nil {
+		return cue.Value{}, fmt.Errorf("embedded schema: %w", v.Err())
+	}
+	return v.LookupPath(cue.ParsePath("#Fleet")), nil
+}
+
+func (s *Source) loadOne(ctx *cue.Context, path string) (cue.Value, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return cue.Value{}, err
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case fi.IsDir():
+		return s.loadCUE(ctx, path, ".")
+	case ext == ".cue":
+		return s.loadCUE(ctx, filepath.Dir(path), filepath.Base(path))
+	case ext == ".yaml", ext == ".yml", ext == ".json":
+		return loadData(ctx, path, ext)
+	default:
+		return cue.Value{}, fmt.Errorf("%s: unsupported spec file (want .cue, .yaml, .yml, .json or a directory)", path)
+	}
+}
+
+// loadCUE loads one CUE package. The schema is overlaid as the package
+// gpufleet.dev/schema so that specs may import it; the registry is disabled
+// so that evaluating a spec never reaches the network.
+func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return cue.Value{}, err
+	}
+	overlay := map[string]load.Source{}
+	modFile := filepath.Join(abs, "cue.mod", "module.cue")
+	if _, err := os.Stat(modFile); err != nil {
+		overlay[modFile] = load.FromString("module: \"gpufleet.local/spec@v0\"\nlanguage: version: \"v0.17.0\"\n")
+	}
+	for _, f := range schema.Files() {
+		overlay[filepath.Join(abs, "cue.mod", "pkg", schema.ImportPath, f.Name)] = load.FromBytes(f.Data)
+	}
+	cfg := &load.Config{
+		Dir:     abs,
+		Overlay: overlay,
+		Env:     []string{"CUE_REGISTRY=none"},
+	}
+	insts := load.Instances([]string{arg}, cfg)
+	if len(insts) != 1 {
+		return cue.Value{}, fmt.Errorf("%s: want one CUE package, found %d", dir, len(insts))
+	}
+	if insts[0].Err != nil {
+		return cue.Value{}, insts[0].Err
+	}
+	v := ctx.BuildInstance(insts[0])
+	return v, v.Err()
+}
+
+func loadData(ctx *cue.Context, path, ext string) (cue.Value, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return cue.Value{}, err
+	}
+	var file *ast.File
+	if ext == ".json" {
+		expr, err := cuejson.Extract(path, data)
+		if err != nil {
+			return cue.Value{}, err
+		}
+		file, err = astutilFile(expr)
+		if err != nil {
+			return cue.Value{}, fmt.Errorf("%s: %w", path, err)
+		}
+	} else {
+		file, err = cueyaml.Extract(path, data)
+		if err != nil {
+			return cue.Value{}, err
+		}
+	}
+	v := ctx.BuildFile(file, cue.Filename(path))
+	return v, v.Err()
+}
+
+func astutilFile(expr ast.Expr) (*ast.File, error) {
+	st, ok := expr.(*ast.StructLit)
+	if !ok {
+		return nil, fmt.Errorf("a JSON spec must be an object")
+	}
+	return &ast.File{Decls: st.Elts}, nil
+}

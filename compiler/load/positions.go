@@ -1,0 +1,101 @@
+package load
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/token"
+
+	"github.com/gpufleet/gpufleet/compiler/diag"
+)
+
+// cueDiags turns CUE errors into diagnostics, one per error, each positioned
+// in the user's file where CUE knows one.
+func (s *Source) cueDiags(err error) diag.List {
+	var out diag.List
+	for _, e := range cueerrors.Errors(err) {
+		format, args := e.Msg()
+		d := diag.Diagnostic{Msg: fmt.Sprintf(format, args...)}
+		path := e.Path()
+		if len(path) > 0 && path[0] == "#Fleet" {
+			path = path[1:]
+		}
+		d.Path = strings.Join(path, ".")
+		d.Pos = s.pickPos(cueerrors.Positions(e))
+		if d.Pos.File == "" && d.Path != "" {
+			d.Pos = s.Pos(path...)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// pickPos prefers the user's own file over the embedded schema: a conflict
+// between the schema and the spec is fixed in the spec.
+func (s *Source) pickPos(ps []token.Pos) diag.Pos {
+	var schemaPos diag.Pos
+	for _, p := range ps {
+		if !p.IsValid() {
+			continue
+		}
+		dp := s.toPos(p)
+		if strings.HasPrefix(p.Filename(), schemaDir) {
+			if schemaPos.File == "" {
+				schemaPos = dp
+			}
+			continue
+		}
+		return dp
+	}
+	return schemaPos
+}
+
+func (s *Source) toPos(p token.Pos) diag.Pos {
+	if !p.IsValid() {
+		return diag.Pos{}
+	}
+	pos := p.Position()
+	return diag.Pos{File: diag.RelFile(s.wd, pos.Filename), Line: pos.Line, Column: pos.Column}
+}
+
+// Pos returns where the spec sets the field at path (map keys, and list
+// indexes in decimal), or the nearest enclosing field it can find.
+func (s *Source) Pos(path ...string) diag.Pos {
+	best := diag.Pos{}
+	for _, part := range s.parts {
+		v := part
+		for i, p := range path {
+			v = child(v, p)
+			if !v.Exists() {
+				break
+			}
+			// A deeper hit beats a shallower one from another part.
+			if pos := s.toPos(v.Pos()); pos.File != "" && (best.File == "" || i == len(path)-1) {
+				best = pos
+				if i == len(path)-1 {
+					return best
+				}
+			}
+		}
+	}
+	return best
+}
+
+func child(v cue.Value, p string) cue.Value {
+	if v.Kind() == cue.ListKind {
+		i, err := strconv.Atoi(p)
+		if err != nil {
+			return cue.Value{}
+		}
+		return v.LookupPath(cue.MakePath(cue.Index(i)))
+	}
+	return v.LookupPath(cue.MakePath(cue.Str(p)))
+}
+
+// Diag makes a diagnostic positioned at path.
+func (s *Source) Diag(msg string, path ...string) diag.Diagnostic {
+	return diag.Diagnostic{Pos: s.Pos(path...), Path: strings.Join(path, "."), Msg: msg}
+}

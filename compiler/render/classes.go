@@ -1,0 +1,125 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/resid"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/templates"
+)
+
+// Workload kinds a class Component patches, with their API groups.
+var workloadKinds = []struct{ Group, Version, Kind string }{
+	{"apps", "v1", "Deployment"},
+	{"apps", "v1", "StatefulSet"},
+	{"batch", "v1", "Job"},
+}
+
+func (r *renderer) classes() {
+	for i := range r.d.Classes {
+		c := &r.d.Classes[i]
+		dir := path.Join("classes", c.Name)
+		comp := types.Kustomization{
+			TypeMeta: types.TypeMeta{APIVersion: types.ComponentVersion, Kind: types.ComponentKind},
+		}
+		for _, wk := range workloadKinds {
+			file := "patch-" + strings.ToLower(wk.Kind) + ".yaml"
+			// kustomize keeps the patch's own kind to find merge keys, so
+			// each kind gets its own patch rather than one shared file.
+			r.emit(path.Join(dir, file), policyPatch(c, wk.Group+"/"+wk.Version, wk.Kind))
+			comp.Patches = append(comp.Patches, types.Patch{Path: file, Target: &types.Selector{
+				ResId:         resid.ResId{Gvk: resid.Gvk{Group: wk.Group, Kind: wk.Kind}},
+				LabelSelector: derive.LabelClass + "=" + c.Name,
+			}})
+		}
+		r.emit(path.Join(dir, "kustomization.yaml"), &comp)
+		ex, err := Example(c)
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.emit(path.Join(dir, "example.yaml"), ex)
+	}
+}
+
+// policyPatch is the strategic merge patch that stamps the class's pod
+// template onto a user's workload. The main container has no image, so it
+// merges into the user's container of that name.
+func policyPatch(c *derive.Class, apiVersion, kind string) map[string]any {
+	tpl := c.Template.DeepCopy()
+	for i := range tpl.Spec.Containers {
+		tpl.Spec.Containers[i].Image = ""
+	}
+	return map[string]any{
+		"apiVersion": apiVersion,
+		"kind":       kind,
+		"metadata":   map[string]any{"name": "any"},
+		"spec":       map[string]any{"template": tpl},
+	}
+}
+
+// Example builds the class's ready-to-copy workload from its kind's
+// skeleton in templates/.
+func Example(c *derive.Class) (any, error) {
+	skel, err := templates.ForKind(c.Spec.Kind)
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]string{derive.LabelClass: c.Name, "app.kubernetes.io/name": c.Name}
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{derive.LabelClass: c.Name}}
+	podTemplate := func(skeleton corev1.PodTemplateSpec) corev1.PodTemplateSpec {
+		tpl := *c.Template.DeepCopy()
+		tpl.Spec.RestartPolicy = skeleton.Spec.RestartPolicy
+		return tpl
+	}
+	objMeta := func(m metav1.ObjectMeta) metav1.ObjectMeta {
+		m.Name = c.Name
+		m.Labels = labels
+		return m
+	}
+	replicas := c.Spec.Replicas
+	switch c.Spec.Kind {
+	case "Deployment":
+		var d appsv1.Deployment
+		if err := yaml.UnmarshalStrict(skel, &d); err != nil {
+			return nil, fmt.Errorf("templates/deployment.yaml: %w", err)
+		}
+		d.ObjectMeta = objMeta(d.ObjectMeta)
+		d.Spec.Replicas = &replicas
+		d.Spec.Selector = selector
+		d.Spec.Template = podTemplate(d.Spec.Template)
+		return &d, nil
+	case "StatefulSet":
+		var s appsv1.StatefulSet
+		if err := yaml.UnmarshalStrict(skel, &s); err != nil {
+			return nil, fmt.Errorf("templates/statefulset.yaml: %w", err)
+		}
+		s.ObjectMeta = objMeta(s.ObjectMeta)
+		s.Spec.Replicas = &replicas
+		s.Spec.ServiceName = c.Name
+		s.Spec.Selector = selector
+		s.Spec.Template = podTemplate(s.Spec.Template)
+		return &s, nil
+	case "Job":
+		var j batchv1.Job
+		if err := yaml.UnmarshalStrict(skel, &j); err != nil {
+			return nil, fmt.Errorf("templates/job.yaml: %w", err)
+		}
+		j.ObjectMeta = objMeta(j.ObjectMeta)
+		pods := c.Spec.Pods()
+		j.Spec.Parallelism = &pods
+		j.Spec.Completions = &pods
+		j.Spec.Template = podTemplate(j.Spec.Template)
+		return &j, nil
+	}
+	return nil, fmt.Errorf("class %s: unsupported kind %q", c.Name, c.Spec.Kind)
+}

@@ -1,0 +1,31 @@
+package render
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func (r *renderer) cluster() {
+	var objs []any
+	for _, p := range r.d.Priorities {
+		preempt := corev1.PreemptLowerPriority
+		if p.Preemption == "Never" {
+			preempt = corev1.PreemptNever
+		}
+		objs = append(objs, &schedulingv1.PriorityClass{
+			TypeMeta:         metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"},
+			ObjectMeta:       meta(p.Name, "", nil),
+			Value:            p.Value,
+			GlobalDefault:    p.Default,
+			Description:      p.Description,
+			PreemptionPolicy: &preempt,
+		})
+	}
+	files := []string{}
+	if len(objs) > 0 {
+		r.emit("cluster/priorityclasses.yaml", objs...)
+		files = append(files, "priorityclasses.yaml")
+	}
+	r.kustomization("cluster", files)
+}

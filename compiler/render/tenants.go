@@ -1,0 +1,92 @@
+package render
+
+import (
+	"path"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+const (
+	quotaName      = "gpufleet"
+	limitRangeName = "gpufleet"
+)
+
+func (r *renderer) tenants() {
+	for _, t := range r.d.Tenants {
+		dir := path.Join("tenants", t.Name)
+		labels := map[string]string{derive.LabelTenant: t.Name}
+		var nss, quotas, limits []any
+		for _, ns := range t.Spec.Namespaces {
+			nss = append(nss, &corev1.Namespace{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+				ObjectMeta: meta(ns, "", labels),
+			})
+			quotas = append(quotas, tenantQuotas(t, ns, labels)...)
+			limits = append(limits, limitRange(t, ns, labels))
+		}
+		files := []string{"namespaces.yaml"}
+		r.emit(path.Join(dir, "namespaces.yaml"), nss...)
+		if len(quotas) > 0 {
+			files = append(files, "resourcequotas.yaml")
+			r.emit(path.Join(dir, "resourcequotas.yaml"), quotas...)
+		}
+		files = append(files, "limitranges.yaml")
+		r.emit(path.Join(dir, "limitranges.yaml"), limits...)
+		r.kustomization(dir, files)
+	}
+}
+
+func tenantQuotas(t derive.Tenant, ns string, labels map[string]string) []any {
+	var out []any
+	quota := func(name string, hard corev1.ResourceList, scope *corev1.ScopeSelector) {
+		out = append(out, &corev1.ResourceQuota{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ResourceQuota"},
+			ObjectMeta: meta(name, ns, labels),
+			Spec:       corev1.ResourceQuotaSpec{Hard: hard, ScopeSelector: scope},
+		})
+	}
+	if t.Hard != nil {
+		quota(quotaName, t.Hard, nil)
+	}
+	for _, pr := range spec.Keys(t.Spec.PriorityQuotas) {
+		q := t.Spec.PriorityQuotas[pr]
+		quota(quotaName+"-"+pr, derive.QuotaList(&q), &corev1.ScopeSelector{
+			MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{
+				ScopeName: corev1.ResourceQuotaScopePriorityClass,
+				Operator:  corev1.ScopeSelectorOpIn,
+				Values:    []string{pr},
+			}},
+		})
+	}
+	return out
+}
+
+// limitRange gives containers default requests and caps GPUs per pod. A Pod
+// maximum makes the API server demand a limit on every container, so
+// containers default to zero GPUs: CPU-only pods keep being admitted.
+func limitRange(t derive.Tenant, ns string, labels map[string]string) *corev1.LimitRange {
+	zero := *resource.NewQuantity(0, resource.DecimalSI)
+	defaults := corev1.ResourceList{derive.ResourceGPU: zero}
+	requests := corev1.ResourceList{derive.ResourceGPU: zero}
+	if t.Spec.Defaults.CPU != "" {
+		requests[corev1.ResourceCPU] = resource.MustParse(string(t.Spec.Defaults.CPU))
+	}
+	if t.Spec.Defaults.Memory != "" {
+		requests[corev1.ResourceMemory] = resource.MustParse(string(t.Spec.Defaults.Memory))
+	}
+	return &corev1.LimitRange{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "LimitRange"},
+		ObjectMeta: meta(limitRangeName, ns, labels),
+		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{
+			{Type: corev1.LimitTypeContainer, Default: defaults, DefaultRequest: requests},
+			{Type: corev1.LimitTypePod, Max: corev1.ResourceList{
+				derive.ResourceGPU: *resource.NewQuantity(t.MaxGPUPerPod, resource.DecimalSI),
+			}},
+		}},
+	}
+}

@@ -1,0 +1,210 @@
+// Package spec holds the decoded fleet spec: the Go mirror of schema #Fleet,
+// after CUE has applied defaults and constraints.
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// Fleet is a whole fleet spec.
+type Fleet struct {
+	Cluster       Cluster                 `json:"cluster"`
+	Priorities    map[string]Priority     `json:"priorities"`
+	Pools         map[string]Pool         `json:"pools"`
+	Classes       map[string]Class        `json:"classes"`
+	Tenants       map[string]Tenant       `json:"tenants"`
+	InstanceTypes map[string]InstanceType `json:"instanceTypes,omitempty"`
+}
+
+type Cluster struct {
+	Provider string   `json:"provider"`
+	Name     string   `json:"name"`
+	Region   string   `json:"region"`
+	Version  string   `json:"version"`
+	Zones    []string `json:"zones"`
+}
+
+type Priority struct {
+	Value       int32  `json:"value"`
+	Description string `json:"description,omitempty"`
+	Default     bool   `json:"default"`
+	Preemption  string `json:"preemption"`
+}
+
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+const (
+	OnDemand   = "on-demand"
+	Spot       = "spot"
+	PreferSpot = "prefer-spot"
+	AnyCap     = "any"
+	Required   = "required"
+	Preferred  = "preferred"
+)
+
+type Pool struct {
+	InstanceTypes []string          `json:"instanceTypes"`
+	Capacity      string            `json:"capacity"`
+	Zones         []string          `json:"zones,omitempty"`
+	Size          Size              `json:"size"`
+	DedicatedTo   []string          `json:"dedicatedTo,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Taints        []Taint           `json:"taints,omitempty"`
+}
+
+type Size struct {
+	Min     int32  `json:"min"`
+	Max     int32  `json:"max"`
+	Desired *int32 `json:"desired,omitempty"`
+}
+
+type Class struct {
+	Priority       string            `json:"priority"`
+	Kind           string            `json:"kind"`
+	Replicas       int32             `json:"replicas"`
+	Gang           *int32            `json:"gang,omitempty"`
+	GPU            *GPU              `json:"gpu,omitempty"`
+	Resources      Resources         `json:"resources"`
+	Capacity       string            `json:"capacity"`
+	Spread         *Spread           `json:"spread,omitempty"`
+	AntiAffinity   string            `json:"antiAffinity,omitempty"`
+	CheckpointSecs *int64            `json:"checkpointGracePeriodSeconds,omitempty"`
+	SchedulerName  string            `json:"schedulerName,omitempty"`
+	Container      string            `json:"container"`
+	Image          string            `json:"image"`
+	Tolerations    []Toleration      `json:"tolerations,omitempty"`
+	NodeSelector   map[string]string `json:"nodeSelector,omitempty"`
+	Affinity       Affinity          `json:"affinity"`
+	InitContainers []InitContainer   `json:"initContainers,omitempty"`
+	RuntimeClass   string            `json:"runtimeClassName,omitempty"`
+	Overhead       Resources         `json:"overhead"`
+}
+
+// Pods is how many pods one instance of the class runs at once.
+func (c Class) Pods() int32 {
+	if c.Gang != nil {
+		return *c.Gang
+	}
+	return c.Replicas
+}
+
+type GPU struct {
+	Count        int64    `json:"count"`
+	Products     []string `json:"products,omitempty"`
+	MinMemoryGiB int64    `json:"minMemoryGiB,omitempty"`
+}
+
+type Resources struct {
+	CPU    Quantity `json:"cpu,omitempty"`
+	Memory Quantity `json:"memory,omitempty"`
+}
+
+type Spread struct {
+	Zones   string `json:"zones,omitempty"`
+	Hosts   string `json:"hosts,omitempty"`
+	MaxSkew int32  `json:"maxSkew"`
+}
+
+type Toleration struct {
+	Key               string `json:"key,omitempty"`
+	Operator          string `json:"operator"`
+	Value             string `json:"value,omitempty"`
+	Effect            string `json:"effect,omitempty"`
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+}
+
+type Affinity struct {
+	Required  []NodeSelectorTerm `json:"required,omitempty"`
+	Preferred []PreferredTerm    `json:"preferred,omitempty"`
+}
+
+type NodeSelectorTerm struct {
+	MatchExpressions []Requirement `json:"matchExpressions"`
+}
+
+type PreferredTerm struct {
+	Weight int32            `json:"weight"`
+	Term   NodeSelectorTerm `json:"term"`
+}
+
+type Requirement struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values,omitempty"`
+}
+
+type InitContainer struct {
+	Name          string   `json:"name"`
+	Image         string   `json:"image"`
+	CPU           Quantity `json:"cpu,omitempty"`
+	Memory        Quantity `json:"memory,omitempty"`
+	RestartPolicy string   `json:"restartPolicy,omitempty"`
+}
+
+type Tenant struct {
+	Namespaces     []string         `json:"namespaces"`
+	Classes        []string         `json:"classes"`
+	Quota          *Quota           `json:"quota,omitempty"`
+	Borrow         *Quota           `json:"borrow,omitempty"`
+	PriorityQuotas map[string]Quota `json:"priorityQuotas,omitempty"`
+	Defaults       Resources        `json:"defaults"`
+}
+
+type Quota struct {
+	GPU    *int64   `json:"gpu,omitempty"`
+	CPU    Quantity `json:"cpu,omitempty"`
+	Memory Quantity `json:"memory,omitempty"`
+	Pods   *int64   `json:"pods,omitempty"`
+}
+
+type InstanceType struct {
+	VCPU      int64        `json:"vcpu"`
+	MemoryGiB float64      `json:"memoryGiB"`
+	MaxPods   int64        `json:"maxPods"`
+	GPU       *GPUInstance `json:"gpu,omitempty"`
+}
+
+type GPUInstance struct {
+	Count     int64  `json:"count"`
+	Product   string `json:"product"`
+	MemoryGiB int64  `json:"memoryGiB"`
+}
+
+// Quantity is a Kubernetes quantity as the spec wrote it: CUE allows a
+// number or a string, and both keep their text here. It is parsed (with the
+// spec position in the error) by validation.
+type Quantity string
+
+func (q *Quantity) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*q = Quantity(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("quantity must be a string or a number, got %s", b)
+	}
+	if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+		return err
+	}
+	*q = Quantity(n.String())
+	return nil
+}
+
+// Keys returns a map's keys sorted, so every walk over the spec is deterministic.
+func Keys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,130 @@
+package validate
+
+import (
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+func (c *checker) classes() {
+	products := c.cat.Products()
+	for _, name := range spec.Keys(c.f.Classes) {
+		cl := c.f.Classes[name]
+		if _, ok := c.f.Priorities[cl.Priority]; !ok {
+			c.errorf(p("classes", name, "priority"), "class %q names priority %q, which is not defined", name, cl.Priority)
+		}
+		if cl.Gang != nil && cl.Kind != "Job" {
+			c.errorf(p("classes", name, "gang"), "gang needs kind Job, not %s: only a Job runs its pods all at once", cl.Kind)
+		}
+		if cl.GPU != nil {
+			for i, prod := range cl.GPU.Products {
+				if !contains(products, prod) {
+					c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "unknown GPU product %q: known products are %v", prod, products)
+				}
+			}
+		}
+		c.quantity(cl.Resources.CPU, "classes", name, "resources", "cpu")
+		c.quantity(cl.Resources.Memory, "classes", name, "resources", "memory")
+		c.quantity(cl.Overhead.CPU, "classes", name, "overhead", "cpu")
+		c.quantity(cl.Overhead.Memory, "classes", name, "overhead", "memory")
+		c.containers(name, cl)
+		if (cl.Overhead.CPU != "" || cl.Overhead.Memory != "") && cl.RuntimeClass == "" {
+			c.errorf(p("classes", name, "overhead"), "overhead needs runtimeClassName: the API server only accepts the overhead of the pod's RuntimeClass")
+		}
+		if cl.RuntimeClass != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(cl.RuntimeClass) {
+				c.errorf(p("classes", name, "runtimeClassName"), "runtime class name %q is invalid: %s", cl.RuntimeClass, msg)
+			}
+		}
+		if cl.SchedulerName != "" {
+			for _, msg := range validation.IsDNS1123Subdomain(cl.SchedulerName) {
+				c.errorf(p("classes", name, "schedulerName"), "scheduler name %q is invalid: %s", cl.SchedulerName, msg)
+			}
+		}
+		c.labels(cl.NodeSelector, "classes", name, "nodeSelector")
+		c.tolerations(name, cl.Tolerations)
+		for i, t := range cl.Affinity.Required {
+			c.term(t, "classes", name, "affinity", "required", strconv.Itoa(i))
+		}
+		for i, t := range cl.Affinity.Preferred {
+			c.term(t.Term, "classes", name, "affinity", "preferred", strconv.Itoa(i), "term")
+		}
+	}
+}
+
+func (c *checker) containers(name string, cl spec.Class) {
+	names := []string{cl.Container}
+	for i, ic := range cl.InitContainers {
+		names = append(names, ic.Name)
+		c.quantity(ic.CPU, "classes", name, "initContainers", strconv.Itoa(i), "cpu")
+		c.quantity(ic.Memory, "classes", name, "initContainers", strconv.Itoa(i), "memory")
+	}
+	for i, n := range names {
+		path := p("classes", name, "container")
+		if i > 0 {
+			path = p("classes", name, "initContainers", strconv.Itoa(i-1), "name")
+		}
+		for _, msg := range validation.IsDNS1123Label(n) {
+			c.errorf(path, "container name %q is invalid: %s", n, msg)
+		}
+	}
+	for _, i := range duplicates(names) {
+		c.errorf(p("classes", name, "initContainers", strconv.Itoa(i-1), "name"), "container name %q is used twice", names[i])
+	}
+}
+
+// tolerations applies the API server's rules for tolerations.
+func (c *checker) tolerations(name string, ts []spec.Toleration) {
+	for i, t := range ts {
+		tp := p("classes", name, "tolerations", strconv.Itoa(i))
+		if t.Key != "" {
+			for _, msg := range validation.IsQualifiedName(t.Key) {
+				c.errorf(tp, "toleration key %q is invalid: %s", t.Key, msg)
+			}
+		}
+		switch {
+		case t.Key == "" && t.Operator != "Exists":
+			c.errorf(tp, "toleration with an empty key must use operator Exists")
+		case t.Operator == "Exists" && t.Value != "":
+			c.errorf(tp, "toleration value must be empty when operator is Exists")
+		case t.Operator == "Equal":
+			for _, msg := range validation.IsValidLabelValue(t.Value) {
+				c.errorf(tp, "toleration value %q is invalid: %s", t.Value, msg)
+			}
+		}
+		if t.TolerationSeconds != nil && t.Effect != "NoExecute" {
+			c.errorf(tp, "tolerationSeconds needs effect NoExecute")
+		}
+	}
+}
+
+// term applies the API server's rules for node selector requirements.
+func (c *checker) term(t spec.NodeSelectorTerm, path ...string) {
+	if len(t.MatchExpressions) == 0 {
+		c.errorf(path, "a node selector term needs at least one expression; an empty term matches no node")
+	}
+	for i, r := range t.MatchExpressions {
+		rp := append(append([]string{}, path...), "matchExpressions", strconv.Itoa(i))
+		for _, msg := range validation.IsQualifiedName(r.Key) {
+			c.errorf(rp, "key %q is invalid: %s", r.Key, msg)
+		}
+		switch r.Operator {
+		case "In", "NotIn":
+			if len(r.Values) == 0 {
+				c.errorf(rp, "operator %s needs at least one value", r.Operator)
+			}
+		case "Exists", "DoesNotExist":
+			if len(r.Values) > 0 {
+				c.errorf(rp, "operator %s takes no values", r.Operator)
+			}
+		case "Gt", "Lt":
+			if len(r.Values) != 1 {
+				c.errorf(rp, "operator %s needs exactly one value", r.Operator)
+			} else if _, err := strconv.ParseInt(r.Values[0], 10, 64); err != nil {
+				c.errorf(rp, "operator %s needs an integer value, got %q", r.Operator, r.Values[0])
+			}
+		}
+	}
+}

@@ -1,0 +1,135 @@
+// Package validate checks what the schema cannot: names that become object
+// names and paths, cross-references, quantities, and label and taint syntax.
+// Every finding is positioned in the spec.
+package validate
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/load"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+type checker struct {
+	src  *load.Source
+	f    *spec.Fleet
+	cat  catalog.Catalog
+	errs diag.List
+}
+
+// Fleet validates a loaded fleet against itself and the instance catalog.
+func Fleet(src *load.Source, cat catalog.Catalog) error {
+	c := &checker{src: src, f: src.Fleet, cat: cat}
+	c.names()
+	c.priorities()
+	c.pools()
+	c.classes()
+	c.tenants()
+	c.instanceTypes()
+	return c.errs.Err()
+}
+
+func (c *checker) errorf(path []string, format string, args ...any) {
+	c.errs = append(c.errs, c.src.Diag(fmt.Sprintf(format, args...), path...))
+}
+
+func p(parts ...string) []string { return parts }
+
+// names checks every name that becomes an object name or a path, first,
+// because later checks may join them into file names.
+func (c *checker) names() {
+	check := func(what, section string, names []string) {
+		for _, n := range names {
+			for _, msg := range validation.IsDNS1123Label(n) {
+				c.errorf(p(section, n), "%s name %q is invalid: %s", what, n, msg)
+			}
+		}
+	}
+	check("priority", "priorities", spec.Keys(c.f.Priorities))
+	check("pool", "pools", spec.Keys(c.f.Pools))
+	check("class", "classes", spec.Keys(c.f.Classes))
+	check("tenant", "tenants", spec.Keys(c.f.Tenants))
+	for _, name := range spec.Keys(c.f.Priorities) {
+		if strings.HasPrefix(name, "system-") {
+			c.errorf(p("priorities", name), "priority name %q is invalid: the prefix \"system-\" is reserved by Kubernetes", name)
+		}
+	}
+	if msgs := validation.IsDNS1123Label(c.f.Cluster.Name); len(msgs) > 0 {
+		c.errorf(p("cluster", "name"), "cluster name %q is invalid: %s", c.f.Cluster.Name, msgs[0])
+	}
+}
+
+func (c *checker) priorities() {
+	var defaults []string
+	for _, name := range spec.Keys(c.f.Priorities) {
+		if c.f.Priorities[name].Default {
+			defaults = append(defaults, name)
+		}
+	}
+	if len(defaults) > 1 {
+		for _, name := range defaults[1:] {
+			c.errorf(p("priorities", name, "default"), "more than one default priority: %s", strings.Join(defaults, ", "))
+		}
+	}
+}
+
+func (c *checker) quantity(q spec.Quantity, path ...string) {
+	if q == "" {
+		return
+	}
+	v, err := resource.ParseQuantity(string(q))
+	if err != nil {
+		c.errorf(path, "invalid quantity %q: %v", string(q), err)
+		return
+	}
+	if v.Sign() < 0 {
+		c.errorf(path, "invalid quantity %q: must not be negative", string(q))
+	}
+}
+
+func (c *checker) labels(labels map[string]string, path ...string) {
+	for _, k := range spec.Keys(labels) {
+		kp := append(append([]string{}, path...), k)
+		for _, msg := range validation.IsQualifiedName(k) {
+			c.errorf(kp, "label key %q is invalid: %s", k, msg)
+		}
+		for _, msg := range validation.IsValidLabelValue(labels[k]) {
+			c.errorf(kp, "label value %q is invalid: %s", labels[k], msg)
+		}
+	}
+}
+
+func (c *checker) instanceTypes() {
+	for _, name := range spec.Keys(c.f.InstanceTypes) {
+		for _, msg := range validation.IsDNS1123Subdomain(name) {
+			c.errorf(p("instanceTypes", name), "instance type name %q is invalid: %s", name, msg)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func duplicates(list []string) []int {
+	seen := map[string]bool{}
+	var dups []int
+	for i, s := range list {
+		if seen[s] {
+			dups = append(dups, i)
+		}
+		seen[s] = true
+	}
+	return dups
+}

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/gpufleet/gpufleet/compiler"
+)
+
+const (
+	formatText = "text"
+	formatJSON = "json"
+)
+
+func checkFormat(f string) error {
+	if f != formatText && f != formatJSON {
+		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet: unknown --format %q (want text or json)", f)}
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// summary counts what a fleet defines, for people and for programs.
+type summary struct {
+	Cluster    string `json:"cluster"`
+	Pools      int    `json:"pools"`
+	Classes    int    `json:"classes"`
+	Tenants    int    `json:"tenants"`
+	Priorities int    `json:"priorities"`
+	Files      int    `json:"files"`
+}
+
+func summarize(r *compiler.Result) summary {
+	return summary{
+		Cluster:    r.Fleet.Spec.Cluster.Name,
+		Pools:      len(r.Fleet.Pools),
+		Classes:    len(r.Fleet.Classes),
+		Tenants:    len(r.Fleet.Tenants),
+		Priorities: len(r.Fleet.Priorities),
+		Files:      len(r.Tree),
+	}
+}
+
+func (s summary) String() string {
+	return fmt.Sprintf("fleet %s: %d pools, %d classes, %d tenants, %d priorities", s.Cluster, s.Pools, s.Classes, s.Tenants, s.Priorities)
+}

@@ -1,0 +1,110 @@
+// Package cli is the gpufleet command line. Commands are built by
+// constructors that take their writers, so tests run them in-process.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpufleet/gpufleet/compiler/diag"
+)
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitFindings = 1 // the spec is valid but a check found problems
+	ExitInvalid  = 2 // bad usage or an invalid spec
+)
+
+// Main runs gpufleet with the process's arguments and returns its exit code.
+func Main() int {
+	return Run(os.Args[1:], os.Stdout, os.Stderr)
+}
+
+// Run runs gpufleet with args and returns its exit code.
+func Run(args []string, stdout, stderr io.Writer) int {
+	cmd := NewRootCmd(stdout, stderr)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, ee.err)
+		}
+		return ee.code
+	}
+	var dl diag.List
+	if errors.As(err, &dl) {
+		printDiags(stderr, dl)
+		return ExitInvalid
+	}
+	// Anything cobra reports itself (unknown flag or command, wrong args).
+	fmt.Fprintf(stderr, "gpufleet: %v\nRun 'gpufleet --help' for usage.\n", err)
+	return ExitInvalid
+}
+
+// NewRootCmd builds the gpufleet command tree.
+func NewRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gpufleet",
+		Short: "Compile a GPU fleet spec into a GitOps tree for Kubernetes",
+		Long: `gpufleet compiles one declarative fleet spec (CUE, YAML or JSON) into the
+objects a Kubernetes GPU fleet needs: PriorityClasses, tenant namespaces with
+ResourceQuotas and LimitRanges, a kustomize Component per workload class, and
+node-group configs for eksctl, all with consistent labels, taints, tolerations
+and affinities.
+
+Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
+		Example: `  gpufleet build fleets/platform -o out/platform
+  gpufleet vet fleets/platform
+  gpufleet schema > fleet-schema.cue`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet %s: %v\nRun '%s --help' for usage.", c.Name(), err, c.CommandPath())}
+	})
+	root.AddCommand(newBuildCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout))
+	return root
+}
+
+// exitError carries an exit code; err, if set, is printed to stderr.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func printDiags(w io.Writer, dl diag.List) {
+	for _, d := range dl {
+		fmt.Fprintln(w, d.String())
+	}
+	noun := "error"
+	if len(dl) != 1 {
+		noun = "errors"
+	}
+	fmt.Fprintf(w, "gpufleet: invalid spec: %d %s\n", len(dl), noun)
+}
+
+// usageArgs requires at least one SPEC, with a message that says so.
+func usageArgs(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet %s: missing SPEC\nRun '%s --help' for usage.", c.Name(), c.CommandPath())}
+	}
+	return nil
+}
