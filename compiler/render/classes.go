@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
@@ -59,11 +60,25 @@ func policyPatch(c *derive.Class, apiVersion, kind string) map[string]any {
 	for i := range tpl.Spec.Containers {
 		tpl.Spec.Containers[i].Image = ""
 	}
+	// The class's placement replaces the workload's: fields the class leaves
+	// empty are cleared, so a stale toleration or affinity on the user's
+	// workload cannot take it where the checker did not look.
+	spec := map[string]any{}
+	b, _ := json.Marshal(tpl.Spec)
+	_ = json.Unmarshal(b, &spec)
+	for _, f := range []string{"tolerations", "affinity", "topologySpreadConstraints", "schedulerName"} {
+		if _, ok := spec[f]; !ok {
+			spec[f] = nil
+		}
+	}
 	return map[string]any{
 		"apiVersion": apiVersion,
 		"kind":       kind,
 		"metadata":   map[string]any{"name": "any"},
-		"spec":       map[string]any{"template": tpl},
+		"spec": map[string]any{"template": map[string]any{
+			"metadata": tpl.ObjectMeta,
+			"spec":     spec,
+		}},
 	}
 }
 

@@ -1,0 +1,190 @@
+package compiler_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/derive"
+)
+
+// docs splits a generated YAML stream into its documents.
+func docs(b []byte) [][]byte {
+	var out [][]byte
+	for _, d := range bytes.Split(b, []byte("\n---\n")) {
+		if len(bytes.TrimSpace(d)) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// decodeStrict decodes one document into its k8s.io/api (or kustomize)
+// type, rejecting unknown fields, and validates what apimachinery can.
+func decodeStrict(doc []byte) (any, field.ErrorList, error) {
+	var tm metav1.TypeMeta
+	if err := yaml.Unmarshal(doc, &tm); err != nil {
+		return nil, nil, err
+	}
+	var obj any
+	switch tm.APIVersion + "/" + tm.Kind {
+	case "v1/Namespace":
+		obj = &corev1.Namespace{}
+	case "v1/ResourceQuota":
+		obj = &corev1.ResourceQuota{}
+	case "v1/LimitRange":
+		obj = &corev1.LimitRange{}
+	case "scheduling.k8s.io/v1/PriorityClass":
+		obj = &schedulingv1.PriorityClass{}
+	case "apps/v1/Deployment":
+		obj = &appsv1.Deployment{}
+	case "apps/v1/StatefulSet":
+		obj = &appsv1.StatefulSet{}
+	case "batch/v1/Job":
+		obj = &batchv1.Job{}
+	case types.KustomizationVersion + "/" + types.KustomizationKind, types.ComponentVersion + "/" + types.ComponentKind:
+		obj = &types.Kustomization{}
+	case "eksctl.io/v1alpha5/ClusterConfig":
+		return nil, nil, nil // checked against eksctl's JSON Schema elsewhere
+	default:
+		return nil, nil, fmt.Errorf("unexpected object %s %s", tm.APIVersion, tm.Kind)
+	}
+	if err := yaml.UnmarshalStrict(doc, obj); err != nil {
+		return nil, nil, err
+	}
+	return obj, validateObject(obj), nil
+}
+
+func validateObject(obj any) field.ErrorList {
+	md := field.NewPath("metadata")
+	switch o := obj.(type) {
+	case *corev1.Namespace:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.ValidateNamespaceName, md)
+	case *corev1.ResourceQuota:
+		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
+		for name := range o.Spec.Hard {
+			errs = append(errs, qualified(string(name), field.NewPath("spec", "hard"))...)
+		}
+		return errs
+	case *corev1.LimitRange:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
+	case *schedulingv1.PriorityClass:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
+	case *appsv1.Deployment:
+		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
+		errs = append(errs, metav1validation.ValidateLabelSelector(o.Spec.Selector, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("spec", "selector"))...)
+		return append(errs, validatePodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
+	case *appsv1.StatefulSet:
+		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
+		return append(errs, validatePodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
+	case *batchv1.Job:
+		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
+		return append(errs, validatePodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
+	}
+	return nil
+}
+
+func qualified(name string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(name) {
+		errs = append(errs, field.Invalid(p.Key(name), name, msg))
+	}
+	return errs
+}
+
+// validatePodTemplate checks the scheduling fields gpufleet writes with the
+// rules apimachinery exposes, and the extended-resource rule that GPU
+// requests equal limits.
+func validatePodTemplate(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
+	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
+	sp := p.Child("spec")
+	errs = append(errs, metav1validation.ValidateLabels(t.Spec.NodeSelector, sp.Child("nodeSelector"))...)
+	if a := t.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for i, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for j, r := range term.MatchExpressions {
+				errs = append(errs, qualified(r.Key, sp.Child("affinity", "nodeAffinity", "terms").Index(i).Index(j))...)
+			}
+		}
+	}
+	for i, tsc := range t.Spec.TopologySpreadConstraints {
+		errs = append(errs, metav1validation.ValidateLabelSelector(tsc.LabelSelector, metav1validation.LabelSelectorValidationOptions{}, sp.Child("topologySpreadConstraints").Index(i))...)
+	}
+	for i, tol := range t.Spec.Tolerations {
+		if tol.Key != "" {
+			errs = append(errs, qualified(tol.Key, sp.Child("tolerations").Index(i))...)
+		}
+	}
+	for i, c := range t.Spec.Containers {
+		cp := sp.Child("containers").Index(i)
+		for _, msg := range validation.IsDNS1123Label(c.Name) {
+			errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
+		}
+		req, lim := c.Resources.Requests[derive.ResourceGPU], c.Resources.Limits[derive.ResourceGPU]
+		if req.Cmp(lim) != 0 {
+			errs = append(errs, field.Invalid(cp.Child("resources"), req.String(), "GPU request must equal limit "+lim.String()))
+		}
+	}
+	return errs
+}
+
+// TestObjectsStrict decodes every emitted object strictly into its typed
+// struct and validates it.
+func TestObjectsStrict(t *testing.T) {
+	for _, dir := range exampleFleets(t) {
+		res := compile(t, dir)
+		kinds := map[string]int{}
+		for _, p := range res.Tree.Paths() {
+			if !strings.HasSuffix(p, ".yaml") {
+				continue
+			}
+			for i, doc := range docs(res.Tree[p]) {
+				obj, errs, err := decodeStrict(doc)
+				if err != nil {
+					t.Errorf("%s: %s doc %d: %v", dir, p, i, err)
+					continue
+				}
+				for _, e := range errs {
+					t.Errorf("%s: %s doc %d: %v", dir, p, i, e)
+				}
+				kinds[fmt.Sprintf("%T", obj)]++
+			}
+		}
+		// Every fleet has namespaces, priorities and workloads; a decoder
+		// that silently matched nothing would leave these at zero.
+		for _, k := range []string{"*v1.Namespace", "*v1.PriorityClass", "*v1.LimitRange", "*types.Kustomization"} {
+			if kinds[k] == 0 {
+				t.Errorf("%s: no %s decoded (got %v)", dir, k, kinds)
+			}
+		}
+	}
+}
+
+// TestValidatorCatchesBadObjects proves the checks above can fail.
+func TestValidatorCatchesBadObjects(t *testing.T) {
+	bad := map[string]string{
+		"unknown field":  "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\nspecc: {}\n",
+		"bad name":       "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: Not_A_Label\n",
+		"bad label":      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels:\n    'bad key!': x\n",
+		"gpu req != lim": "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    spec:\n      containers:\n      - name: main\n        resources:\n          requests: {nvidia.com/gpu: 1}\n",
+		"unknown kind":   "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n",
+	}
+	for name, doc := range bad {
+		_, errs, err := decodeStrict([]byte(doc))
+		if err == nil && len(errs) == 0 {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
