@@ -37,6 +37,8 @@ type Source struct {
 	// parts are the spec's own values before unification; positions are
 	// looked up in them so that they name the user's file, not the schema.
 	parts []cue.Value
+	// files are the spec paths as given, for errors with no position.
+	files []string
 	wd    string
 }
 
@@ -52,7 +54,7 @@ func Load(paths []string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := &Source{wd: wd}
+	src := &Source{wd: wd, files: paths}
 	var errs diag.List
 	for _, p := range paths {
 		v, err := src.loadOne(ctx, p)

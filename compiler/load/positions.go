@@ -25,8 +25,14 @@ func (s *Source) cueDiags(err error) diag.List {
 		}
 		d.Path = strings.Join(path, ".")
 		d.Pos = s.pickPos(cueerrors.Positions(e))
-		if d.Pos.File == "" && d.Path != "" {
-			d.Pos = s.Pos(path...)
+		if rest, ok := strings.CutPrefix(d.Msg, "incomplete value "); ok {
+			// The field is absent from the spec: point at its parent in
+			// the spec rather than at the schema that requires it.
+			d.Msg = "missing required field (want " + rest + ")"
+			d.Pos = diag.Pos{}
+		}
+		if d.Pos.File == "" || strings.HasPrefix(d.Pos.File, schemaDir) {
+			d.Pos = s.posOrFile(path...)
 		}
 		out = append(out, d)
 	}
@@ -97,5 +103,17 @@ func child(v cue.Value, p string) cue.Value {
 
 // Diag makes a diagnostic positioned at path.
 func (s *Source) Diag(msg string, path ...string) diag.Diagnostic {
-	return diag.Diagnostic{Pos: s.Pos(path...), Path: strings.Join(path, "."), Msg: msg}
+	return diag.Diagnostic{Pos: s.posOrFile(path...), Path: strings.Join(path, "."), Msg: msg}
+}
+
+// posOrFile falls back to naming the spec file when the spec does not
+// mention the path at all.
+func (s *Source) posOrFile(path ...string) diag.Pos {
+	if p := s.Pos(path...); p.File != "" {
+		return p
+	}
+	if len(s.files) > 0 {
+		return diag.Pos{File: s.files[0]}
+	}
+	return diag.Pos{}
 }

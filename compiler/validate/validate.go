@@ -26,6 +26,7 @@ type checker struct {
 // Fleet validates a loaded fleet against itself and the instance catalog.
 func Fleet(src *load.Source, cat catalog.Catalog) error {
 	c := &checker{src: src, f: src.Fleet, cat: cat}
+	c.fleet()
 	c.names()
 	c.priorities()
 	c.pools()
@@ -40,6 +41,22 @@ func (c *checker) errorf(path []string, format string, args ...any) {
 }
 
 func p(parts ...string) []string { return parts }
+
+// fleet checks what a fleet needs to compile into anything useful.
+func (c *checker) fleet() {
+	for _, s := range []struct {
+		section string
+		n       int
+	}{{"priorities", len(c.f.Priorities)}, {"pools", len(c.f.Pools)}, {"classes", len(c.f.Classes)}, {"tenants", len(c.f.Tenants)}} {
+		if s.n == 0 {
+			c.errorf(p(s.section), "a fleet needs at least one entry in %s", s.section)
+		}
+	}
+	// eksctl and EKS need subnets in two zones or more for a cluster.
+	if len(c.f.Cluster.Zones) < 2 {
+		c.errorf(p("cluster", "zones"), "an EKS cluster needs at least two zones, got %d", len(c.f.Cluster.Zones))
+	}
+}
 
 // names checks every name that becomes an object name or a path, first,
 // because later checks may join them into file names.

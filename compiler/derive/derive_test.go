@@ -1,0 +1,220 @@
+package derive
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+var (
+	tolGPU  = corev1.Toleration{Key: TaintGPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	tolSpot = corev1.Toleration{Key: TaintSpot, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+)
+
+func gpuClass(capacity string) spec.Class {
+	return spec.Class{Priority: "p", Kind: "Deployment", Replicas: 1, Capacity: capacity, Container: "main", Image: "img",
+		GPU: &spec.GPU{Count: 1, Products: []string{"H100"}}}
+}
+
+func TestClassPlacement(t *testing.T) {
+	product := req(LabelGPUProduct, corev1.NodeSelectorOpIn, "H100")
+	for _, tc := range []struct {
+		name      string
+		class     spec.Class
+		dedicated []string
+		tols      []corev1.Toleration
+		required  [][]corev1.NodeSelectorRequirement
+		preferred []corev1.PreferredSchedulingTerm
+	}{
+		{
+			name:     "on-demand GPU",
+			class:    gpuClass(spec.OnDemand),
+			tols:     []corev1.Toleration{tolGPU},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
+		},
+		{
+			name:     "spot only",
+			class:    gpuClass(spec.Spot),
+			tols:     []corev1.Toleration{tolGPU, tolSpot},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
+		},
+		{
+			name:      "prefer spot",
+			class:     gpuClass(spec.PreferSpot),
+			tols:      []corev1.Toleration{tolGPU, tolSpot},
+			required:  [][]corev1.NodeSelectorRequirement{{product}},
+			preferred: []corev1.PreferredSchedulingTerm{{Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}}}},
+		},
+		{
+			name:     "any capacity",
+			class:    gpuClass(spec.AnyCap),
+			tols:     []corev1.Toleration{tolGPU, tolSpot},
+			required: [][]corev1.NodeSelectorRequirement{{product}},
+		},
+		{
+			name: "minimum GPU memory is Gt one less",
+			class: func() spec.Class {
+				c := gpuClass(spec.AnyCap)
+				c.GPU.MinMemoryGiB = 40
+				return c
+			}(),
+			tols:     []corev1.Toleration{tolGPU, tolSpot},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelGPUMemory, corev1.NodeSelectorOpGt, "39")}},
+		},
+		{
+			name: "user terms are each ANDed with the derived policy",
+			class: func() spec.Class {
+				c := gpuClass(spec.AnyCap)
+				c.Affinity.Required = []spec.NodeSelectorTerm{
+					{MatchExpressions: []spec.Requirement{{Key: "a", Operator: "Exists"}}},
+					{MatchExpressions: []spec.Requirement{{Key: "b", Operator: "Gt", Values: []string{"3"}}}},
+				}
+				return c
+			}(),
+			tols: []corev1.Toleration{tolGPU, tolSpot},
+			required: [][]corev1.NodeSelectorRequirement{
+				{product, req("a", corev1.NodeSelectorOpExists)},
+				{product, req("b", corev1.NodeSelectorOpGt, "3")},
+			},
+		},
+		{
+			name:      "dedicated pool: Equal toleration, preferred pool",
+			class:     spec.Class{Capacity: spec.AnyCap},
+			dedicated: []string{"h100-train"},
+			tols:      []corev1.Toleration{tolSpot, {Key: TaintDedicated, Operator: corev1.TolerationOpEqual, Value: "h100-train", Effect: corev1.TaintEffectNoSchedule}},
+			preferred: []corev1.PreferredSchedulingTerm{{Weight: 50, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelPool, corev1.NodeSelectorOpIn, "h100-train")}}}},
+		},
+		{
+			name:     "CPU only: no GPU toleration",
+			class:    spec.Class{Capacity: spec.OnDemand},
+			required: [][]corev1.NodeSelectorRequirement{{req(LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := deriveClass("c", tc.class, tc.dedicated)
+			ps := c.Template.Spec
+			if diff := cmp.Diff(tc.tols, ps.Tolerations); diff != "" {
+				t.Errorf("tolerations (-want +got):\n%s", diff)
+			}
+			var gotReq [][]corev1.NodeSelectorRequirement
+			var gotPref []corev1.PreferredSchedulingTerm
+			if a := ps.Affinity; a != nil && a.NodeAffinity != nil {
+				if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+					for _, term := range r.NodeSelectorTerms {
+						gotReq = append(gotReq, term.MatchExpressions)
+					}
+				}
+				gotPref = a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+			}
+			if diff := cmp.Diff(tc.required, gotReq); diff != "" {
+				t.Errorf("required node affinity (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.preferred, gotPref); diff != "" {
+				t.Errorf("preferred node affinity (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSpreadAndAntiAffinity(t *testing.T) {
+	c := gpuClass(spec.OnDemand)
+	c.Spread = &spec.Spread{Zones: spec.Required, Hosts: spec.Preferred, MaxSkew: 2}
+	c.AntiAffinity = spec.Required
+	ps := deriveClass("c", c, nil).Template.Spec
+	got := map[string]corev1.UnsatisfiableConstraintAction{}
+	for _, tsc := range ps.TopologySpreadConstraints {
+		got[tsc.TopologyKey] = tsc.WhenUnsatisfiable
+		if tsc.MaxSkew != 2 || tsc.LabelSelector.MatchLabels[LabelClass] != "c" {
+			t.Errorf("constraint %+v: want maxSkew 2 selecting the class's pods", tsc)
+		}
+	}
+	want := map[string]corev1.UnsatisfiableConstraintAction{LabelZone: corev1.DoNotSchedule, LabelHostname: corev1.ScheduleAnyway}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("spread (-want +got):\n%s", diff)
+	}
+	anti := ps.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(anti) != 1 || anti[0].TopologyKey != LabelHostname || anti[0].LabelSelector.MatchLabels[LabelClass] != "c" {
+		t.Errorf("required anti-affinity = %+v, want one hostname term on the class label", anti)
+	}
+}
+
+func TestGraceAndResources(t *testing.T) {
+	secs := int64(300)
+	for _, tc := range []struct {
+		name  string
+		class spec.Class
+		want  *int64
+	}{
+		{"on-demand Job keeps the default", spec.Class{Kind: "Job", Capacity: spec.OnDemand}, nil},
+		{"spot Job gets the spot notice", spec.Class{Kind: "Job", Capacity: spec.Spot}, ptr(int64(SpotGraceSeconds))},
+		{"explicit checkpoint wins", spec.Class{Kind: "Job", Capacity: spec.Spot, CheckpointSecs: &secs}, &secs},
+		{"Deployment on spot keeps the default", spec.Class{Kind: "Deployment", Capacity: spec.Spot}, nil},
+	} {
+		got := deriveClass("c", tc.class, nil).Template.Spec.TerminationGracePeriodSeconds
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: grace (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	c := gpuClass(spec.OnDemand)
+	c.GPU.Count = 4
+	ctr := deriveClass("c", c, nil).Template.Spec.Containers[0]
+	r, l := ctr.Resources.Requests[ResourceGPU], ctr.Resources.Limits[ResourceGPU]
+	if r.Value() != 4 || l.Value() != 4 {
+		t.Errorf("GPU request %s limit %s, want 4 and 4", r.String(), l.String())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestPools(t *testing.T) {
+	cat := catalog.New(nil)
+	zones := []string{"a", "b"}
+	gpuSpot := derivePool("g", spec.Pool{InstanceTypes: []string{"p4d.24xlarge", "p4de.24xlarge"}, Capacity: spec.Spot, DedicatedTo: []string{"x"}}, zones, cat)
+	wantTaints := []corev1.Taint{
+		{Key: TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+		{Key: TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+		{Key: TaintDedicated, Value: "g", Effect: corev1.TaintEffectNoSchedule},
+	}
+	if diff := cmp.Diff(wantTaints, gpuSpot.Taints); diff != "" {
+		t.Errorf("taints (-want +got):\n%s", diff)
+	}
+	wantLabels := map[string]string{LabelPool: "g", LabelCapacity: "spot", LabelGPUProduct: "A100", LabelGPUMemory: "40", LabelGPUCount: "8", LabelDedicated: "g"}
+	if diff := cmp.Diff(wantLabels, gpuSpot.Labels); diff != "" {
+		t.Errorf("labels (-want +got): the memory label must be the smallest:\n%s", diff)
+	}
+	if diff := cmp.Diff(zones, gpuSpot.Zones); diff != "" {
+		t.Errorf("zones default to the cluster's (-want +got):\n%s", diff)
+	}
+	mixed := derivePool("m", spec.Pool{InstanceTypes: []string{"g5.xlarge", "g5.12xlarge"}, Capacity: spec.OnDemand}, zones, cat)
+	if _, ok := mixed.Labels[LabelGPUCount]; ok {
+		t.Errorf("a pool whose types differ in GPU count must not claim one: %v", mixed.Labels)
+	}
+	cpu := derivePool("c", spec.Pool{InstanceTypes: []string{"m7i.large"}, Capacity: spec.OnDemand}, zones, cat)
+	if len(cpu.Taints) != 0 || cpu.GPU != nil {
+		t.Errorf("an on-demand CPU pool needs no taints: %v", cpu.Taints)
+	}
+}
+
+func TestTenantQuotaIncludesBorrowing(t *testing.T) {
+	gpu, more := int64(8), int64(4)
+	tn := deriveTenant("t", spec.Tenant{
+		Classes: []string{"a", "b"},
+		Quota:   &spec.Quota{GPU: &gpu, CPU: "10"},
+		Borrow:  &spec.Quota{GPU: &more, CPU: "500m"},
+	}, map[string]spec.Class{"a": {GPU: &spec.GPU{Count: 2}}, "b": {GPU: &spec.GPU{Count: 8}}})
+	want := corev1.ResourceList{QuotaGPU: resource.MustParse("12"), QuotaCPU: resource.MustParse("10500m")}
+	for k, v := range want {
+		got := tn.Hard[k]
+		if got.Cmp(v) != 0 {
+			t.Errorf("%s = %s, want %s", k, got.String(), v.String())
+		}
+	}
+	if tn.MaxGPUPerPod != 8 {
+		t.Errorf("MaxGPUPerPod = %d, want 8", tn.MaxGPUPerPod)
+	}
+}

@@ -1,0 +1,98 @@
+package validate_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/load"
+	"github.com/gpufleet/gpufleet/compiler/validate"
+)
+
+// base is a minimal valid fleet; each case appends CUE that unifies with it.
+const base = `package fleet
+cluster: {provider: "eks", name: "c", region: "r", version: "1.33", zones: ["z1", "z2"]}
+priorities: p: value: 1
+pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
+classes: web: {priority: "p"}
+tenants: t: {namespaces: ["t"], classes: ["web"]}
+`
+
+// check validates base with extra appended. In extra, "A => B" on the
+// first line replaces A in base with B instead, since CUE cannot override.
+func check(t *testing.T, extra string) error {
+	t.Helper()
+	spec := base + extra
+	if from, to, ok := strings.Cut(extra, " => "); ok {
+		if !strings.Contains(base, from) {
+			t.Fatalf("base has no %q", from)
+		}
+		spec = strings.Replace(base, from, to, 1)
+	}
+	f := filepath.Join(t.TempDir(), "fleet.cue")
+	if err := os.WriteFile(f, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := load.Load([]string{f})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return validate.Fleet(src, catalog.New(src.Fleet.InstanceTypes))
+}
+
+func TestValid(t *testing.T) {
+	if err := check(t, ""); err != nil {
+		t.Fatalf("base fleet rejected: %v", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra, want string
+	}{
+		{"undefined priority", `priority: "p"} => priority: "nope"}`, `class "web" names priority "nope", which is not defined`},
+		{"undefined class", `classes: ["web"]} => classes: ["web", "ghost"]}`, `tenant "t" names class "ghost", which is not defined`},
+		{"zone outside cluster", `pools: cpu: zones: ["z3"]`, `zone "z3" is not one of the cluster's zones`},
+		{"two defaults", `priorities: {p: default: true, q: {value: 2, default: true}}`, `more than one default priority: p, q`},
+		{"namespace twice", `tenants: u: {namespaces: ["t"], classes: ["web"]}`, `namespace "t" already belongs to tenant "t"`},
+		{"upper-case pool", `pools: CPU: {instanceTypes: ["m7i.large"], size: {min: 0, max: 1}}`, `pool name "CPU" is invalid: a lowercase RFC 1123 label`},
+		{"path-like class", `classes: "../x": priority: "p"`, `class name "../x" is invalid`},
+		{"long tenant", `tenants: "` + strings.Repeat("a", 64) + `": {namespaces: ["x"], classes: ["web"]}`, `must be no more than 63 characters`},
+		{"reserved priority", `priorities: "system-x": value: 1`, `the prefix "system-" is reserved`},
+		{"reserved namespace", `namespaces: ["t"] => namespaces: ["kube-system"]`, `namespace "kube-system" is reserved`},
+		{"unknown instance", `["m7i.large"] => ["m9z.huge"]`, `unknown instance type "m9z.huge"`},
+		{"mixed GPU products", `pools: g: {instanceTypes: ["g4dn.xlarge", "g5.xlarge"], size: {min: 0, max: 1}}`, `must share one GPU product`},
+		{"unknown product", `classes: web: gpu: {count: 1, products: ["B200"]}`, `unknown GPU product "B200"`},
+		{"bad quantity", `classes: web: resources: cpu: "lots"`, `invalid quantity "lots"`},
+		{"negative quantity", `classes: web: resources: memory: "-1Gi"`, `must not be negative`},
+		{"gang on deployment", `classes: web: gang: 2`, `gang needs kind Job`},
+		{"dedicated to ghost", `pools: cpu: dedicatedTo: ["ghost"]`, `dedicated to class "ghost", which is not defined`},
+		{"reserved label", `pools: cpu: labels: "gpufleet.dev/pool": "x"`, `label key "gpufleet.dev/pool" is reserved`},
+		{"bad label key", `pools: cpu: labels: "bad key": "x"`, `label key "bad key" is invalid`},
+		{"reserved taint", `pools: cpu: taints: [{key: "nvidia.com/gpu", effect: "NoSchedule"}]`, `taint key "nvidia.com/gpu" is reserved`},
+		{"exists with value", `classes: web: tolerations: [{key: "k", operator: "Exists", value: "v"}]`, `value must be empty when operator is Exists`},
+		{"empty key equal", `classes: web: tolerations: [{operator: "Equal", value: "v"}]`, `empty key must use operator Exists`},
+		{"Gt not integer", `classes: web: affinity: required: [{matchExpressions: [{key: "k", operator: "Gt", values: ["x"]}]}]`, `needs an integer value`},
+		{"In without values", `classes: web: affinity: required: [{matchExpressions: [{key: "k", operator: "In"}]}]`, `needs at least one value`},
+		{"empty term", `classes: web: affinity: required: [{matchExpressions: []}]`, `an empty term matches no node`},
+		{"overhead without runtime class", `classes: web: overhead: cpu: "100m"`, `overhead needs runtimeClassName`},
+		{"priority quota of ghost", `tenants: t: priorityQuotas: ghost: gpu: 1`, `priority "ghost" is not defined`},
+		{"duplicate container", `classes: web: initContainers: [{name: "main"}]`, `container name "main" is used twice`},
+		{"one zone", `["z1", "z2"] => ["z1"]`, `an EKS cluster needs at least two zones, got 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := check(t, tc.extra)
+			if err == nil {
+				t.Fatalf("accepted; want %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got:\n%v\nwant it to contain %q", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), "fleet.cue:") {
+				t.Errorf("error has no position in the spec: %v", err)
+			}
+		})
+	}
+}
