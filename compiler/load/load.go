@@ -5,7 +5,9 @@ package load
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/load"
 	"cuelang.org/go/cue/parser"
 	cuejson "cuelang.org/go/encoding/json"
@@ -58,8 +61,14 @@ func Load(paths []string) (*Source, error) {
 	var errs diag.List
 	for _, p := range paths {
 		v, err := src.loadOne(ctx, p)
-		if err != nil {
+		var cerr cueerrors.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &cerr):
 			errs = append(errs, src.cueDiags(err)...)
+			continue
+		default:
+			errs = append(errs, diag.Diagnostic{Pos: diag.Pos{File: p}, Msg: plainMsg(err)})
 			continue
 		}
 		src.parts = append(src.parts, v)
@@ -122,7 +131,7 @@ func (s *Source) loadOne(ctx *cue.Context, path string) (cue.Value, error) {
 	case ext == ".yaml", ext == ".yml", ext == ".json":
 		return loadData(ctx, path, ext)
 	default:
-		return cue.Value{}, fmt.Errorf("%s: unsupported spec file (want .cue, .yaml, .yml, .json or a directory)", path)
+		return cue.Value{}, fmt.Errorf("unsupported spec file: want .cue, .yaml, .yml, .json or a directory")
 	}
 }
 
@@ -149,7 +158,7 @@ func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
 	}
 	insts := load.Instances([]string{arg}, cfg)
 	if len(insts) != 1 {
-		return cue.Value{}, fmt.Errorf("%s: want one CUE package, found %d", dir, len(insts))
+		return cue.Value{}, fmt.Errorf("want one CUE package, found %d", len(insts))
 	}
 	if insts[0].Err != nil {
 		return cue.Value{}, insts[0].Err
@@ -171,7 +180,7 @@ func loadData(ctx *cue.Context, path, ext string) (cue.Value, error) {
 		}
 		file, err = astutilFile(expr)
 		if err != nil {
-			return cue.Value{}, fmt.Errorf("%s: %w", path, err)
+			return cue.Value{}, err
 		}
 	} else {
 		file, err = cueyaml.Extract(path, data)
@@ -189,4 +198,14 @@ func astutilFile(expr ast.Expr) (*ast.File, error) {
 		return nil, fmt.Errorf("a JSON spec must be an object")
 	}
 	return &ast.File{Decls: st.Elts}, nil
+}
+
+// plainMsg drops the path an *fs.PathError repeats, since the diagnostic
+// already names the file.
+func plainMsg(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -10,6 +10,7 @@ import (
 	"cuelang.org/go/cue/token"
 
 	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 // cueDiags turns CUE errors into diagnostics, one per error, each positioned
@@ -19,6 +20,9 @@ func (s *Source) cueDiags(err error) diag.List {
 	for _, e := range cueerrors.Errors(err) {
 		format, args := e.Msg()
 		d := diag.Diagnostic{Msg: fmt.Sprintf(format, args...)}
+		if d.Msg == "" {
+			d.Msg = e.Error()
+		}
 		path := e.Path()
 		if len(path) > 0 && path[0] == "#Fleet" {
 			path = path[1:]
@@ -35,6 +39,71 @@ func (s *Source) cueDiags(err error) diag.List {
 			d.Pos = s.posOrFile(path...)
 		}
 		out = append(out, d)
+	}
+	return collapseDisjunctions(out)
+}
+
+// collapseDisjunctions merges CUE's "N errors in empty disjunction" and its
+// per-alternative conflicts into one message listing the allowed values.
+func collapseDisjunctions(in diag.List) diag.List {
+	umbrella := map[string]bool{}
+	for _, d := range in {
+		if strings.Contains(d.Msg, "errors in empty disjunction") {
+			umbrella[d.Path] = true
+		}
+	}
+	if len(umbrella) == 0 {
+		return in
+	}
+	type group struct {
+		d     diag.Diagnostic
+		pairs [][2]string
+	}
+	groups := map[string]*group{}
+	var out diag.List
+	for _, d := range in {
+		if !umbrella[d.Path] {
+			out = append(out, d)
+			continue
+		}
+		g := groups[d.Path]
+		if g == nil {
+			g = &group{d: d}
+			groups[d.Path] = g
+		}
+		if strings.HasPrefix(g.d.Pos.File, schemaDir) || g.d.Pos.Line == 0 {
+			g.d.Pos = d.Pos
+		}
+		if rest, ok := strings.CutPrefix(d.Msg, "conflicting values "); ok {
+			if i := strings.Index(rest, " (mismatched types"); i >= 0 {
+				rest = rest[:i]
+			}
+			if a, b, ok := strings.Cut(rest, " and "); ok {
+				g.pairs = append(g.pairs, [2]string{a, b})
+			}
+		}
+	}
+	for _, path := range spec.Keys(groups) {
+		g := groups[path]
+		// The spec's value is the operand every conflict shares.
+		if len(g.pairs) > 1 {
+			for _, got := range g.pairs[0] {
+				var want []string
+				for _, p := range g.pairs {
+					switch got {
+					case p[0]:
+						want = append(want, p[1])
+					case p[1]:
+						want = append(want, p[0])
+					}
+				}
+				if len(want) == len(g.pairs) {
+					g.d.Msg = fmt.Sprintf("invalid value %s (want %s)", got, strings.Join(want, " | "))
+					break
+				}
+			}
+		}
+		out = append(out, g.d)
 	}
 	return out
 }

@@ -20,6 +20,7 @@ var emptyDropped = map[string]bool{
 	"creationTimestamp": true,
 	"resources":         true,
 	"strategy":          true,
+	"updateStrategy":    true,
 	"spec":              true,
 	"metadata":          true,
 }
@@ -50,6 +51,11 @@ func marshalOne(obj any) ([]byte, error) {
 	var m any
 	if err := json.Unmarshal(j, &m); err != nil {
 		return nil, err
+	}
+	// Status belongs to the cluster; a StatefulSet's zero counters would
+	// otherwise be written.
+	if top, ok := m.(map[string]any); ok {
+		delete(top, "status")
 	}
 	return yaml.Marshal(prune(m))
 }

@@ -21,7 +21,7 @@ func (c *checker) classes() {
 		if cl.GPU != nil {
 			for i, prod := range cl.GPU.Products {
 				if !contains(products, prod) {
-					c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "unknown GPU product %q: known products are %v", prod, products)
+					c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "unknown GPU product %q (known: %s)", prod, quoted(products))
 				}
 			}
 		}

@@ -17,7 +17,7 @@ func (c *checker) pools() {
 		pool := c.f.Pools[name]
 		for i, z := range pool.Zones {
 			if !contains(c.f.Cluster.Zones, z) {
-				c.errorf(p("pools", name, "zones", strconv.Itoa(i)), "zone %q is not one of the cluster's zones %v", z, c.f.Cluster.Zones)
+				c.errorf(p("pools", name, "zones", strconv.Itoa(i)), "zone %q is not one of the cluster's zones (%s)", z, quoted(c.f.Cluster.Zones))
 			}
 		}
 		for _, i := range duplicates(pool.Zones) {
@@ -58,7 +58,7 @@ func (c *checker) poolInstances(name string, pool spec.Pool) {
 		ip := p("pools", name, "instanceTypes", strconv.Itoa(i))
 		in, ok := c.cat[it]
 		if !ok {
-			c.errorf(ip, "unknown instance type %q: add it under instanceTypes", it)
+			c.errorf(ip, "unknown instance type %q: define it in the fleet's top-level instanceTypes", it)
 			continue
 		}
 		got := ""

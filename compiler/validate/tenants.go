@@ -15,7 +15,8 @@ func reservedNamespace(ns string) bool {
 }
 
 func (c *checker) tenants() {
-	owner := map[string]string{}
+	type place struct{ tenant, pos string }
+	owner := map[string]place{}
 	for _, name := range spec.Keys(c.f.Tenants) {
 		t := c.f.Tenants[name]
 		for i, ns := range t.Namespaces {
@@ -27,14 +28,14 @@ func (c *checker) tenants() {
 				c.errorf(np, "namespace %q is reserved for the cluster", ns)
 			}
 			if prev, ok := owner[ns]; ok {
-				if prev == name {
+				if prev.tenant == name {
 					c.errorf(np, "namespace %q is listed twice", ns)
 				} else {
-					c.errorf(np, "namespace %q already belongs to tenant %q", ns, prev)
+					c.errorf(np, "namespace %q already belongs to tenant %q (%s)", ns, prev.tenant, prev.pos)
 				}
 				continue
 			}
-			owner[ns] = name
+			owner[ns] = place{name, c.src.Pos(np...).String()}
 		}
 		for i, cl := range t.Classes {
 			if _, ok := c.f.Classes[cl]; !ok {

@@ -5,6 +5,7 @@ package validate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -149,4 +150,13 @@ func duplicates(list []string) []int {
 		seen[s] = true
 	}
 	return dups
+}
+
+// quoted lists values for a message: "a", "b".
+func quoted(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }

@@ -79,7 +79,7 @@ func TestErrors(t *testing.T) {
 		{"empty term", `classes: web: affinity: required: [{matchExpressions: []}]`, `an empty term matches no node`},
 		{"overhead without runtime class", `classes: web: overhead: cpu: "100m"`, `overhead needs runtimeClassName`},
 		{"priority quota of ghost", `tenants: t: priorityQuotas: ghost: gpu: 1`, `priority "ghost" is not defined`},
-		{"duplicate container", `classes: web: initContainers: [{name: "main"}]`, `container name "main" is used twice`},
+		{"duplicate container", `classes: web: initContainers: [{name: "main", image: "busybox"}]`, `container name "main" is used twice`},
 		{"one zone", `["z1", "z2"] => ["z1"]`, `an EKS cluster needs at least two zones, got 1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

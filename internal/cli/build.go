@@ -37,7 +37,7 @@ not generate are left alone.`,
   gpufleet build fleets/llm-serving -o out/llm --format json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
+			if err := checkFormat(c, format); err != nil {
 				return err
 			}
 			res, err := compiler.Compile(args)
@@ -55,7 +55,7 @@ not generate are left alone.`,
 					"written": nonNil(wr.Written), "unchanged": nonNil(wr.Unchanged),
 				})
 			}
-			fmt.Fprintf(stdout, "%s\nwrote %d files to %s (%d unchanged)\n", sum, len(wr.Written), out, len(wr.Unchanged))
+			fmt.Fprintf(stdout, "%s\nwrote %s to %s (%d unchanged)\n", sum, plural(len(wr.Written), "file", "files"), out, len(wr.Unchanged))
 			return nil
 		},
 	}

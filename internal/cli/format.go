@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gpufleet/gpufleet/compiler"
 )
 
@@ -13,9 +15,9 @@ const (
 	formatJSON = "json"
 )
 
-func checkFormat(f string) error {
+func checkFormat(c *cobra.Command, f string) error {
 	if f != formatText && f != formatJSON {
-		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet: unknown --format %q (want text or json)", f)}
+		return usageError(c, "unknown --format %q (want text or json)", f)
 	}
 	return nil
 }
@@ -48,5 +50,14 @@ func summarize(r *compiler.Result) summary {
 }
 
 func (s summary) String() string {
-	return fmt.Sprintf("fleet %s: %d pools, %d classes, %d tenants, %d priorities", s.Cluster, s.Pools, s.Classes, s.Tenants, s.Priorities)
+	return fmt.Sprintf("fleet %s: %s, %s, %s, %s", s.Cluster,
+		plural(s.Pools, "pool", "pools"), plural(s.Classes, "class", "classes"),
+		plural(s.Tenants, "tenant", "tenants"), plural(s.Priorities, "priority", "priorities"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

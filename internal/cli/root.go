@@ -71,7 +71,7 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet %s: %v\nRun '%s --help' for usage.", c.Name(), err, c.CommandPath())}
+		return usageError(c, "%v", err)
 	})
 	root.AddCommand(newBuildCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout))
 	return root
@@ -101,10 +101,23 @@ func printDiags(w io.Writer, dl diag.List) {
 	fmt.Fprintf(w, "gpufleet: invalid spec: %d %s\n", len(dl), noun)
 }
 
+// usageError is exit 2 with the command's name and a pointer to its help.
+func usageError(c *cobra.Command, format string, args ...any) error {
+	return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %s\nRun '%s --help' for usage.", c.CommandPath(), fmt.Sprintf(format, args...), c.CommandPath())}
+}
+
 // usageArgs requires at least one SPEC, with a message that says so.
 func usageArgs(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet %s: missing SPEC\nRun '%s --help' for usage.", c.Name(), c.CommandPath())}
+		return usageError(c, "missing SPEC")
+	}
+	return nil
+}
+
+// noArgs rejects arguments as arguments, not as unknown subcommands.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError(c, "takes no arguments, got %q", args[0])
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ func newSchemaCmd(stdout io.Writer) *cobra.Command {
 A CUE spec may also import them as "` + schema.ImportPath + `".`,
 		Example: `  gpufleet schema
   gpufleet schema > fleet-schema.cue`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			for _, f := range schema.Files() {
 				if _, err := fmt.Fprintf(stdout, "%s", f.Data); err != nil {

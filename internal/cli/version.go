@@ -28,7 +28,7 @@ func newVersionCmd(stdout io.Writer) *cobra.Command {
 		Use:     "version",
 		Short:   "Print gpufleet's version",
 		Example: `  gpufleet version`,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			_, err := fmt.Fprintf(stdout, "gpufleet %s %s/%s %s\n", version(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 			return err

@@ -22,7 +22,7 @@ exits 2 if the spec is invalid.`,
   gpufleet vet fleets/research --format json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
+			if err := checkFormat(c, format); err != nil {
 				return err
 			}
 			res, err := compiler.Compile(args)
