@@ -1,4 +1,4 @@
-// Package compiler runs the pipeline: load, validate, derive, render. The
+// Package compiler runs the pipeline: load, validate, derive, verify, render. The
 // stages live in subpackages named after them; write is left to the caller
 // so that vet and diff can compile without touching the disk.
 package compiler
@@ -9,6 +9,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/compiler/validate"
+	"github.com/gpufleet/gpufleet/compiler/verify"
 )
 
 // Result is a compiled fleet.
@@ -30,6 +31,9 @@ func Compile(paths []string) (*Result, error) {
 		return nil, err
 	}
 	d := derive.Derive(src.Fleet, cat)
+	if err := verify.Fleet(src, d); err != nil {
+		return nil, err
+	}
 	tree, err := render.Render(d)
 	if err != nil {
 		return nil, err

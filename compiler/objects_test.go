@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/verify"
 )
 
 // docs splits a generated YAML stream into its documents.
@@ -86,13 +86,13 @@ func validateObject(obj any) field.ErrorList {
 	case *appsv1.Deployment:
 		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
 		errs = append(errs, metav1validation.ValidateLabelSelector(o.Spec.Selector, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("spec", "selector"))...)
-		return append(errs, validatePodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
+		return append(errs, verify.PodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
 	case *appsv1.StatefulSet:
 		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
-		return append(errs, validatePodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
+		return append(errs, verify.PodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
 	case *batchv1.Job:
 		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
-		return append(errs, validatePodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
+		return append(errs, verify.PodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
 	}
 	return nil
 }
@@ -101,41 +101,6 @@ func qualified(name string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(name) {
 		errs = append(errs, field.Invalid(p.Key(name), name, msg))
-	}
-	return errs
-}
-
-// validatePodTemplate checks the scheduling fields gpufleet writes with the
-// rules apimachinery exposes, and the extended-resource rule that GPU
-// requests equal limits.
-func validatePodTemplate(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
-	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
-	sp := p.Child("spec")
-	errs = append(errs, metav1validation.ValidateLabels(t.Spec.NodeSelector, sp.Child("nodeSelector"))...)
-	if a := t.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		for i, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-			for j, r := range term.MatchExpressions {
-				errs = append(errs, qualified(r.Key, sp.Child("affinity", "nodeAffinity", "terms").Index(i).Index(j))...)
-			}
-		}
-	}
-	for i, tsc := range t.Spec.TopologySpreadConstraints {
-		errs = append(errs, metav1validation.ValidateLabelSelector(tsc.LabelSelector, metav1validation.LabelSelectorValidationOptions{}, sp.Child("topologySpreadConstraints").Index(i))...)
-	}
-	for i, tol := range t.Spec.Tolerations {
-		if tol.Key != "" {
-			errs = append(errs, qualified(tol.Key, sp.Child("tolerations").Index(i))...)
-		}
-	}
-	for i, c := range t.Spec.Containers {
-		cp := sp.Child("containers").Index(i)
-		for _, msg := range validation.IsDNS1123Label(c.Name) {
-			errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
-		}
-		req, lim := c.Resources.Requests[derive.ResourceGPU], c.Resources.Limits[derive.ResourceGPU]
-		if req.Cmp(lim) != 0 {
-			errs = append(errs, field.Invalid(cp.Child("resources"), req.String(), "GPU request must equal limit "+lim.String()))
-		}
 	}
 	return errs
 }
