@@ -1,13 +1,16 @@
-// Package compiler runs the pipeline: load, validate, derive, verify, render. The
+// Package compiler runs the pipeline: load, validate, derive, verify, render,
+// check. The
 // stages live in subpackages named after them; write is left to the caller
 // so that vet and diff can compile without touching the disk.
 package compiler
 
 import (
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/report"
 	"github.com/gpufleet/gpufleet/compiler/validate"
 	"github.com/gpufleet/gpufleet/compiler/verify"
 )
@@ -17,6 +20,9 @@ type Result struct {
 	Source *load.Source
 	Fleet  *derive.Fleet
 	Tree   render.Tree
+	// Report is the placement checker's; error-level findings mean the
+	// tree must not be written.
+	Report *check.Report
 }
 
 // Compile loads the specs at paths as one fleet and compiles it. A spec
@@ -38,5 +44,13 @@ func Compile(paths []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Source: src, Fleet: d, Tree: tree}, nil
+	rep, err := check.Run(tree, cat, intent(d))
+	if err != nil {
+		return nil, err
+	}
+	position(src, rep)
+	if err := report.Write(tree, rep); err != nil {
+		return nil, err
+	}
+	return &Result{Source: src, Fleet: d, Tree: tree, Report: rep}, nil
 }

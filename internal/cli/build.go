@@ -24,8 +24,10 @@ file. Several SPECs are unified into one fleet, so a CUE base can take its
 tenants from a YAML file. Every SPEC is unified with the embedded schema
 (see 'gpufleet schema').
 
-Nothing is written unless the whole fleet compiles: files are staged in a
-temporary directory and renamed into place. Files in DIR that gpufleet does
+Nothing is written unless the whole fleet compiles and the placement
+checker (see 'gpufleet check') finds no error: files are staged in a
+temporary directory and renamed into place. The checker's report is written
+to report/placement.json and report/placement.md. Files in DIR that gpufleet does
 not generate are left alone.`,
 		Example: `  # Compile the example platform fleet into out/platform.
   gpufleet build fleets/platform -o out/platform
@@ -43,6 +45,16 @@ not generate are left alone.`,
 			res, err := compiler.Compile(args)
 			if err != nil {
 				return specError(stdout, format, err)
+			}
+			if res.Report.Errors() > 0 {
+				// A tree that places workloads where they cannot run, or
+				// where they must not, is never written.
+				printFindings(stderr, res.Report)
+				fmt.Fprintf(stderr, "gpufleet build: not writing %s: the placement checker found errors (see 'gpufleet explain')\n", out)
+				return &exitError{code: ExitFindings}
+			}
+			for _, f := range res.Report.Findings {
+				fmt.Fprintln(stderr, f.String())
 			}
 			wr, err := write.Tree(out, res.Tree)
 			if err != nil {

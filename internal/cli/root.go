@@ -63,6 +63,8 @@ and affinities.
 
 Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
 		Example: `  gpufleet build fleets/platform -o out/platform
+  gpufleet check fleets/platform
+  gpufleet explain fleets/platform training
   gpufleet vet fleets/platform
   gpufleet schema > fleet-schema.cue`,
 		SilenceUsage:  true,
@@ -73,7 +75,8 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(c, "%v", err)
 	})
-	root.AddCommand(newBuildCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newBuildCmd(stdout, stderr), newCheckCmd(stdout, stderr), newExplainCmd(stdout, stderr),
+		newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout))
 	return root
 }
 

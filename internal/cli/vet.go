@@ -15,8 +15,9 @@ func newVetCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "vet SPEC...",
 		Short: "Validate a fleet spec and its derived objects; write nothing",
 		Long: `Vet runs the whole compiler (load, validate, derive, render) and writes
-nothing. It reports every problem it finds, each with file:line:col, and
-exits 2 if the spec is invalid.`,
+nothing, then the placement checker. It reports every problem it finds,
+each with file:line:col; it exits 2 if the spec is invalid and 1 if the
+checker found an error.`,
 		Example: `  gpufleet vet fleets/platform
   gpufleet vet fleet.cue tenants.yaml
   gpufleet vet fleets/research --format json`,
@@ -31,10 +32,18 @@ exits 2 if the spec is invalid.`,
 			}
 			sum := summarize(res)
 			if format == formatJSON {
-				return writeJSON(stdout, map[string]any{"ok": true, "summary": sum, "diagnostics": []any{}})
+				if err := writeJSON(stdout, map[string]any{"ok": res.Report.Errors() == 0, "summary": sum, "diagnostics": []any{}, "findings": res.Report.Findings}); err != nil {
+					return err
+				}
+				return findingsExit(res.Report)
 			}
-			fmt.Fprintf(stdout, "%s\nok\n", sum)
-			return nil
+			fmt.Fprintf(stdout, "%s\n", sum)
+			if len(res.Report.Findings) > 0 {
+				printFindings(stdout, res.Report)
+			} else {
+				fmt.Fprintln(stdout, "ok")
+			}
+			return findingsExit(res.Report)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")

@@ -1,0 +1,63 @@
+package catalog
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// ResourceGPU is the NVIDIA device plugin's extended resource.
+const ResourceGPU corev1.ResourceName = "nvidia.com/gpu"
+
+// EvictionMemoryMi is the kubelet's default hard eviction threshold
+// (memory.available<100Mi), which allocatable also excludes.
+const EvictionMemoryMi = 100
+
+// Capacity is what the kubelet reports for a node of this type. Memory is
+// the nominal EC2 figure.
+func (in Instance) Capacity() corev1.ResourceList {
+	rl := corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(in.VCPU*1000, resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(int64(in.MemoryGiB*1024)*1024*1024, resource.BinarySI),
+		corev1.ResourcePods:   *resource.NewQuantity(in.MaxPods, resource.DecimalSI),
+	}
+	if in.GPU != nil {
+		rl[ResourceGPU] = *resource.NewQuantity(in.GPU.Count, resource.DecimalSI)
+	}
+	return rl
+}
+
+// Allocatable is capacity minus the EKS AMI's kube-reserved and the
+// eviction threshold.
+func (in Instance) Allocatable() corev1.ResourceList {
+	rl := in.Capacity()
+	cpu := rl[corev1.ResourceCPU]
+	cpu.Sub(*resource.NewMilliQuantity(ReservedCPUMilli(in.VCPU), resource.DecimalSI))
+	rl[corev1.ResourceCPU] = cpu
+	mem := rl[corev1.ResourceMemory]
+	mem.Sub(*resource.NewQuantity((ReservedMemoryMi(in.MaxPods)+EvictionMemoryMi)*1024*1024, resource.BinarySI))
+	rl[corev1.ResourceMemory] = mem
+	return rl
+}
+
+// ReservedCPUMilli is the EKS AMI's CPU reservation: 6% of the first core,
+// 1% of the second, 0.5% of the next two and 0.25% of the rest.
+func ReservedCPUMilli(vcpu int64) int64 {
+	var tenths int64 // tenths of a millicore, to keep 0.25% exact
+	for core := int64(1); core <= vcpu; core++ {
+		switch {
+		case core == 1:
+			tenths += 600
+		case core == 2:
+			tenths += 100
+		case core <= 4:
+			tenths += 50
+		default:
+			tenths += 25
+		}
+	}
+	return tenths / 10
+}
+
+// ReservedMemoryMi is the EKS AMI's memory reservation: 255 MiB plus
+// 11 MiB per pod the node may run.
+func ReservedMemoryMi(maxPods int64) int64 { return 255 + 11*maxPods }

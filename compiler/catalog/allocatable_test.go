@@ -1,0 +1,37 @@
+package catalog
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+func TestReservedCPU(t *testing.T) {
+	for vcpu, want := range map[int64]int64{1: 60, 2: 70, 4: 80, 8: 90, 96: 310, 192: 550} {
+		if got := ReservedCPUMilli(vcpu); got != want {
+			t.Errorf("ReservedCPUMilli(%d) = %d, want %d", vcpu, got, want)
+		}
+	}
+}
+
+func TestAllocatable(t *testing.T) {
+	cat := New(nil)
+	// g4dn.xlarge: 4 vCPU, 16 GiB, 29 pods, 1 T4.
+	got := cat["g4dn.xlarge"].Allocatable()
+	want := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("3920m"),
+		corev1.ResourceMemory: resource.MustParse("15710Mi"), // 16384 - (255 + 11*29) - 100
+		corev1.ResourcePods:   resource.MustParse("29"),
+		ResourceGPU:           resource.MustParse("1"),
+	}
+	for k, v := range want {
+		g := got[k]
+		if g.Cmp(v) != 0 {
+			t.Errorf("%s = %s, want %s", k, g.String(), v.String())
+		}
+	}
+	if _, ok := cat["m7i.large"].Allocatable()[ResourceGPU]; ok {
+		t.Error("a CPU instance must not advertise GPUs")
+	}
+}

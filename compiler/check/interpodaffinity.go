@@ -1,0 +1,74 @@
+package check
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// ErrReasonAntiAffinity is kube-scheduler's InterPodAffinity reason.
+const ErrReasonAntiAffinity = "node(s) didn't match pod anti-affinity rules"
+
+// InterPodAffinity checks required anti-affinity of a class against its own
+// pods: one pod per hostname means replicas cannot exceed the nodes of the
+// pools it fits; one per zone, the zones they span.
+func InterPodAffinity(c *Class, cells []Cell, pools []Pool) []Finding {
+	a := c.Pod.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return nil
+	}
+	var out []Finding
+	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if !selectsSelf(term.LabelSelector, c.Pod) {
+			continue
+		}
+		limit, unit := int64(0), ""
+		switch term.TopologyKey {
+		case labelHostname:
+			for _, cell := range cells {
+				if cell.Fits {
+					limit += int64(poolByName(pools, cell.Pool).MaxNodes)
+				}
+			}
+			unit = "nodes"
+		case labelZone:
+			limit, unit = int64(len(fittingZones(cells))), "zones"
+		default:
+			continue
+		}
+		if limit > 0 && int64(c.Pods) > limit {
+			out = append(out, Finding{Severity: Error, Check: "InterPodAffinity", Class: c.Name,
+				Message: fmt.Sprintf("%d pods with required anti-affinity on %s need as many %s, the pools that fit have %d: %s",
+					c.Pods, term.TopologyKey, unit, limit, ErrReasonAntiAffinity)})
+		}
+	}
+	return out
+}
+
+func selectsSelf(sel *metav1.LabelSelector, pod *corev1.Pod) bool {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	return err == nil && !s.Empty() && s.Matches(labels.Set(pod.Labels))
+}
+
+func fittingZones(cells []Cell) map[string]bool {
+	zones := map[string]bool{}
+	for _, cell := range cells {
+		for _, n := range cell.Nodes {
+			if n.Fits {
+				zones[n.Zone] = true
+			}
+		}
+	}
+	return zones
+}
+
+func poolByName(pools []Pool, name string) *Pool {
+	for i := range pools {
+		if pools[i].Name == name {
+			return &pools[i]
+		}
+	}
+	return &Pool{}
+}

@@ -1,0 +1,94 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// ErrReasonTooManyPods is kube-scheduler's reason when maxPods is reached.
+const ErrReasonTooManyPods = "Too many pods"
+
+// NodeResourcesFit compares the pod's effective request (containers, init
+// containers at their peak, sidecars, overhead) with the node's
+// allocatable, as one pod on an empty node.
+var NodeResourcesFit = NodeFilter{Name: "NodeResourcesFit", Filter: nodeResourcesFit}
+
+func nodeResourcesFit(pod *corev1.Pod, node *corev1.Node) Status {
+	req := PodRequest(pod)
+	alloc := node.Status.Allocatable
+	st := Status{}
+	if p := alloc[corev1.ResourcePods]; p.Value() < 1 {
+		st.Reasons = append(st.Reasons, ErrReasonTooManyPods)
+	}
+	var compared []string
+	for _, name := range resourceOrder(req) {
+		want := req[name]
+		if want.IsZero() {
+			continue
+		}
+		have := alloc[name]
+		compared = append(compared, fmt.Sprintf("%s %s/%s", name, want.String(), have.String()))
+		if want.Cmp(have) > 0 {
+			st.Reasons = append(st.Reasons, "Insufficient "+string(name))
+		}
+	}
+	st.Compared = "request/allocatable: " + strings.Join(compared, ", ")
+	if len(compared) == 0 {
+		st.Compared = "pod requests no resources"
+	}
+	return st
+}
+
+// PodRequest is the pod's effective request as the scheduler computes it.
+func PodRequest(pod *corev1.Pod) corev1.ResourceList {
+	return resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+}
+
+// resourceOrder lists cpu and memory first, then extended resources sorted,
+// the order kube-scheduler reports insufficient resources in.
+func resourceOrder(rl corev1.ResourceList) []corev1.ResourceName {
+	var rest []string
+	for name := range rl {
+		if name != corev1.ResourceCPU && name != corev1.ResourceMemory {
+			rest = append(rest, string(name))
+		}
+	}
+	sort.Strings(rest)
+	out := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+	for _, r := range rest {
+		out = append(out, corev1.ResourceName(r))
+	}
+	return out
+}
+
+// PodsPerNode is how many such pods an empty node holds at once.
+func PodsPerNode(pod *corev1.Pod, node *corev1.Node) int64 {
+	req := PodRequest(pod)
+	alloc := node.Status.Allocatable
+	p := alloc[corev1.ResourcePods]
+	n := p.Value()
+	for name, want := range req {
+		if want.IsZero() {
+			continue
+		}
+		have := alloc[name]
+		if k := fits(want, have); k < n {
+			n = k
+		}
+	}
+	return n
+}
+
+// fits is floor(have/want) in the resource's smallest unit.
+func fits(want, have resource.Quantity) int64 {
+	w, h := want.MilliValue(), have.MilliValue()
+	if w <= 0 {
+		return 1 << 62
+	}
+	return h / w
+}

@@ -1,0 +1,66 @@
+package compiler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/load"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// intent tells the checker what the spec meant, for the proofs that the
+// rendered objects alone cannot make.
+func intent(d *derive.Fleet) check.Intent {
+	in := check.Intent{
+		OnDemandOnly: map[string]bool{},
+		Dedicated:    map[string][]string{},
+		Priorities:   map[string]check.PriorityIntent{},
+	}
+	for _, c := range d.Classes {
+		in.OnDemandOnly[c.Name] = c.Spec.Capacity == spec.OnDemand
+		p := d.Spec.Priorities[c.Spec.Priority]
+		in.Priorities[c.Name] = check.PriorityIntent{Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Kind == "Job"}
+	}
+	for _, p := range d.Pools {
+		if len(p.Spec.DedicatedTo) > 0 {
+			in.Dedicated[p.Name] = p.Spec.DedicatedTo
+		}
+	}
+	for _, t := range d.Tenants {
+		in.Tenants = append(in.Tenants, check.TenantIntent{
+			Name: t.Name, Classes: t.Spec.Classes,
+			Hard: quotaMilli(t.Hard), Nominal: quotaMilli(derive.QuotaList(t.Spec.Quota)),
+		})
+	}
+	return in
+}
+
+var quotaNames = map[corev1.ResourceName]string{
+	derive.QuotaGPU: derive.ResourceGPU, derive.QuotaCPU: "cpu", derive.QuotaMemory: "memory", derive.QuotaPods: "pods",
+}
+
+func quotaMilli(rl corev1.ResourceList) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range rl {
+		if name, ok := quotaNames[k]; ok {
+			out[name] = v.MilliValue()
+		}
+	}
+	return out
+}
+
+// position points each finding at the spec entry it concerns.
+func position(src *load.Source, r *check.Report) {
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		switch {
+		case f.Tenant != "":
+			f.Pos = src.Pos("tenants", f.Tenant)
+		case f.Class != "":
+			f.Pos = src.Pos("classes", f.Class)
+		case f.Pool != "":
+			f.Pos = src.Pos("pools", f.Pool)
+		}
+	}
+}

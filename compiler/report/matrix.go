@@ -1,0 +1,60 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+)
+
+// Matrix draws class × pool for a terminal of the given width. Pools are
+// numbered columns with a legend, in blocks that fit the width, so any
+// fleet reads in 80 columns.
+func Matrix(r *check.Report, width int) string {
+	nameW := len("class")
+	for _, c := range r.Classes {
+		nameW = max(nameW, len(c))
+	}
+	nameW = min(nameW, 32)
+	const colW = 4
+	perBlock := max(1, (width-nameW-1)/colW)
+	var b strings.Builder
+	for start := 0; start < len(r.Pools); start += perBlock {
+		end := min(start+perBlock, len(r.Pools))
+		fmt.Fprintf(&b, "%-*s", nameW, "class")
+		for i := start; i < end; i++ {
+			fmt.Fprintf(&b, "%*d", colW, i+1)
+		}
+		b.WriteString("\n")
+		for _, c := range r.Classes {
+			fmt.Fprintf(&b, "%-*s", nameW, truncate(c, nameW))
+			for _, p := range r.Pools[start:end] {
+				mark := "."
+				if r.Cell(c, p).Fits {
+					mark = "yes"
+				}
+				fmt.Fprintf(&b, "%*s", colW, mark)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	line := "pools:"
+	for i, p := range r.Pools {
+		item := fmt.Sprintf(" %d=%s", i+1, p)
+		if len(line)+len(item) > width {
+			b.WriteString(line + "\n")
+			line = "      "
+		}
+		line += item
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "~"
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
+)
+
+func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
+	var pool string
+	cmd := &cobra.Command{
+		Use:   "explain SPEC... CLASS [--pool POOL]",
+		Short: "Show every filter's verdict for a class, and what it compared",
+		Long: `Explain shows, for one class, each pool's verdict per instance type and
+zone, every filter's reasons in kube-scheduler's wording, and the values
+each filter compared (node labels against the pod's selectors, taints
+against tolerations, requests against allocatable).`,
+		Example: `  gpufleet explain fleets/platform training
+  gpufleet explain fleets/platform inference --pool t4-infer`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usageError(c, "want SPEC... CLASS")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			specs, class := args[:len(args)-1], args[len(args)-1]
+			res, err := compiler.Compile(specs)
+			if err != nil {
+				return specError(stdout, formatText, err)
+			}
+			r := res.Report
+			if !contains(r.Classes, class) {
+				return usageError(c, "no class %q in the fleet (classes: %v)", class, r.Classes)
+			}
+			if pool != "" && !contains(r.Pools, pool) {
+				return usageError(c, "no pool %q in the fleet (pools: %v)", pool, r.Pools)
+			}
+			for _, p := range r.Pools {
+				if pool != "" && p != pool {
+					continue
+				}
+				explainCell(stdout, r.Cell(class, p))
+			}
+			for _, f := range r.Findings {
+				if f.Class == class {
+					fmt.Fprintln(stdout, f.String())
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&pool, "pool", "", "explain only this pool")
+	return cmd
+}
+
+func explainCell(w io.Writer, cell *check.Cell) {
+	verdict := "cannot land"
+	if cell.Fits {
+		verdict = fmt.Sprintf("can land (%d pods at max size)", cell.Capacity)
+	}
+	fmt.Fprintf(w, "pool %s: %s\n", cell.Pool, verdict)
+	for _, n := range cell.Nodes {
+		fmt.Fprintf(w, "  %s in %s:", n.InstanceType, n.Zone)
+		if n.Fits {
+			fmt.Fprintf(w, " fits, %d per node\n", n.PodsPerNode)
+		} else {
+			fmt.Fprintln(w, " does not fit")
+		}
+		names := make([]string, 0, len(n.Filters))
+		for name := range n.Filters {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			st := n.Filters[name]
+			mark := "ok"
+			if !st.OK() {
+				mark = fmt.Sprint(st.Reasons)
+			}
+			fmt.Fprintf(w, "    %-17s %s: %s\n", name, mark, st.Compared)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
