@@ -23,6 +23,8 @@ type Result struct {
 	// Report is the placement checker's; error-level findings mean the
 	// tree must not be written.
 	Report *check.Report
+	// Catalog is the instance catalog the fleet was checked with.
+	Catalog catalog.Catalog
 }
 
 // Compile loads the specs at paths as one fleet and compiles it. A spec
@@ -44,13 +46,14 @@ func Compile(paths []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := check.Run(tree, cat, intent(d))
+	rep, err := check.Run(tree, cat, Intent(d))
 	if err != nil {
 		return nil, err
 	}
+	severities(src.Fleet, rep)
 	position(src, rep)
 	if err := report.Write(tree, rep); err != nil {
 		return nil, err
 	}
-	return &Result{Source: src, Fleet: d, Tree: tree, Report: rep}, nil
+	return &Result{Source: src, Fleet: d, Tree: tree, Report: rep, Catalog: cat}, nil
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
-// intent tells the checker what the spec meant, for the proofs that the
+// Intent tells the checker what the spec meant, for the proofs that the
 // rendered objects alone cannot make.
-func intent(d *derive.Fleet) check.Intent {
+func Intent(d *derive.Fleet) check.Intent {
 	in := check.Intent{
 		OnDemandOnly: map[string]bool{},
 		Dedicated:    map[string][]string{},
@@ -48,6 +48,20 @@ func quotaMilli(rl corev1.ResourceList) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// severities applies the spec's checks settings to the deny-side proofs.
+func severities(f *spec.Fleet, r *check.Report) {
+	if f.Checks == nil {
+		return
+	}
+	set := map[string]string{"CPUOnGPU": f.Checks.CPUOnGPU, "OnDemandOnSpot": f.Checks.OnDemandOnSpot, "Dedicated": f.Checks.Dedicated}
+	for i := range r.Findings {
+		if s := set[r.Findings[i].Check]; s != "" {
+			r.Findings[i].Severity = s
+		}
+	}
+	r.Sort()
 }
 
 // position points each finding at the spec entry it concerns.

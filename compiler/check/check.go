@@ -95,6 +95,12 @@ func Run(tree render.Tree, cat catalog.Catalog, in Intent) (*Report, error) {
 	r.Findings = append(r.Findings, quota...)
 	r.Findings = append(r.Findings, PriorityOrder(in)...)
 	r.Capacity = commits
+	r.Sort()
+	return r, nil
+}
+
+// Sort orders findings: errors first, then by class and check.
+func (r *Report) Sort() {
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]
 		if a.Severity != b.Severity {
@@ -105,5 +111,4 @@ func Run(tree render.Tree, cat catalog.Catalog, in Intent) (*Report, error) {
 		}
 		return a.Check < b.Check
 	})
-	return r, nil
 }

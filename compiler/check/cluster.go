@@ -50,6 +50,7 @@ type Node struct {
 type Class struct {
 	Name string
 	Pod  *corev1.Pod
+	Info *PodInfo
 	// Pods is how many pods run at once: replicas, or a Job's parallelism.
 	Pods int32
 	// Gang is true for Jobs: all pods must be placed together.
@@ -159,6 +160,7 @@ func classFrom(name string, raw []byte) (Class, error) {
 	}
 	c.Pod = &corev1.Pod{ObjectMeta: tpl.ObjectMeta, Spec: tpl.Spec}
 	c.Pod.Name = name
+	c.Info = NewPodInfo(c.Pod)
 	return c, nil
 }
 
@@ -167,4 +169,14 @@ func deref(p *int32, def int32) int32 {
 		return def
 	}
 	return *p
+}
+
+// Class returns the class of that name, or nil.
+func (c *Cluster) Class(name string) *Class {
+	for i := range c.Classes {
+		if c.Classes[i].Name == name {
+			return &c.Classes[i]
+		}
+	}
+	return nil
 }

@@ -11,8 +11,7 @@ import (
 func Deny(cl *Cluster, cells map[string][]Cell, in Intent) []Finding {
 	var out []Finding
 	for _, c := range cl.Classes {
-		req := PodRequest(c.Pod)
-		gpu := req[catalog.ResourceGPU]
+		gpu := c.Info.Request[catalog.ResourceGPU]
 		for i, cell := range cells[c.Name] {
 			if !cell.Fits {
 				continue

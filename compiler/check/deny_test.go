@@ -12,7 +12,7 @@ func TestDeny(t *testing.T) {
 	gpuNode.Status.Capacity = resources("nvidia.com/gpu=1")
 	cl := &Cluster{
 		Pools:   []Pool{{Name: "gpu-spot", Spot: true, MaxNodes: 1, Nodes: []Node{{InstanceType: "t", Zone: "a", Node: gpuNode}}}},
-		Classes: []Class{{Name: "web", Pod: pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}}), Pods: 1}},
+		Classes: []Class{{Name: "web", Info: NewPodInfo(pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}})), Pods: 1}},
 	}
 	cells := map[string][]Cell{"web": {Evaluate(&cl.Classes[0], &cl.Pools[0])}}
 	in := Intent{OnDemandOnly: map[string]bool{"web": true}, Dedicated: map[string][]string{"gpu-spot": {"train"}}}
@@ -35,7 +35,7 @@ func TestQuota(t *testing.T) {
 	train := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=10,nvidia.com/gpu=8")}})
 	cl := &Cluster{
 		Pools:   []Pool{{Name: "p", MaxNodes: 2, Nodes: []Node{{Node: node(nil, nil, "cpu=96,nvidia.com/gpu=8,pods=100")}}}},
-		Classes: []Class{{Name: "train", Pod: train, Pods: 4, Gang: true}},
+		Classes: []Class{{Name: "train", Pod: train, Info: NewPodInfo(train), Pods: 4, Gang: true}},
 	}
 	in := Intent{Tenants: []TenantIntent{{
 		Name: "t", Classes: []string{"train"},

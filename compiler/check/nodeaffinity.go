@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 )
 
 // ErrReasonNodeAffinity is kube-scheduler's NodeAffinity reason.
@@ -15,22 +14,22 @@ const ErrReasonNodeAffinity = "node(s) didn't match Pod's node affinity/selector
 // NodeAffinity is nodeSelector AND required node affinity: terms ORed,
 // expressions ANDed, Gt and Lt as integers, exactly as the scheduler
 // evaluates them.
-var NodeAffinity = NodeFilter{Name: "NodeAffinity", Filter: nodeAffinity}
+var NodeAffinity = NodeFilter{Name: "NodeAffinity", Filter: nodeAffinity, Explain: affinityCompared}
 
-func nodeAffinity(pod *corev1.Pod, node *corev1.Node) Status {
-	ok, err := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)
-	st := Status{Compared: affinityCompared(pod, node)}
-	if err != nil {
-		st.Reasons = []string{ErrReasonNodeAffinity}
-		st.Compared += "; " + err.Error()
-	} else if !ok {
-		st.Reasons = []string{ErrReasonNodeAffinity}
+var reasonNodeAffinity = []string{ErrReasonNodeAffinity}
+
+func nodeAffinity(pi *PodInfo, node *corev1.Node) []string {
+	// Match errors only on selectors the API server would have rejected;
+	// the scheduler treats them as no match, and so does this.
+	if ok, err := pi.Affinity.Match(node); !ok || err != nil {
+		return reasonNodeAffinity
 	}
-	return st
+	return nil
 }
 
 // affinityCompared shows each key the pod selects on beside the node's value.
-func affinityCompared(pod *corev1.Pod, node *corev1.Node) string {
+func affinityCompared(pi *PodInfo, node *corev1.Node) string {
+	pod := pi.Pod
 	keys := map[string]bool{}
 	for k := range pod.Spec.NodeSelector {
 		keys[k] = true

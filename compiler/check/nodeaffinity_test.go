@@ -44,7 +44,7 @@ func TestNodeAffinity(t *testing.T) {
 		{"nodeSelector AND affinity", corev1.PodSpec{NodeSelector: map[string]string{"pool": "b"},
 			Affinity: required([]corev1.NodeSelectorRequirement{r("gpu", corev1.NodeSelectorOpIn, "H100")})}, false},
 	} {
-		st := NodeAffinity.Filter(pod(tc.spec), n)
+		st := NodeAffinity.Run(NewPodInfo(pod(tc.spec)), n)
 		if st.OK() != tc.fits {
 			t.Errorf("%s: fits = %v, want %v (%v)", tc.name, st.OK(), tc.fits, st)
 		}

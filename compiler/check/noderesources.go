@@ -16,32 +16,33 @@ const ErrReasonTooManyPods = "Too many pods"
 // NodeResourcesFit compares the pod's effective request (containers, init
 // containers at their peak, sidecars, overhead) with the node's
 // allocatable, as one pod on an empty node.
-var NodeResourcesFit = NodeFilter{Name: "NodeResourcesFit", Filter: nodeResourcesFit}
+var NodeResourcesFit = NodeFilter{Name: "NodeResourcesFit", Filter: nodeResourcesFit, Explain: resourcesCompared}
 
-func nodeResourcesFit(pod *corev1.Pod, node *corev1.Node) Status {
-	req := PodRequest(pod)
+func nodeResourcesFit(pi *PodInfo, node *corev1.Node) []string {
 	alloc := node.Status.Allocatable
-	st := Status{}
+	var reasons []string
 	if p := alloc[corev1.ResourcePods]; p.Value() < 1 {
-		st.Reasons = append(st.Reasons, ErrReasonTooManyPods)
+		reasons = append(reasons, ErrReasonTooManyPods)
+	}
+	for _, name := range pi.requests {
+		want, have := pi.Request[name], alloc[name]
+		if want.Cmp(have) > 0 {
+			reasons = append(reasons, "Insufficient "+string(name))
+		}
+	}
+	return reasons
+}
+
+func resourcesCompared(pi *PodInfo, node *corev1.Node) string {
+	if len(pi.requests) == 0 {
+		return "pod requests no resources"
 	}
 	var compared []string
-	for _, name := range resourceOrder(req) {
-		want := req[name]
-		if want.IsZero() {
-			continue
-		}
-		have := alloc[name]
+	for _, name := range pi.requests {
+		want, have := pi.Request[name], node.Status.Allocatable[name]
 		compared = append(compared, fmt.Sprintf("%s %s/%s", name, want.String(), have.String()))
-		if want.Cmp(have) > 0 {
-			st.Reasons = append(st.Reasons, "Insufficient "+string(name))
-		}
 	}
-	st.Compared = "request/allocatable: " + strings.Join(compared, ", ")
-	if len(compared) == 0 {
-		st.Compared = "pod requests no resources"
-	}
-	return st
+	return "request/allocatable: " + strings.Join(compared, ", ")
 }
 
 // PodRequest is the pod's effective request as the scheduler computes it.
@@ -67,16 +68,12 @@ func resourceOrder(rl corev1.ResourceList) []corev1.ResourceName {
 }
 
 // PodsPerNode is how many such pods an empty node holds at once.
-func PodsPerNode(pod *corev1.Pod, node *corev1.Node) int64 {
-	req := PodRequest(pod)
+func PodsPerNode(pi *PodInfo, node *corev1.Node) int64 {
 	alloc := node.Status.Allocatable
 	p := alloc[corev1.ResourcePods]
 	n := p.Value()
-	for name, want := range req {
-		if want.IsZero() {
-			continue
-		}
-		have := alloc[name]
+	for _, name := range pi.requests {
+		want, have := pi.Request[name], alloc[name]
 		if k := fits(want, have); k < n {
 			n = k
 		}

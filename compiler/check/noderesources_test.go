@@ -37,12 +37,12 @@ func TestNodeResourcesFit(t *testing.T) {
 	} {
 		p := pod(tc.spec)
 		n := node(nil, nil, tc.alloc)
-		st := NodeResourcesFit.Filter(p, n)
+		st := NodeResourcesFit.Run(NewPodInfo(p), n)
 		if diff := cmp.Diff(tc.reasons, st.Reasons); diff != "" {
 			t.Errorf("%s: reasons (-want +got):\n%s", tc.name, diff)
 		}
 		if st.OK() {
-			if got := PodsPerNode(p, n); got != tc.perNode {
+			if got := PodsPerNode(NewPodInfo(p), n); got != tc.perNode {
 				t.Errorf("%s: PodsPerNode = %d, want %d", tc.name, got, tc.perNode)
 			}
 		}

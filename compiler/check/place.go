@@ -6,12 +6,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// NodeVerdict is every node filter's status for one class on one node.
+// NodeVerdict is the node filters' verdict for one class on one node.
 type NodeVerdict struct {
-	InstanceType string            `json:"instanceType"`
-	Zone         string            `json:"zone"`
-	Fits         bool              `json:"fits"`
-	Filters      map[string]Status `json:"filters"`
+	InstanceType string   `json:"instanceType"`
+	Zone         string   `json:"zone"`
+	Fits         bool     `json:"fits"`
+	Reasons      []string `json:"reasons,omitempty"`
+	// Filters is each filter's status with what it compared; only
+	// Explain fills it.
+	Filters []FilterStatus `json:"filters,omitempty"`
 	// PodsPerNode is how many of the class's pods the node holds at once.
 	PodsPerNode int64 `json:"podsPerNode"`
 }
@@ -29,25 +32,37 @@ type Cell struct {
 	Capacity int64 `json:"capacity"`
 }
 
+// FilterStatus is one named filter's status.
+type FilterStatus struct {
+	Name string `json:"name"`
+	Status
+}
+
 // Evaluate runs every node filter for a class on a pool.
-func Evaluate(c *Class, p *Pool) Cell {
-	cell := Cell{Class: c.Name, Pool: p.Name}
+func Evaluate(c *Class, p *Pool) Cell { return evaluate(c, p, false) }
+
+// Explain is Evaluate that also records what each filter compared.
+func Explain(c *Class, p *Pool) Cell { return evaluate(c, p, true) }
+
+func evaluate(c *Class, p *Pool, explain bool) Cell {
+	cell := Cell{Class: c.Name, Pool: p.Name, Nodes: make([]NodeVerdict, 0, len(p.Nodes))}
 	reasons := map[string]bool{}
 	bestPerNode := int64(0)
 	for _, n := range p.Nodes {
-		v := NodeVerdict{InstanceType: n.InstanceType, Zone: n.Zone, Fits: true, Filters: map[string]Status{}}
+		v := NodeVerdict{InstanceType: n.InstanceType, Zone: n.Zone}
 		for _, f := range NodeFilters {
-			st := f.Filter(c.Pod, n.Node)
-			v.Filters[f.Name] = st
-			if !st.OK() {
-				v.Fits = false
-				for _, r := range st.Reasons {
-					reasons[r] = true
-				}
+			rs := f.Filter(c.Info, n.Node)
+			v.Reasons = append(v.Reasons, rs...)
+			if explain {
+				v.Filters = append(v.Filters, FilterStatus{Name: f.Name, Status: Status{Reasons: rs, Compared: f.Explain(c.Info, n.Node)}})
 			}
 		}
+		for _, r := range v.Reasons {
+			reasons[r] = true
+		}
+		v.Fits = len(v.Reasons) == 0
 		if v.Fits {
-			v.PodsPerNode = PodsPerNode(c.Pod, n.Node)
+			v.PodsPerNode = PodsPerNode(c.Info, n.Node)
 			cell.Fits = true
 			if v.PodsPerNode > bestPerNode {
 				bestPerNode = v.PodsPerNode
@@ -73,5 +88,5 @@ func Evaluate(c *Class, p *Pool) Cell {
 // those nodes' domains, and its nodeTaintsPolicy (Ignore) counts them even
 // where a taint keeps the pod off.
 func affinityMatches(c *Class, n *corev1.Node) bool {
-	return nodeAffinity(c.Pod, n).OK()
+	return nodeAffinity(c.Info, n) == nil
 }

@@ -5,8 +5,6 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/klog/v2"
 )
 
 // ErrReasonSpread is kube-scheduler's PodTopologySpread reason.
@@ -51,8 +49,7 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 			return false
 		}
 		if honorTaints {
-			_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, c.Pod.Spec.Tolerations,
-				func(t *corev1.Taint) bool { return t.Effect != corev1.TaintEffectPreferNoSchedule }, false)
+			_, untolerated := untoleratedTaint(c.Pod, n)
 			return !untolerated
 		}
 		return true

@@ -55,7 +55,7 @@ func spreadFleet(pods int32, policy *corev1.NodeInclusionPolicy) (*Class, []Cell
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
 		}},
 	})
-	c := &Class{Name: "c", Pod: p, Pods: pods}
+	c := &Class{Name: "c", Pod: p, Info: NewPodInfo(p), Pods: pods}
 	cells := []Cell{Evaluate(c, &pools[0]), Evaluate(c, &pools[1])}
 	return c, cells, pools
 }

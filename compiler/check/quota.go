@@ -45,7 +45,7 @@ func Quota(cl *Cluster, in Intent) ([]Finding, []Commit) {
 			if c.Gang {
 				pods = int64(c.Pods)
 			}
-			req := PodRequest(c.Pod)
+			req := c.Info.Request
 			var short []string
 			for _, r := range quotaResources {
 				hard, limited := t.Hard[string(r)]

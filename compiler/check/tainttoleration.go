@@ -13,21 +13,31 @@ const ErrReasonTaint = "node(s) had untolerated taint(s)"
 
 // TaintToleration fails a node with a NoSchedule or NoExecute taint the pod
 // does not tolerate; PreferNoSchedule only affects scoring.
-var TaintToleration = NodeFilter{Name: "TaintToleration", Filter: taintToleration}
+var TaintToleration = NodeFilter{Name: "TaintToleration", Filter: taintToleration, Explain: taintCompared}
 
-func taintToleration(pod *corev1.Pod, node *corev1.Node) Status {
-	filter := func(t *corev1.Taint) bool {
-		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	}
+var reasonTaint = []string{ErrReasonTaint}
+
+func hardTaint(t *corev1.Taint) bool {
+	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+}
+
+func untoleratedTaint(pod *corev1.Pod, node *corev1.Node) (corev1.Taint, bool) {
 	// Comparison operators for tolerations are alpha and off by default.
-	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, filter, false)
-	if !untolerated {
-		return Status{Compared: fmt.Sprintf("all %d NoSchedule/NoExecute taint(s) tolerated", countHard(node.Spec.Taints))}
+	return corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, hardTaint, false)
+}
+
+func taintToleration(pi *PodInfo, node *corev1.Node) []string {
+	if _, untolerated := untoleratedTaint(pi.Pod, node); untolerated {
+		return reasonTaint
 	}
-	return Status{
-		Reasons:  []string{ErrReasonTaint},
-		Compared: fmt.Sprintf("taint %s=%s:%s is not tolerated", taint.Key, taint.Value, taint.Effect),
+	return nil
+}
+
+func taintCompared(pi *PodInfo, node *corev1.Node) string {
+	if taint, untolerated := untoleratedTaint(pi.Pod, node); untolerated {
+		return fmt.Sprintf("taint %s=%s:%s is not tolerated", taint.Key, taint.Value, taint.Effect)
 	}
+	return fmt.Sprintf("all %d NoSchedule/NoExecute taint(s) tolerated", countHard(node.Spec.Taints))
 }
 
 func countHard(ts []corev1.Taint) int {

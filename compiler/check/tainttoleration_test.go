@@ -28,7 +28,7 @@ func TestTaintToleration(t *testing.T) {
 		{"wrong effect", []corev1.Taint{exec}, []corev1.Toleration{{Key: "maint", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}, false},
 		{"one of two tolerated", []corev1.Taint{gpu, exec}, []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists}}, false},
 	} {
-		st := TaintToleration.Filter(pod(corev1.PodSpec{Tolerations: tc.tols}), node(nil, tc.taints, ""))
+		st := TaintToleration.Run(NewPodInfo(pod(corev1.PodSpec{Tolerations: tc.tols})), node(nil, tc.taints, ""))
 		if st.OK() != tc.fits {
 			t.Errorf("%s: fits = %v, want %v (%v)", tc.name, st.OK(), tc.fits, st)
 		}

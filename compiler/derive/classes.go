@@ -161,12 +161,18 @@ func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
 		if mode == "" {
 			return
 		}
+		var minDomains *int32
+		// minDomains is only valid with DoNotSchedule.
+		if key == LabelZone && mode == spec.Required {
+			minDomains = c.Spread.MinZones
+		}
 		when := corev1.DoNotSchedule
 		if mode == spec.Preferred {
 			when = corev1.ScheduleAnyway
 		}
 		out = append(out, corev1.TopologySpreadConstraint{
 			MaxSkew:           c.Spread.MaxSkew,
+			MinDomains:        minDomains,
 			TopologyKey:       key,
 			WhenUnsatisfiable: when,
 			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{LabelClass: name}},

@@ -17,6 +17,14 @@ type Fleet struct {
 	Classes       map[string]Class        `json:"classes"`
 	Tenants       map[string]Tenant       `json:"tenants"`
 	InstanceTypes map[string]InstanceType `json:"instanceTypes,omitempty"`
+	Checks        *Checks                 `json:"checks,omitempty"`
+}
+
+// Checks sets the severity ("error" or "warning") of the deny-side proofs.
+type Checks struct {
+	CPUOnGPU       string `json:"cpuOnGPU"`
+	OnDemandOnSpot string `json:"onDemandOnSpot"`
+	Dedicated      string `json:"dedicated"`
 }
 
 type Cluster struct {
@@ -110,6 +118,8 @@ type Spread struct {
 	Zones   string `json:"zones,omitempty"`
 	Hosts   string `json:"hosts,omitempty"`
 	MaxSkew int32  `json:"maxSkew"`
+	// MinZones is the zone constraint's minDomains.
+	MinZones *int32 `json:"minZones,omitempty"`
 }
 
 type Toleration struct {

@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -41,11 +41,17 @@ against tolerations, requests against allocatable).`,
 			if pool != "" && !contains(r.Pools, pool) {
 				return usageError(c, "no pool %q in the fleet (pools: %v)", pool, r.Pools)
 			}
-			for _, p := range r.Pools {
-				if pool != "" && p != pool {
+			cl, err := check.FromTree(res.Tree, res.Catalog)
+			if err != nil {
+				return err
+			}
+			cls := cl.Class(class)
+			for i := range cl.Pools {
+				if pool != "" && cl.Pools[i].Name != pool {
 					continue
 				}
-				explainCell(stdout, r.Cell(class, p))
+				cell := check.Explain(cls, &cl.Pools[i])
+				explainCell(stdout, &cell)
 			}
 			for _, f := range r.Findings {
 				if f.Class == class {
@@ -72,18 +78,12 @@ func explainCell(w io.Writer, cell *check.Cell) {
 		} else {
 			fmt.Fprintln(w, " does not fit")
 		}
-		names := make([]string, 0, len(n.Filters))
-		for name := range n.Filters {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			st := n.Filters[name]
+		for _, f := range n.Filters {
 			mark := "ok"
-			if !st.OK() {
-				mark = fmt.Sprint(st.Reasons)
+			if !f.OK() {
+				mark = strings.Join(f.Reasons, ", ")
 			}
-			fmt.Fprintf(w, "    %-17s %s: %s\n", name, mark, st.Compared)
+			fmt.Fprintf(w, "    %-17s %s: %s\n", f.Name, mark, f.Compared)
 		}
 	}
 }
