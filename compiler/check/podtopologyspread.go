@@ -23,22 +23,46 @@ func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 			continue
 		}
 		domains := spreadDomains(c, tsc, cells, pools)
+		described := describeDomains(domains)
 		placed, ok := placeSpread(int64(c.Pods), domains, tsc)
 		if ok {
 			continue
 		}
 		out = append(out, Finding{Severity: Error, Check: "PodTopologySpread", Class: c.Name,
 			Message: fmt.Sprintf("only %d of %d pods can be placed under maxSkew %d on %s over %s: %s",
-				placed, c.Pods, tsc.MaxSkew, tsc.TopologyKey, describeDomains(domains), ErrReasonSpread)})
+				placed, c.Pods, tsc.MaxSkew, tsc.TopologyKey, described, ErrReasonSpread)})
 	}
 	return out
 }
 
-// domain is one topology value: how many pods it can take (0 if the pod
-// matches it but cannot land there).
+// domain is one topology value. A pod placed there draws on one of its
+// sources, capacity shared with every other domain the source serves: a
+// node group's max size is one budget across all of its zones.
 type domain struct {
-	name     string
-	capacity int64
+	name    string
+	sources []*source
+}
+
+// source is a budget of pods: a node group's nodes in some zones, or one
+// node.
+type source struct{ left int64 }
+
+func (d domain) open() bool {
+	for _, s := range d.sources {
+		if s.left > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (d domain) take() {
+	for _, s := range d.sources {
+		if s.left > 0 {
+			s.left--
+			return
+		}
+	}
 }
 
 func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) []domain {
@@ -54,48 +78,65 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 		}
 		return true
 	}
-	caps := map[string]int64{}
+	byName := map[string]*domain{}
+	get := func(name string) *domain {
+		if byName[name] == nil {
+			byName[name] = &domain{name: name}
+		}
+		return byName[name]
+	}
 	for i, p := range pools {
 		cell := cells[i]
+		var budget *source // the pool's one budget, shared by its zones
 		for j, n := range p.Nodes {
 			if !counted(n.Node) {
 				continue
 			}
 			v := cell.Nodes[j]
-			switch tsc.TopologyKey {
-			case labelHostname:
+			if tsc.TopologyKey == labelHostname {
 				// Each of the pool's nodes is its own domain.
 				for k := int32(0); k < p.MaxNodes; k++ {
-					name := fmt.Sprintf("%s-%d", p.Name, k)
-					if v.Fits && v.PodsPerNode > caps[name] {
-						caps[name] = v.PodsPerNode
-					} else if _, ok := caps[name]; !ok {
-						caps[name] = 0
+					d := get(fmt.Sprintf("%s-%d", p.Name, k))
+					if v.Fits {
+						d.sources = append(d.sources, &source{left: v.PodsPerNode})
 					}
 				}
-			default:
-				zone := n.Labels[tsc.TopologyKey]
-				if zone == "" {
-					continue
+				continue
+			}
+			value := n.Labels[tsc.TopologyKey]
+			if value == "" {
+				continue
+			}
+			d := get(value)
+			if v.Fits {
+				if budget == nil {
+					budget = &source{left: cell.Capacity}
 				}
-				if v.Fits {
-					caps[zone] += cell.Capacity
-				} else if _, ok := caps[zone]; !ok {
-					caps[zone] = 0
+				if !hasSource(d, budget) {
+					d.sources = append(d.sources, budget)
 				}
 			}
 		}
 	}
-	names := make([]string, 0, len(caps))
-	for n := range caps {
+	names := make([]string, 0, len(byName))
+	for n := range byName {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	out := make([]domain, len(names))
 	for i, n := range names {
-		out[i] = domain{n, caps[n]}
+		out[i] = *byName[n]
 	}
 	return out
+}
+
+func hasSource(d *domain, s *source) bool {
+	for _, x := range d.sources {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // placeSpread puts pods one at a time into the least-loaded domain with
@@ -117,7 +158,7 @@ func placeSpread(pods int64, domains []domain, tsc corev1.TopologySpreadConstrai
 		}
 		best := -1
 		for i, d := range domains {
-			if counts[i] >= d.capacity || counts[i]+1-globalMin > int64(tsc.MaxSkew) {
+			if !d.open() || counts[i]+1-globalMin > int64(tsc.MaxSkew) {
 				continue
 			}
 			if best < 0 || counts[i] < counts[best] {
@@ -127,6 +168,7 @@ func placeSpread(pods int64, domains []domain, tsc corev1.TopologySpreadConstrai
 		if best < 0 {
 			return placed, false
 		}
+		domains[best].take()
 		counts[best]++
 	}
 	return pods, true
@@ -135,7 +177,7 @@ func placeSpread(pods int64, domains []domain, tsc corev1.TopologySpreadConstrai
 func describeDomains(ds []domain) string {
 	open, closed := 0, 0
 	for _, d := range ds {
-		if d.capacity > 0 {
+		if len(d.sources) > 0 {
 			open++
 		} else {
 			closed++

@@ -13,22 +13,30 @@ func TestPlaceSpread(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		pods       int64
-		domains    []domain
+		domains    []int64 // capacity of each domain; 0 matches but cannot take pods
 		maxSkew    int32
 		minDomains *int32
 		placed     int64
 		ok         bool
 	}{
-		{"three zones, three pods", 3, []domain{{"a", 9}, {"b", 9}, {"c", 9}}, 1, nil, 3, true},
-		{"one open zone, maxSkew 1", 3, []domain{{"a", 9}}, 1, nil, 3, true},
-		{"a matched zone it cannot enter caps the others at maxSkew", 3, []domain{{"a", 9}, {"b", 9}, {"c", 0}}, 1, nil, 2, false},
-		{"maxSkew 2 lets more in", 4, []domain{{"a", 9}, {"b", 9}, {"c", 0}}, 2, nil, 4, true},
-		{"capacity of a domain", 3, []domain{{"a", 1}, {"b", 1}}, 5, nil, 2, false},
-		{"minDomains above the domains makes the minimum zero", 3, []domain{{"a", 9}, {"b", 9}}, 1, &four, 2, false},
-		{"minDomains met", 4, []domain{{"a", 9}, {"b", 9}}, 1, &two, 4, true},
+		{"three zones, three pods", 3, []int64{9, 9, 9}, 1, nil, 3, true},
+		{"one open zone, maxSkew 1", 3, []int64{9}, 1, nil, 3, true},
+		{"a matched zone it cannot enter caps the others at maxSkew", 3, []int64{9, 9, 0}, 1, nil, 2, false},
+		{"maxSkew 2 lets more in", 4, []int64{9, 9, 0}, 2, nil, 4, true},
+		{"capacity of a domain", 3, []int64{1, 1}, 5, nil, 2, false},
+		{"minDomains above the domains makes the minimum zero", 3, []int64{9, 9}, 1, &four, 2, false},
+		{"minDomains met", 4, []int64{9, 9}, 1, &two, 4, true},
 	} {
 		tsc := corev1.TopologySpreadConstraint{MaxSkew: tc.maxSkew, MinDomains: tc.minDomains}
-		placed, ok := placeSpread(tc.pods, tc.domains, tsc)
+		var ds []domain
+		for i, capacity := range tc.domains {
+			d := domain{name: string(rune('a' + i))}
+			if capacity > 0 {
+				d.sources = []*source{{left: capacity}}
+			}
+			ds = append(ds, d)
+		}
+		placed, ok := placeSpread(tc.pods, ds, tsc)
 		if placed != tc.placed || ok != tc.ok {
 			t.Errorf("%s: placed %d ok %v, want %d %v", tc.name, placed, ok, tc.placed, tc.ok)
 		}
@@ -58,6 +66,16 @@ func spreadFleet(pods int32, policy *corev1.NodeInclusionPolicy) (*Class, []Cell
 	c := &Class{Name: "c", Pod: p, Info: NewPodInfo(p), Pods: pods}
 	cells := []Cell{Evaluate(c, &pools[0]), Evaluate(c, &pools[1])}
 	return c, cells, pools
+}
+
+// One node group across two zones is one budget, not one per zone; two
+// instance types in a zone do not count twice.
+func TestSpreadSharesPoolCapacity(t *testing.T) {
+	shared := &source{left: 3}
+	ds := []domain{{name: "a", sources: []*source{shared}}, {name: "b", sources: []*source{shared}}}
+	if placed, ok := placeSpread(4, ds, corev1.TopologySpreadConstraint{MaxSkew: 5}); ok || placed != 3 {
+		t.Fatalf("placed %d ok %v, want 3 of 4", placed, ok)
+	}
 }
 
 func TestPodTopologySpread(t *testing.T) {

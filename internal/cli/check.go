@@ -45,7 +45,7 @@ finding is an error. With --format json it prints the report document
 				}
 				fmt.Fprintf(stdout, "%s\n", j)
 			} else {
-				fmt.Fprintf(stdout, "%s\n\n%s", summarize(res), report.Matrix(res.Report, 80))
+				fmt.Fprintf(stdout, "%s\n\n%s\n", summarize(res), report.Matrix(res.Report, 80))
 				printFindings(stdout, res.Report)
 			}
 			return findingsExit(res.Report)
@@ -57,7 +57,7 @@ finding is an error. With --format json it prints the report document
 
 func printFindings(w io.Writer, r *check.Report) {
 	errs := r.Errors()
-	fmt.Fprintf(w, "\n%s, %s\n", plural(errs, "error", "errors"), plural(len(r.Findings)-errs, "warning", "warnings"))
+	fmt.Fprintf(w, "%s, %s\n", plural(errs, "error", "errors"), plural(len(r.Findings)-errs, "warning", "warnings"))
 	for _, f := range r.Findings {
 		fmt.Fprintln(w, f.String())
 	}

@@ -39,6 +39,7 @@ checker found an error.`,
 			}
 			fmt.Fprintf(stdout, "%s\n", sum)
 			if len(res.Report.Findings) > 0 {
+				fmt.Fprintln(stdout)
 				printFindings(stdout, res.Report)
 			} else {
 				fmt.Fprintln(stdout, "ok")
