@@ -50,5 +50,7 @@ func (f NodeFilter) Run(pi *PodInfo, node *corev1.Node) Status {
 	return Status{Reasons: f.Filter(pi, node), Compared: f.Explain(pi, node)}
 }
 
-// NodeFilters run in kube-scheduler's default profile order.
-var NodeFilters = []NodeFilter{NodeAffinity, TaintToleration, NodeResourcesFit}
+// NodeFilters run in kube-scheduler's default profile's Filter order. The
+// scheduler reports only the first filter that rejects a node, and so do
+// the checker's verdicts; explain runs them all.
+var NodeFilters = []NodeFilter{TaintToleration, NodeAffinity, NodeResourcesFit}

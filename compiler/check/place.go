@@ -52,9 +52,13 @@ func evaluate(c *Class, p *Pool, explain bool) Cell {
 		v := NodeVerdict{InstanceType: n.InstanceType, Zone: n.Zone}
 		for _, f := range NodeFilters {
 			rs := f.Filter(c.Info, n.Node)
-			v.Reasons = append(v.Reasons, rs...)
+			if len(v.Reasons) == 0 {
+				v.Reasons = rs
+			}
 			if explain {
 				v.Filters = append(v.Filters, FilterStatus{Name: f.Name, Status: Status{Reasons: rs, Compared: f.Explain(c.Info, n.Node)}})
+			} else if len(rs) > 0 {
+				break
 			}
 		}
 		for _, r := range v.Reasons {
