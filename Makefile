@@ -1,5 +1,6 @@
 # gpufleet. `make help` lists the targets.
 GO      ?= go
+SHELL   := /bin/bash
 BIN     := bin/gpufleet
 FLEETS  := $(notdir $(wildcard fleets/*))
 
@@ -33,9 +34,14 @@ golden-check: ## Fail if regenerating golden/ would change it
 	@git diff --exit-code --stat -- golden/ || { echo "golden/ is stale: run 'make golden' and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- golden/)" || { git status --porcelain -- golden/; echo "golden/ has untracked files: run 'make golden' and commit"; exit 1; }
 
+.PHONY: test-kubesched
+test-kubesched: ## Differential test against kube-scheduler v1.35.4 (nested module; first build takes minutes)
+	set -o pipefail; cd kubesched && $(GO) vet ./... && $(GO) test ./... -v -count=1 2>&1 | grep -vE '^\s*$$|^=== (PAUSE|CONT)' 
+
 .PHONY: bench
 bench: ## Run the benchmarks
 	$(GO) test ./compiler/ -run '^$$' -bench . -benchmem
+	cd kubesched && $(GO) test -run '^$$' -bench Filters .
 
 .PHONY: lint
 lint: ## gofmt and go vet

@@ -1,0 +1,190 @@
+package kubesched
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
+)
+
+var generated = flag.Int("fleets", 300, "generated fleets in the differential test")
+
+// fleetCase is one fleet to compare: an example directory or a generated
+// spec written to a temp file.
+type fleetCase struct {
+	name, path string
+}
+
+func fleetCases(t testing.TB) []fleetCase {
+	t.Helper()
+	dirs, err := filepath.Glob("../fleets/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no example fleets under ../fleets: %v", err)
+	}
+	var cases []fleetCase
+	for _, d := range dirs {
+		cases = append(cases, fleetCase{filepath.Base(d), d})
+	}
+	tmp := t.TempDir()
+	for seed := 1; seed <= *generated; seed++ {
+		size := fleetgen.S
+		if seed%10 == 0 {
+			size = fleetgen.Size{Name: "tiny", Pools: 3, Classes: 4, Tenants: 2}
+		}
+		f := filepath.Join(tmp, fmt.Sprintf("gen-%d.json", seed))
+		spec := fleetgen.Generate(uint64(seed), size, fleetgen.Options{Tricky: seed%3 != 0})
+		if err := os.WriteFile(f, fleetgen.JSON(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, fleetCase{fmt.Sprintf("seed %d", seed), f})
+	}
+	return cases
+}
+
+// disagreement is one node on which the checker and kube-scheduler differ,
+// kept with the pod and node so it can be replayed.
+type disagreement struct {
+	fleet, class, node string
+	ours, theirs       []string
+	pod                *v1.Pod
+	n                  *v1.Node
+}
+
+func (d disagreement) String() string {
+	p, _ := yaml.Marshal(d.pod)
+	n, _ := yaml.Marshal(d.n)
+	return fmt.Sprintf("%s: class %s on node %s: checker %q, kube-scheduler %q\n--- pod\n%s--- node\n%s",
+		d.fleet, d.class, d.node, d.ours, d.theirs, p, n)
+}
+
+// TestDifferential compares the placement checker's verdict and reasons
+// with kube-scheduler v1.35.4's own PreFilter and Filter plugins for every
+// class on every synthesised node, over the example fleets and generated
+// ones. Agreement must be total.
+func TestDifferential(t *testing.T) {
+	var nodePairs, poolPairs, fits, refused int
+	var bad []disagreement
+	for _, fc := range fleetCases(t) {
+		res, err := compiler.Compile([]string{fc.path})
+		if err != nil {
+			t.Fatalf("%s: %v", fc.name, err)
+		}
+		cl, err := check.FromTree(res.Tree, res.Catalog)
+		if err != nil {
+			t.Fatalf("%s: %v", fc.name, err)
+		}
+		var nodes []*v1.Node
+		for _, p := range cl.Pools {
+			for _, n := range p.Nodes {
+				nodes = append(nodes, n.Node)
+			}
+		}
+		for i := range cl.Classes {
+			c := &cl.Classes[i]
+			theirs, err := Filter(c.Pod, nodes, nil)
+			if err != nil {
+				t.Fatalf("%s: class %s: %v", fc.name, c.Name, err)
+			}
+			for j := range cl.Pools {
+				cell := check.Evaluate(c, &cl.Pools[j])
+				poolPairs++
+				for k, v := range cell.Nodes {
+					n := cl.Pools[j].Nodes[k].Node
+					nodePairs++
+					want := sorted(theirs[n.Name])
+					if v.Fits {
+						fits++
+					} else {
+						refused++
+					}
+					if got := sorted(v.Reasons); !slices.Equal(got, want) {
+						bad = append(bad, disagreement{fc.name, c.Name, n.Name, got, want, c.Pod, n})
+					}
+				}
+			}
+		}
+	}
+	t.Logf("compared %d class × pool pairs (%d class × node pairs: %d fit, %d refused); %d disagreements",
+		poolPairs, nodePairs, fits, refused, len(bad))
+	if fits == 0 || refused == 0 {
+		t.Errorf("the fleets exercised only one verdict (fit %d, refused %d)", fits, refused)
+	}
+	if len(bad) > 0 {
+		// The smallest case: the disagreement with the fewest pod and
+		// node fields to read.
+		slices.SortFunc(bad, func(a, b disagreement) int { return size(a) - size(b) })
+		t.Fatalf("%d disagreements; smallest:\n%s", len(bad), bad[0])
+	}
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func size(d disagreement) int {
+	p, _ := yaml.Marshal(d.pod)
+	n, _ := yaml.Marshal(d.n)
+	return len(p) + len(n)
+}
+
+// BenchmarkFilters compares the checker's node filters with the real
+// scheduler's on the same class × node pairs of one generated fleet.
+func BenchmarkFilters(b *testing.B) {
+	f := filepath.Join(b.TempDir(), "fleet.json")
+	if err := os.WriteFile(f, fleetgen.JSON(fleetgen.Generate(7, fleetgen.S, fleetgen.Options{Tricky: true})), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	res, err := compiler.Compile([]string{f})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cl, err := check.FromTree(res.Tree, res.Catalog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var nodes []*v1.Node
+	for _, p := range cl.Pools {
+		for _, n := range p.Nodes {
+			nodes = append(nodes, n.Node)
+		}
+	}
+	pairs := float64(len(cl.Classes) * len(nodes))
+	b.Run("gpufleet", func(b *testing.B) {
+		for b.Loop() {
+			for i := range cl.Classes {
+				for j := range cl.Pools {
+					check.Evaluate(&cl.Classes[i], &cl.Pools[j])
+				}
+			}
+		}
+		b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "nodepairs/s")
+	})
+	b.Run("kube-scheduler", func(b *testing.B) {
+		start := time.Now()
+		n := 0
+		for b.Loop() {
+			for i := range cl.Classes {
+				if _, err := Filter(cl.Classes[i].Pod, nodes, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			n++
+		}
+		b.ReportMetric(pairs*float64(n)/time.Since(start).Seconds(), "nodepairs/s")
+	})
+}
