@@ -87,7 +87,7 @@ func Run(tree render.Tree, cat catalog.Catalog, in Intent) (*Report, error) {
 		r.Cells = append(r.Cells, cells...)
 		r.Findings = append(r.Findings, Lands(c, cells)...)
 		r.Findings = append(r.Findings, Gang(c, cells)...)
-		r.Findings = append(r.Findings, InterPodAffinity(c, cells, cl.Pools)...)
+		r.Findings = append(r.Findings, InterPodAffinity(c, cells)...)
 		r.Findings = append(r.Findings, PodTopologySpread(c, cells, cl.Pools)...)
 	}
 	r.Findings = append(r.Findings, Deny(cl, byClass, in)...)

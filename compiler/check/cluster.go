@@ -29,14 +29,30 @@ const (
 	labelInstanceType = "node.kubernetes.io/instance-type"
 )
 
-// Pool is a node group as the cluster will see it.
+// Pool is a node group as the cluster will see it at max size.
 type Pool struct {
 	Name     string
 	Spot     bool
 	Zones    []string
 	MaxNodes int32
-	// Nodes holds one synthesised node per instance type and zone.
+	// Nodes holds one synthesised node per instance type and populated zone.
 	Nodes []Node
+}
+
+// NodesInZone is how many of the pool's nodes run in zone: the auto scaling
+// group balances its max size across its zones, the remainder going to the
+// first zones listed.
+func (p *Pool) NodesInZone(zone string) int64 {
+	for i, z := range p.Zones {
+		if z == zone {
+			n := int64(p.MaxNodes) / int64(len(p.Zones))
+			if int64(i) < int64(p.MaxNodes)%int64(len(p.Zones)) {
+				n++
+			}
+			return n
+		}
+	}
+	return 0
 }
 
 // Node is one synthesised node.
@@ -108,6 +124,9 @@ func poolFrom(ng eksctl.ManagedNodeGroup, cat catalog.Catalog) (Pool, error) {
 			return p, fmt.Errorf("check: node group %s: unknown instance type %q", ng.Name, it)
 		}
 		for _, zone := range ng.AvailabilityZones {
+			if p.NodesInZone(zone) == 0 {
+				continue // fewer nodes than zones: this zone gets none
+			}
 			name := fmt.Sprintf("%s-%s-%s", ng.Name, it, zone)
 			labels := map[string]string{
 				labelHostname:      name,

@@ -10,9 +10,10 @@ import (
 func TestDeny(t *testing.T) {
 	gpuNode := node(map[string]string{}, nil, "cpu=8,pods=10,nvidia.com/gpu=1")
 	gpuNode.Status.Capacity = resources("nvidia.com/gpu=1")
+	web := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}})
 	cl := &Cluster{
 		Pools:   []Pool{{Name: "gpu-spot", Spot: true, MaxNodes: 1, Nodes: []Node{{InstanceType: "t", Zone: "a", Node: gpuNode}}}},
-		Classes: []Class{{Name: "web", Info: NewPodInfo(pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}})), Pods: 1}},
+		Classes: []Class{{Name: "web", Pod: web, Info: NewPodInfo(web), Pods: 1}},
 	}
 	cells := map[string][]Cell{"web": {Evaluate(&cl.Classes[0], &cl.Pools[0])}}
 	in := Intent{OnDemandOnly: map[string]bool{"web": true}, Dedicated: map[string][]string{"gpu-spot": {"train"}}}

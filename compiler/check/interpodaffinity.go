@@ -14,7 +14,7 @@ const ErrReasonAntiAffinity = "node(s) didn't match pod anti-affinity rules"
 // InterPodAffinity checks required anti-affinity of a class against its own
 // pods: one pod per hostname means replicas cannot exceed the nodes of the
 // pools it fits; one per zone, the zones they span.
-func InterPodAffinity(c *Class, cells []Cell, pools []Pool) []Finding {
+func InterPodAffinity(c *Class, cells []Cell) []Finding {
 	a := c.Pod.Spec.Affinity
 	if a == nil || a.PodAntiAffinity == nil {
 		return nil
@@ -28,8 +28,10 @@ func InterPodAffinity(c *Class, cells []Cell, pools []Pool) []Finding {
 		switch term.TopologyKey {
 		case labelHostname:
 			for _, cell := range cells {
-				if cell.Fits {
-					limit += int64(poolByName(pools, cell.Pool).MaxNodes)
+				for _, z := range cell.Zones {
+					if z.PodsPerNode > 0 {
+						limit += z.Nodes
+					}
 				}
 			}
 			unit = "nodes"
@@ -55,20 +57,25 @@ func selectsSelf(sel *metav1.LabelSelector, pod *corev1.Pod) bool {
 func fittingZones(cells []Cell) map[string]bool {
 	zones := map[string]bool{}
 	for _, cell := range cells {
-		for _, n := range cell.Nodes {
-			if n.Fits {
-				zones[n.Zone] = true
+		for _, z := range cell.Zones {
+			if z.PodsPerNode > 0 && z.Nodes > 0 {
+				zones[z.Zone] = true
 			}
 		}
 	}
 	return zones
 }
 
-func poolByName(pools []Pool, name string) *Pool {
-	for i := range pools {
-		if pools[i].Name == name {
-			return &pools[i]
+// selfAntiAffinity reports whether the class's pods repel each other on key.
+func selfAntiAffinity(c *Class, key string) bool {
+	a := c.Pod.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return false
+	}
+	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if term.TopologyKey == key && selectsSelf(term.LabelSelector, c.Pod) {
+			return true
 		}
 	}
-	return &Pool{}
+	return false
 }

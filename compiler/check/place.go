@@ -28,8 +28,21 @@ type Cell struct {
 	Reasons []string `json:"reasons,omitempty"`
 	// Nodes is per instance type and zone, for explain; left out of JSON.
 	Nodes []NodeVerdict `json:"-"`
+	// Type is the instance type the pool is credited with for this class:
+	// the fitting one that holds the most of its pods.
+	Type string `json:"type,omitempty"`
+	// Zones is the pool's capacity for the class per zone, on Type.
+	Zones []ZoneCapacity `json:"-"`
 	// Capacity is the most pods of the class the pool holds at full size.
 	Capacity int64 `json:"capacity"`
+}
+
+// ZoneCapacity is a pool's nodes in one zone and how many of a class's pods
+// each holds (0 where it cannot land).
+type ZoneCapacity struct {
+	Zone        string
+	Nodes       int64
+	PodsPerNode int64
 }
 
 // FilterStatus is one named filter's status.
@@ -47,7 +60,6 @@ func Explain(c *Class, p *Pool) Cell { return evaluate(c, p, true) }
 func evaluate(c *Class, p *Pool, explain bool) Cell {
 	cell := Cell{Class: c.Name, Pool: p.Name, Nodes: make([]NodeVerdict, 0, len(p.Nodes))}
 	reasons := map[string]bool{}
-	bestPerNode := int64(0)
 	for _, n := range p.Nodes {
 		v := NodeVerdict{InstanceType: n.InstanceType, Zone: n.Zone}
 		for _, f := range NodeFilters {
@@ -68,21 +80,37 @@ func evaluate(c *Class, p *Pool, explain bool) Cell {
 		if v.Fits {
 			v.PodsPerNode = PodsPerNode(c.Info, n.Node)
 			cell.Fits = true
-			if v.PodsPerNode > bestPerNode {
-				bestPerNode = v.PodsPerNode
-			}
 		}
 		cell.Nodes = append(cell.Nodes, v)
 	}
-	if cell.Fits {
-		// A node group's nodes are any of its types; the checker credits the
-		// best fitting one (see README, "The placement checker").
-		cell.Capacity = int64(p.MaxNodes) * bestPerNode
-	} else {
+	if !cell.Fits {
 		for r := range reasons {
 			cell.Reasons = append(cell.Reasons, r)
 		}
 		sort.Strings(cell.Reasons)
+		return cell
+	}
+	// A node group's nodes are any of its types; the checker credits the
+	// type that holds the most pods (see README, "The placement checker").
+	perType := map[string]int64{}
+	for _, v := range cell.Nodes {
+		perType[v.InstanceType] = max(perType[v.InstanceType], v.PodsPerNode)
+	}
+	for _, n := range p.Nodes {
+		if perType[n.InstanceType] > perType[cell.Type] || cell.Type == "" {
+			cell.Type = n.InstanceType
+		}
+	}
+	for j, n := range p.Nodes {
+		if n.InstanceType != cell.Type {
+			continue
+		}
+		zc := ZoneCapacity{Zone: n.Zone, Nodes: p.NodesInZone(n.Zone)}
+		if v := cell.Nodes[j]; v.Fits {
+			zc.PodsPerNode = v.PodsPerNode
+		}
+		cell.Zones = append(cell.Zones, zc)
+		cell.Capacity += zc.Nodes * zc.PodsPerNode
 	}
 	return cell
 }

@@ -36,15 +36,13 @@ func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 }
 
 // domain is one topology value. A pod placed there draws on one of its
-// sources, capacity shared with every other domain the source serves: a
-// node group's max size is one budget across all of its zones.
+// sources: a pool's nodes in that zone, or one node.
 type domain struct {
 	name    string
 	sources []*source
 }
 
-// source is a budget of pods: a node group's nodes in some zones, or one
-// node.
+// source is a budget of pods.
 type source struct{ left int64 }
 
 func (d domain) open() bool {
@@ -78,6 +76,7 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 		}
 		return true
 	}
+	oneEach := selfAntiAffinity(c, labelHostname)
 	byName := map[string]*domain{}
 	get := func(name string) *domain {
 		if byName[name] == nil {
@@ -87,18 +86,27 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 	}
 	for i, p := range pools {
 		cell := cells[i]
-		var budget *source // the pool's one budget, shared by its zones
-		for j, n := range p.Nodes {
-			if !counted(n.Node) {
+		for _, n := range p.Nodes {
+			// The pool's nodes are of the type credited to it; in each zone
+			// they count as domains if that type's node is counted.
+			if n.InstanceType != poolType(cell, p) || !counted(n.Node) {
 				continue
 			}
-			v := cell.Nodes[j]
+			nodes := p.NodesInZone(n.Zone)
+			perNode := int64(0)
+			for _, z := range cell.Zones {
+				if z.Zone == n.Zone {
+					perNode = z.PodsPerNode
+				}
+			}
+			if oneEach {
+				perNode = min(perNode, 1) // required anti-affinity: one per node
+			}
 			if tsc.TopologyKey == labelHostname {
-				// Each of the pool's nodes is its own domain.
-				for k := int32(0); k < p.MaxNodes; k++ {
-					d := get(fmt.Sprintf("%s-%d", p.Name, k))
-					if v.Fits {
-						d.sources = append(d.sources, &source{left: v.PodsPerNode})
+				for k := int64(0); k < nodes; k++ {
+					d := get(fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k))
+					if perNode > 0 {
+						d.sources = append(d.sources, &source{left: perNode})
 					}
 				}
 				continue
@@ -108,13 +116,8 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 				continue
 			}
 			d := get(value)
-			if v.Fits {
-				if budget == nil {
-					budget = &source{left: cell.Capacity}
-				}
-				if !hasSource(d, budget) {
-					d.sources = append(d.sources, budget)
-				}
+			if perNode > 0 {
+				d.sources = append(d.sources, &source{left: nodes * perNode})
 			}
 		}
 	}
@@ -130,13 +133,16 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 	return out
 }
 
-func hasSource(d *domain, s *source) bool {
-	for _, x := range d.sources {
-		if x == s {
-			return true
-		}
+// poolType is the instance type a pool's nodes have for a class: the one
+// credited to it, or its first type where the class cannot land.
+func poolType(cell Cell, p Pool) string {
+	if cell.Type != "" {
+		return cell.Type
 	}
-	return false
+	if len(p.Nodes) > 0 {
+		return p.Nodes[0].InstanceType
+	}
+	return ""
 }
 
 // placeSpread puts pods one at a time into the least-loaded domain with

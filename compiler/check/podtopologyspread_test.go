@@ -68,13 +68,18 @@ func spreadFleet(pods int32, policy *corev1.NodeInclusionPolicy) (*Class, []Cell
 	return c, cells, pools
 }
 
-// One node group across two zones is one budget, not one per zone; two
-// instance types in a zone do not count twice.
-func TestSpreadSharesPoolCapacity(t *testing.T) {
-	shared := &source{left: 3}
-	ds := []domain{{name: "a", sources: []*source{shared}}, {name: "b", sources: []*source{shared}}}
-	if placed, ok := placeSpread(4, ds, corev1.TopologySpreadConstraint{MaxSkew: 5}); ok || placed != 3 {
-		t.Fatalf("placed %d ok %v, want 3 of 4", placed, ok)
+// A node group's max size is balanced across its zones, the remainder to
+// the first zones; a zone that gets no node is not a domain.
+func TestNodesInZone(t *testing.T) {
+	p := Pool{MaxNodes: 4, Zones: []string{"a", "b", "c"}}
+	for zone, want := range map[string]int64{"a": 2, "b": 1, "c": 1, "x": 0} {
+		if got := p.NodesInZone(zone); got != want {
+			t.Errorf("NodesInZone(%s) = %d, want %d", zone, got, want)
+		}
+	}
+	one := Pool{MaxNodes: 1, Zones: []string{"a", "b"}}
+	if one.NodesInZone("b") != 0 {
+		t.Error("one node in two zones: the second gets none")
 	}
 }
 
@@ -98,23 +103,23 @@ func TestPodTopologySpread(t *testing.T) {
 }
 
 func TestInterPodAffinity(t *testing.T) {
-	c, cells, pools := spreadFleet(5, nil)
+	c, cells, _ := spreadFleet(5, nil)
 	c.Pod.Spec.TopologySpreadConstraints = nil
 	c.Pod.Spec.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 		TopologyKey: labelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
 	}}}
 	// Only pool "open" fits, with 4 nodes: 5 pods with one per node fail.
-	if f := InterPodAffinity(c, cells, pools); len(f) != 1 || f[0].Check != "InterPodAffinity" {
+	if f := InterPodAffinity(c, cells); len(f) != 1 || f[0].Check != "InterPodAffinity" {
 		t.Fatalf("want an anti-affinity finding, got %v", f)
 	}
 	c.Pods = 4
-	if f := InterPodAffinity(c, cells, pools); len(f) != 0 {
+	if f := InterPodAffinity(c, cells); len(f) != 0 {
 		t.Fatalf("4 pods on 4 nodes fit: %v", f)
 	}
 	// Zone anti-affinity: one zone fits.
 	c.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey = labelZone
 	c.Pods = 2
-	if f := InterPodAffinity(c, cells, pools); len(f) != 1 {
+	if f := InterPodAffinity(c, cells); len(f) != 1 {
 		t.Fatalf("2 pods, one per zone, one zone: want a finding, got %v", f)
 	}
 }
