@@ -1,7 +1,7 @@
 // Package compiler runs the pipeline: load, validate, derive, verify, render,
-// check. The
-// stages live in subpackages named after them; write is left to the caller
-// so that vet and diff can compile without touching the disk.
+// check, then Kueue queues (which need the checker's verdicts) and their
+// check. The stages live in subpackages named after them; write is left to
+// the caller so that vet and diff can compile without touching the disk.
 package compiler
 
 import (
@@ -48,6 +48,15 @@ func Compile(paths []string) (*Result, error) {
 	}
 	rep, err := check.Run(tree, cat, Intent(d))
 	if err != nil {
+		return nil, err
+	}
+	// A ClusterQueue offers a pool as a flavor only where one of the
+	// tenant's classes is proved to land.
+	d.DeriveQueues(func(class, pool string) bool { return rep.Cell(class, pool).Fits })
+	if err := render.Kueue(tree, d); err != nil {
+		return nil, err
+	}
+	if err := check.Kueue(tree, rep, KueueIntent(d)); err != nil {
 		return nil, err
 	}
 	severities(src.Fleet, rep)

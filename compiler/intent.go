@@ -78,3 +78,18 @@ func position(src *load.Source, r *check.Report) {
 		}
 	}
 }
+
+// KueueIntent lists each tenant's queued classes for the Kueue checks.
+func KueueIntent(d *derive.Fleet) []check.QueueIntent {
+	var out []check.QueueIntent
+	for _, t := range d.Tenants {
+		q := check.QueueIntent{Tenant: t.Name, ClusterQueue: t.Name}
+		for _, name := range t.Spec.Classes {
+			if c := d.Class(name); c != nil && c.Spec.Queued() {
+				q.Classes = append(q.Classes, name)
+			}
+		}
+		out = append(out, q)
+	}
+	return out
+}

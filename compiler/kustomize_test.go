@@ -44,11 +44,28 @@ func TestKustomizeTree(t *testing.T) {
 	for _, dir := range exampleFleets(t) {
 		res := compile(t, dir)
 		f := res.Source.Fleet
-		want := map[string]int{"PriorityClass": len(f.Priorities)}
+		want := map[string]int{
+			"PriorityClass": len(f.Priorities), "WorkloadPriorityClass": len(f.Priorities),
+			"ResourceFlavor": len(f.Pools), "ClusterQueue": len(f.Tenants),
+		}
+		cohorts := map[string]bool{}
+		for name, c := range f.Cohorts {
+			cohorts[name] = true
+			if c.Parent != "" {
+				cohorts[c.Parent] = true
+			}
+		}
+		for _, tn := range f.Tenants {
+			if tn.Cohort != "" {
+				cohorts[tn.Cohort] = true
+			}
+		}
+		want["Cohort"] = len(cohorts)
 		for _, tn := range f.Tenants {
 			n := len(tn.Namespaces)
 			want["Namespace"] += n
 			want["LimitRange"] += n
+			want["LocalQueue"] += n
 			quotas := len(tn.PriorityQuotas)
 			if tn.Quota != nil || tn.Borrow != nil {
 				quotas++

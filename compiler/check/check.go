@@ -42,6 +42,9 @@ type Report struct {
 	Cells    []Cell    `json:"cells"`
 	Findings []Finding `json:"findings"`
 	Capacity []Commit  `json:"capacity"`
+
+	// cluster is what was checked, for the Kueue checks that follow.
+	cluster *Cluster
 }
 
 // Errors counts error-level findings.
@@ -71,7 +74,7 @@ func Run(tree render.Tree, cat catalog.Catalog, in Intent) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}}
+	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}, cluster: cl}
 	for _, p := range cl.Pools {
 		r.Pools = append(r.Pools, p.Name)
 	}

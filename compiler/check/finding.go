@@ -22,7 +22,7 @@ type Finding struct {
 	Pool     string   `json:"pool,omitempty"`
 	Tenant   string   `json:"tenant,omitempty"`
 	Message  string   `json:"message"`
-	Pos      diag.Pos `json:"pos"`
+	Pos      diag.Pos `json:"pos,omitzero"`
 }
 
 func (f Finding) String() string {

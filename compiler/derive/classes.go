@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/kueue"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -38,11 +39,16 @@ func deriveClass(name string, c spec.Class, dedicated []string) Class {
 		}
 		ps.InitContainers = append(ps.InitContainers, ctr)
 	}
+	var wl map[string]string
+	if c.Queued() {
+		wl = map[string]string{kueue.LabelQueueName: LocalQueueName, kueue.LabelPriorityClass: c.Priority}
+	}
 	return Class{
-		Name:      name,
-		Spec:      c,
-		Dedicated: dedicated,
-		Template:  corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: ps},
+		Name:           name,
+		Spec:           c,
+		WorkloadLabels: wl,
+		Dedicated:      dedicated,
+		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: ps},
 	}
 }
 

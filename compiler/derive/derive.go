@@ -5,6 +5,7 @@ package derive
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -43,6 +44,9 @@ type Class struct {
 	Name     string
 	Spec     spec.Class
 	Template corev1.PodTemplateSpec
+	// WorkloadLabels go on the workload object itself: Kueue's queue and
+	// priority for queued classes.
+	WorkloadLabels map[string]string
 	// Pools dedicated to this class.
 	Dedicated []string
 }
@@ -56,6 +60,8 @@ type Tenant struct {
 	// MaxGPUPerPod is the most GPUs any of the tenant's classes asks for in
 	// one pod: the LimitRange's per-pod maximum.
 	MaxGPUPerPod int64
+	// Queue is the tenant's Kueue ClusterQueue.
+	Queue *Queue
 }
 
 // Derive computes the policy of a validated fleet.
@@ -79,6 +85,39 @@ func Derive(f *spec.Fleet, cat catalog.Catalog) *Fleet {
 		d.Tenants = append(d.Tenants, deriveTenant(name, f.Tenants[name], f.Classes))
 	}
 	return d
+}
+
+// DeriveQueues decides every tenant's ClusterQueue; lands says where the
+// placement checker proved a class can land.
+func (d *Fleet) DeriveQueues(lands func(class, pool string) bool) {
+	for i := range d.Tenants {
+		d.Tenants[i].Queue = deriveQueue(d.Tenants[i].Spec, d, lands)
+	}
+}
+
+// Pool returns the derived pool of that name.
+func (d *Fleet) Pool(name string) *Pool {
+	for i := range d.Pools {
+		if d.Pools[i].Name == name {
+			return &d.Pools[i]
+		}
+	}
+	return &Pool{}
+}
+
+// CapacityUnits is how many units of r the pool holds at max size, on its
+// largest instance type.
+func (p *Pool) CapacityUnits(r corev1.ResourceName, unit resource.Quantity) int64 {
+	var best int64
+	for _, in := range p.Instances {
+		q := in.Capacity()[r]
+		if r == corev1.ResourceCPU {
+			best = max(best, q.MilliValue()/unit.MilliValue())
+		} else {
+			best = max(best, q.Value()/unit.Value())
+		}
+	}
+	return best * int64(p.Spec.Size.Max)
 }
 
 // Class returns the derived class of that name.

@@ -8,6 +8,23 @@ const (
 	Kind       = "ClusterConfig"
 )
 
+// Cluster-autoscaler reads these Auto Scaling group tags to build a node
+// template for a group with no nodes: without them it cannot know that a
+// group at zero would satisfy a pending pod, and never scales it up. The
+// Terraform output carries the same tags.
+const (
+	CATemplatePrefix    = "k8s.io/cluster-autoscaler/node-template/"
+	CALabelTagPrefix    = CATemplatePrefix + "label/"
+	CATaintTagPrefix    = CATemplatePrefix + "taint/"
+	CAResourceTagPrefix = CATemplatePrefix + "resources/"
+)
+
+// AMI families a pool may choose (eksctl's amiFamily spelling).
+const (
+	AmazonLinux2023 = "AmazonLinux2023"
+	Bottlerocket    = "Bottlerocket"
+)
+
 type ClusterConfig struct {
 	APIVersion        string             `json:"apiVersion"`
 	Kind              string             `json:"kind"`
@@ -24,14 +41,21 @@ type Metadata struct {
 
 type ManagedNodeGroup struct {
 	Name              string            `json:"name"`
+	AMIFamily         string            `json:"amiFamily"`
 	InstanceTypes     []string          `json:"instanceTypes"`
 	Spot              bool              `json:"spot,omitempty"`
 	AvailabilityZones []string          `json:"availabilityZones"`
 	MinSize           int32             `json:"minSize"`
 	MaxSize           int32             `json:"maxSize"`
 	DesiredCapacity   int32             `json:"desiredCapacity"`
+	VolumeSize        int32             `json:"volumeSize"`
+	EFAEnabled        bool              `json:"efaEnabled,omitempty"`
 	Labels            map[string]string `json:"labels"`
 	Taints            []Taint           `json:"taints,omitempty"`
+	Tags              map[string]string `json:"tags,omitempty"`
+	// PropagateASGTags copies tags to the node group's Auto Scaling group,
+	// where cluster-autoscaler reads them.
+	PropagateASGTags bool `json:"propagateASGTags,omitempty"`
 }
 
 type Taint struct {

@@ -71,14 +71,19 @@ func policyPatch(c *derive.Class, apiVersion, kind string) map[string]any {
 			spec[f] = nil
 		}
 	}
+	md := map[string]any{"name": "any"}
+	if len(c.WorkloadLabels) > 0 {
+		md["labels"] = c.WorkloadLabels
+	}
+	workload := map[string]any{"template": map[string]any{"metadata": tpl.ObjectMeta, "spec": spec}}
+	if kind == "Job" && c.WorkloadLabels != nil {
+		workload["suspend"] = true // Kueue unsuspends it on admission
+	}
 	return map[string]any{
 		"apiVersion": apiVersion,
 		"kind":       kind,
-		"metadata":   map[string]any{"name": "any"},
-		"spec": map[string]any{"template": map[string]any{
-			"metadata": tpl.ObjectMeta,
-			"spec":     spec,
-		}},
+		"metadata":   md,
+		"spec":       workload,
 	}
 }
 
@@ -95,6 +100,9 @@ func Example(c *derive.Class) (any, error) {
 		tpl := *c.Template.DeepCopy()
 		tpl.Spec.RestartPolicy = skeleton.Spec.RestartPolicy
 		return tpl
+	}
+	for k, v := range c.WorkloadLabels {
+		labels[k] = v
 	}
 	objMeta := func(m metav1.ObjectMeta) metav1.ObjectMeta {
 		m.Name = c.Name
@@ -133,6 +141,10 @@ func Example(c *derive.Class) (any, error) {
 		pods := c.Spec.Pods()
 		j.Spec.Parallelism = &pods
 		j.Spec.Completions = &pods
+		if c.WorkloadLabels != nil {
+			suspend := true // created suspended: Kueue starts it once admitted
+			j.Spec.Suspend = &suspend
+		}
 		j.Spec.Template = podTemplate(j.Spec.Template)
 		return &j, nil
 	}

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"strconv"
+
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/eksctl"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -9,6 +11,13 @@ import (
 // EksctlPath is where the node groups are written; the checker reads them
 // back from there.
 const EksctlPath = "nodegroups/eksctl.yaml"
+
+// Default node volumes: GPU nodes pull multi-GiB CUDA images and cache
+// model weights; the AMIs' own 20 GiB fills up on the first pull.
+const (
+	defaultVolumeGiB    = 100
+	defaultGPUVolumeGiB = 500
+)
 
 func (r *renderer) nodegroups() {
 	cl := r.d.Spec.Cluster
@@ -22,13 +31,18 @@ func (r *renderer) nodegroups() {
 	for _, p := range r.d.Pools {
 		ng := eksctl.ManagedNodeGroup{
 			Name:              p.Name,
+			AMIFamily:         amiFamily(p),
 			InstanceTypes:     p.Spec.InstanceTypes,
 			Spot:              p.Spec.Capacity == spec.Spot,
 			AvailabilityZones: p.Zones,
 			MinSize:           p.Spec.Size.Min,
 			MaxSize:           p.Spec.Size.Max,
 			DesiredCapacity:   desired(p),
+			VolumeSize:        volumeSize(p),
+			EFAEnabled:        p.Spec.EFA,
 			Labels:            p.Labels,
+			Tags:              scaleFromZeroTags(p),
+			PropagateASGTags:  true,
 		}
 		for _, t := range p.Taints {
 			ng.Taints = append(ng.Taints, eksctl.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
@@ -43,4 +57,52 @@ func desired(p derive.Pool) int32 {
 		return *p.Spec.Size.Desired
 	}
 	return p.Spec.Size.Min
+}
+
+func volumeSize(p derive.Pool) int32 {
+	switch {
+	case p.Spec.VolumeSizeGiB != nil:
+		return *p.Spec.VolumeSizeGiB
+	case p.GPU != nil:
+		return defaultGPUVolumeGiB
+	}
+	return defaultVolumeGiB
+}
+
+func amiFamily(p derive.Pool) string {
+	if p.Spec.AMIFamily == "" {
+		return eksctl.AmazonLinux2023
+	}
+	return p.Spec.AMIFamily
+}
+
+// scaleFromZeroTags are cluster-autoscaler's node-template tags for every
+// label, taint and GPU of the pool's nodes. A taint's value must end in
+// ":<Effect>": cluster-autoscaler ignores a taint tag without it, so its
+// template node would lack the taint and it would scale up a GPU group for a
+// pod that the real nodes repel.
+func scaleFromZeroTags(p derive.Pool) map[string]string {
+	tags := map[string]string{}
+	for k, v := range p.Labels {
+		tags[eksctl.CALabelTagPrefix+k] = v
+	}
+	for _, t := range p.Taints {
+		tags[eksctl.CATaintTagPrefix+t.Key] = t.Value + ":" + string(t.Effect)
+	}
+	if n := gpuCount(p); n > 0 {
+		tags[eksctl.CAResourceTagPrefix+derive.ResourceGPU] = strconv.FormatInt(n, 10)
+	}
+	return tags
+}
+
+// gpuCount is the fewest GPUs any of the pool's instance types has: a
+// template promising more would scale up nodes the pod does not fit on.
+func gpuCount(p derive.Pool) int64 {
+	var n int64
+	for _, in := range p.Instances {
+		if in.GPU != nil && (n == 0 || in.GPU.Count < n) {
+			n = in.GPU.Count
+		}
+	}
+	return n
 }

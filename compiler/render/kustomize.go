@@ -18,7 +18,7 @@ func (r *renderer) kustomization(dir string, resources []string) {
 // users pull into their own workloads' kustomizations, and node groups feed
 // eksctl and Terraform, so neither is a resource here.
 func (r *renderer) root() {
-	resources := []string{"cluster"}
+	resources := []string{"cluster", "kueue"}
 	for _, t := range r.d.Tenants {
 		resources = append(resources, path.Join("tenants", t.Name))
 	}

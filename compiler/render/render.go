@@ -6,6 +6,7 @@ package render
 import (
 	"path"
 	"sort"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -38,11 +39,22 @@ func Render(d *derive.Fleet) (Tree, error) {
 	r.tenants()
 	r.classes()
 	r.nodegroups()
+	r.terraform()
 	r.root()
 	if r.err != nil {
 		return nil, r.err
 	}
 	return r.tree, nil
+}
+
+// Kueue adds the Kueue objects, once DeriveQueues has run.
+func Kueue(tree Tree, d *derive.Fleet) error {
+	r := &renderer{d: d, tree: tree}
+	r.kueue()
+	for _, t := range d.Tenants {
+		r.emit(path.Join("tenants", t.Name, "localqueues.yaml"), localQueues(t, map[string]string{derive.LabelTenant: t.Name})...)
+	}
+	return r.err
 }
 
 // emit marshals objs into one file; the first error sticks.
@@ -66,3 +78,5 @@ func meta(name, namespace string, extra map[string]string) metav1.ObjectMeta {
 	}
 	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels}
 }
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -35,7 +35,8 @@ func (r *renderer) tenants() {
 			files = append(files, "resourcequotas.yaml")
 			r.emit(path.Join(dir, "resourcequotas.yaml"), quotas...)
 		}
-		files = append(files, "limitranges.yaml")
+		// localqueues.yaml is written with the Kueue objects.
+		files = append(files, "limitranges.yaml", "localqueues.yaml")
 		r.emit(path.Join(dir, "limitranges.yaml"), limits...)
 		r.kustomization(dir, files)
 	}

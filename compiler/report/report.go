@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/diag"
 	"github.com/gpufleet/gpufleet/compiler/render"
 )
 
@@ -45,14 +46,22 @@ func JSON(r *check.Report) ([]byte, error) {
 	return json.MarshalIndent(NewDocument(r), "", "  ")
 }
 
-// Write adds the report files to the tree.
+// Write adds the report files to the tree. Positions are left out: they
+// name the spec as this run was given it, and the tree must not depend on
+// where the spec lives.
 func Write(tree render.Tree, r *check.Report) error {
-	j, err := JSON(r)
+	portable := *r
+	portable.Findings = make([]check.Finding, len(r.Findings))
+	for i, f := range r.Findings {
+		f.Pos = diag.Pos{}
+		portable.Findings[i] = f
+	}
+	j, err := JSON(&portable)
 	if err != nil {
 		return err
 	}
 	tree[JSONPath] = append(j, '\n')
-	tree[MarkdownPath] = Markdown(r)
+	tree[MarkdownPath] = Markdown(&portable)
 	return nil
 }
 

@@ -16,6 +16,7 @@ type Fleet struct {
 	Pools         map[string]Pool         `json:"pools"`
 	Classes       map[string]Class        `json:"classes"`
 	Tenants       map[string]Tenant       `json:"tenants"`
+	Cohorts       map[string]Cohort       `json:"cohorts,omitempty"`
 	InstanceTypes map[string]InstanceType `json:"instanceTypes,omitempty"`
 	Checks        *Checks                 `json:"checks,omitempty"`
 }
@@ -65,6 +66,13 @@ type Pool struct {
 	DedicatedTo   []string          `json:"dedicatedTo,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
 	Taints        []Taint           `json:"taints,omitempty"`
+	// VolumeSizeGiB is the node volume; nil takes the per-pool default.
+	VolumeSizeGiB *int32 `json:"volumeSizeGiB,omitempty"`
+	// AMIFamily is "AmazonLinux2023" or "Bottlerocket"; the schema
+	// defaults it, and empty (a Go-built spec) means AmazonLinux2023.
+	AMIFamily string `json:"amiFamily,omitempty"`
+	// EFA enables the Elastic Fabric Adapter (single zone, EFA types only).
+	EFA bool `json:"efa,omitempty"`
 }
 
 type Size struct {
@@ -81,6 +89,7 @@ type Class struct {
 	GPU            *GPU              `json:"gpu,omitempty"`
 	Resources      Resources         `json:"resources"`
 	Capacity       string            `json:"capacity"`
+	Queue          *bool             `json:"queue,omitempty"`
 	Spread         *Spread           `json:"spread,omitempty"`
 	AntiAffinity   string            `json:"antiAffinity,omitempty"`
 	CheckpointSecs *int64            `json:"checkpointGracePeriodSeconds,omitempty"`
@@ -93,6 +102,14 @@ type Class struct {
 	InitContainers []InitContainer   `json:"initContainers,omitempty"`
 	RuntimeClass   string            `json:"runtimeClassName,omitempty"`
 	Overhead       Resources         `json:"overhead"`
+}
+
+// Queued reports whether the class's workloads go through Kueue.
+func (c Class) Queued() bool {
+	if c.Queue != nil {
+		return *c.Queue
+	}
+	return c.Kind == "Job"
 }
 
 // Pods is how many pods one instance of the class runs at once.
@@ -163,8 +180,19 @@ type Tenant struct {
 	Classes        []string         `json:"classes"`
 	Quota          *Quota           `json:"quota,omitempty"`
 	Borrow         *Quota           `json:"borrow,omitempty"`
+	Lend           *Quota           `json:"lend,omitempty"`
+	PoolQuotas     map[string]Quota `json:"poolQuotas,omitempty"`
+	Cohort         string           `json:"cohort,omitempty"`
+	Weight         *float64         `json:"weight,omitempty"`
+	Queueing       string           `json:"queueing,omitempty"`
 	PriorityQuotas map[string]Quota `json:"priorityQuotas,omitempty"`
 	Defaults       Resources        `json:"defaults"`
+}
+
+// Cohort is a node of the Kueue cohort hierarchy.
+type Cohort struct {
+	Parent string   `json:"parent,omitempty"`
+	Weight *float64 `json:"weight,omitempty"`
 }
 
 type Quota struct {

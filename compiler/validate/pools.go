@@ -2,10 +2,12 @@ package validate
 
 import (
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/eksctl"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -46,9 +48,54 @@ func (c *checker) pools() {
 			if derive.Reserved(t.Key) {
 				c.errorf(tp, "taint key %q is reserved: gpufleet derives it", t.Key)
 			}
+			// cluster-autoscaler's node template holds one taint per key.
+			for _, prev := range pool.Taints[:i] {
+				if prev.Key == t.Key {
+					c.errorf(tp, "taint key %q is listed twice: a scale-from-zero tag holds one taint per key", t.Key)
+					break
+				}
+			}
+			c.tagKey(tp, eksctl.CATaintTagPrefix+t.Key)
 		}
+		for _, k := range spec.Keys(pool.Labels) {
+			c.tagKey(p("pools", name, "labels", k), eksctl.CALabelTagPrefix+k)
+		}
+		c.efa(name, pool)
 	}
 }
+
+// efaFamilies are the instance families with an Elastic Fabric Adapter.
+var efaFamilies = map[string]bool{"p4d": true, "p4de": true, "p5": true, "p5e": true, "p5en": true}
+
+// efa checks an EFA pool: EKS attaches EFA interfaces only on capable
+// types, and EFA traffic does not cross zones, so eksctl requires one AZ.
+func (c *checker) efa(name string, pool spec.Pool) {
+	if !pool.EFA {
+		return
+	}
+	for i, it := range pool.InstanceTypes {
+		if family, _, _ := strings.Cut(it, "."); !efaFamilies[family] {
+			c.errorf(p("pools", name, "instanceTypes", strconv.Itoa(i)), "instance type %q has no EFA: efa needs p4d, p4de, p5, p5e or p5en", it)
+		}
+	}
+	switch len(pool.Zones) {
+	case 0:
+		c.errorf(p("pools", name, "efa"), "efa needs the pool in a single zone: set zones to one of the cluster's zones")
+	case 1:
+	default:
+		c.errorf(p("pools", name, "zones"), "efa needs the pool in a single zone, got %d", len(pool.Zones))
+	}
+}
+
+// tagKey checks a scale-from-zero tag key against AWS's 128-character limit,
+// which eksctl and Terraform would otherwise hit only at apply time.
+func (c *checker) tagKey(path []string, key string) {
+	if len(key) > maxTagKey {
+		c.errorf(path, "key is too long for its scale-from-zero tag %q: AWS allows %d characters, got %d", key, maxTagKey, len(key))
+	}
+}
+
+const maxTagKey = 128
 
 // poolInstances checks that every instance type is known and that a pool is
 // homogeneous in its GPU product, because node labels are per node group.

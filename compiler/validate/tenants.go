@@ -54,8 +54,44 @@ func (c *checker) tenants() {
 			q := t.PriorityQuotas[pr]
 			c.quota(&q, "tenants", name, "priorityQuotas", pr)
 		}
+		if t.Cohort == "" {
+			for field, q := range map[string]*spec.Quota{"borrow": t.Borrow, "lend": t.Lend} {
+				if q != nil {
+					c.errorf(p("tenants", name, field), "%s needs a cohort: Kueue allows borrowing and lending only within one (borrowingLimit must be nil when cohort is empty)", field)
+				}
+			}
+		} else {
+			for _, msg := range validation.IsDNS1123Label(t.Cohort) {
+				c.errorf(p("tenants", name, "cohort"), "cohort name %q is invalid: %s", t.Cohort, msg)
+			}
+		}
+		c.quota(t.Lend, "tenants", name, "lend")
+		for _, pool := range spec.Keys(t.PoolQuotas) {
+			if _, ok := c.f.Pools[pool]; !ok {
+				c.errorf(p("tenants", name, "poolQuotas", pool), "pool %q is not defined", pool)
+			}
+			q := t.PoolQuotas[pool]
+			c.quota(&q, "tenants", name, "poolQuotas", pool)
+		}
 		c.quantity(t.Defaults.CPU, "tenants", name, "defaults", "cpu")
 		c.quantity(t.Defaults.Memory, "tenants", name, "defaults", "memory")
+	}
+}
+
+// cohorts checks names and that parents form a tree.
+func (c *checker) cohorts() {
+	for _, name := range spec.Keys(c.f.Cohorts) {
+		for _, msg := range validation.IsDNS1123Label(name) {
+			c.errorf(p("cohorts", name), "cohort name %q is invalid: %s", name, msg)
+		}
+		seen := map[string]bool{name: true}
+		for cur := c.f.Cohorts[name].Parent; cur != ""; cur = c.f.Cohorts[cur].Parent {
+			if seen[cur] {
+				c.errorf(p("cohorts", name, "parent"), "cohort %q is its own ancestor: parents must form a tree", name)
+				break
+			}
+			seen[cur] = true
+		}
 	}
 }
 

@@ -33,6 +33,7 @@ func Fleet(src *load.Source, cat catalog.Catalog) error {
 	c.pools()
 	c.classes()
 	c.tenants()
+	c.cohorts()
 	c.instanceTypes()
 	return c.errs.Err()
 }

@@ -48,6 +48,32 @@ func TestValid(t *testing.T) {
 	}
 }
 
+func TestValidEFA(t *testing.T) {
+	if err := check(t, `pools: e: {instanceTypes: ["p5e.48xlarge", "p5en.48xlarge"], efa: true, zones: ["z2"], size: {min: 0, max: 1}}`); err != nil {
+		t.Fatalf("EFA pool in one zone rejected: %v", err)
+	}
+}
+
+// TestSchemaErrors covers the node-group fields the schema constrains.
+func TestSchemaErrors(t *testing.T) {
+	for _, tc := range []struct{ name, extra, want string }{
+		{"unknown AMI family", `pools: cpu: amiFamily: "Ubuntu2404"`, `amiFamily`},
+		{"volume too small", `pools: cpu: volumeSizeGiB: 10`, `volumeSizeGiB`},
+		{"efa not a bool", `pools: cpu: efa: "yes"`, `efa`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "fleet.cue")
+			if err := os.WriteFile(f, []byte(base+tc.extra), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := load.Load([]string{f})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "fleet.cue:") {
+				t.Fatalf("got %v; want a positioned error naming %s", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, extra, want string
@@ -81,6 +107,11 @@ func TestErrors(t *testing.T) {
 		{"priority quota of ghost", `tenants: t: priorityQuotas: ghost: gpu: 1`, `priority "ghost" is not defined`},
 		{"duplicate container", `classes: web: initContainers: [{name: "main", image: "busybox"}]`, `container name "main" is used twice`},
 		{"one zone", `["z1", "z2"] => ["z1"]`, `an EKS cluster needs at least two zones, got 1`},
+		{"efa on a type without it", `pools: cpu: {efa: true, zones: ["z1"]}`, `instance type "m7i.large" has no EFA`},
+		{"efa in every zone", `pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, size: {min: 0, max: 1}}`, `efa needs the pool in a single zone: set zones`},
+		{"efa in two zones", `pools: e: {instanceTypes: ["p4d.24xlarge"], efa: true, zones: ["z1", "z2"], size: {min: 0, max: 1}}`, `efa needs the pool in a single zone, got 2`},
+		{"taint key twice", `pools: cpu: taints: [{key: "k", effect: "NoSchedule"}, {key: "k", effect: "NoExecute"}]`, `taint key "k" is listed twice`},
+		{"label too long for its tag", `pools: cpu: labels: "` + strings.Repeat("a", 30) + `.com/` + strings.Repeat("b", 50) + `": "x"`, `AWS allows 128 characters, got 131`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := check(t, tc.extra)

@@ -215,7 +215,9 @@ func (g *gen) tenant(i int, classes []string) spec.Tenant {
 	gpu, more := int64(8*(1+g.r.IntN(8))), int64(8*g.r.IntN(4))
 	t.Quota = &spec.Quota{GPU: &gpu, CPU: spec.Quantity(strconv.Itoa(100 * (1 + g.r.IntN(10)))), Memory: spec.Quantity(fmt.Sprintf("%dGi", 512*(1+g.r.IntN(8))))}
 	if more > 0 {
+		// Borrowing happens within a cohort: two, to have siblings.
 		t.Borrow = &spec.Quota{GPU: &more}
+		t.Cohort = fmt.Sprintf("cohort-%d", i%2)
 	}
 	return t
 }

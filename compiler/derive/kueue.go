@@ -1,0 +1,262 @@
+package derive
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/gpufleet/gpufleet/compiler/kueue"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// LocalQueueName is the LocalQueue in every tenant namespace: one name
+// everywhere, so a class's template can name it whichever tenant uses it.
+const LocalQueueName = "gpufleet"
+
+// CoveredResources are what every ClusterQueue accounts, in this order.
+var CoveredResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, ResourceGPU}
+
+// quotaUnit is the granularity quota is split in across flavors.
+var quotaUnit = map[corev1.ResourceName]resource.Quantity{
+	corev1.ResourceCPU:    resource.MustParse("1"),
+	corev1.ResourceMemory: resource.MustParse("1Gi"),
+	ResourceGPU:           resource.MustParse("1"),
+}
+
+// Queue is a tenant's Kueue ClusterQueue, decided.
+type Queue struct {
+	// Flavors are pool names, in the order Kueue tries them.
+	Flavors []string
+	// Nominal is each flavor's nominal quota per covered resource.
+	Nominal map[string]corev1.ResourceList
+	// Borrow and Lend are per-flavor limits, only with a cohort.
+	Borrow, Lend corev1.ResourceList
+	Preemption   kueue.Preemption
+}
+
+// Flavor is the ResourceFlavor of a pool: its labels select the pool's
+// nodes, and its nodeTaints make Kueue admit only workloads that tolerate
+// the pool's taints, as the scheduler will require.
+func Flavor(p Pool) kueue.ResourceFlavorSpec {
+	return kueue.ResourceFlavorSpec{NodeLabels: p.Labels, NodeTaints: p.Taints}
+}
+
+func deriveQueue(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) *Queue {
+	q := &Queue{Nominal: map[string]corev1.ResourceList{}}
+	q.Flavors = tenantFlavors(t, d, lands)
+	if len(t.PoolQuotas) > 0 {
+		for _, p := range q.Flavors {
+			pq := t.PoolQuotas[p]
+			q.Nominal[p] = covered(&pq)
+		}
+	} else {
+		split(q, t.Quota, d, needs(t, d, lands))
+	}
+	if t.Cohort != "" {
+		q.Borrow, q.Lend = covered(t.Borrow), covered(t.Lend)
+		if t.Borrow == nil {
+			q.Borrow = nil
+		}
+		if t.Lend == nil {
+			q.Lend = nil
+		}
+	}
+	q.Preemption = preemption(t, d)
+	return q
+}
+
+// tenantFlavors are the pools where one of the tenant's queued classes
+// lands and whose flavor Kueue would assign it, spot first when a class
+// prefers spot, then by name.
+func tenantFlavors(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) []string {
+	if len(t.PoolQuotas) > 0 {
+		return orderFlavors(spec.Keys(t.PoolQuotas), t, d)
+	}
+	var out []string
+	for _, p := range d.Pools {
+		for _, name := range t.Classes {
+			c := d.Class(name)
+			if c == nil || !c.Spec.Queued() || !lands(name, p.Name) {
+				continue
+			}
+			pod := &corev1.Pod{ObjectMeta: c.Template.ObjectMeta, Spec: c.Template.Spec}
+			if ok, _ := kueue.Admits(p.Name, Flavor(p), pod); ok {
+				out = append(out, p.Name)
+				break
+			}
+		}
+	}
+	return orderFlavors(out, t, d)
+}
+
+func orderFlavors(pools []string, t spec.Tenant, d *Fleet) []string {
+	spotFirst := false
+	for _, name := range t.Classes {
+		if c := d.Class(name); c != nil && c.Spec.Queued() && c.Spec.Capacity == spec.PreferSpot {
+			spotFirst = true
+		}
+	}
+	rank := func(p string) int {
+		if (d.Pool(p).Spec.Capacity == spec.Spot) == spotFirst {
+			return 0
+		}
+		return 1
+	}
+	sort.SliceStable(pools, func(i, j int) bool {
+		if ri, rj := rank(pools[i]), rank(pools[j]); ri != rj {
+			return ri < rj
+		}
+		return pools[i] < pools[j]
+	})
+	return pools
+}
+
+// split divides a tenant's total quota over its flavors. Kueue admits a
+// workload only if it fits one flavor's quota (plus borrowing), so each
+// flavor first gets the largest whole workload landing there, if the total
+// allows; the rest goes in proportion to each pool's size at max. All in
+// whole units. With no quota, each flavor gets its pool's whole capacity.
+func split(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.ResourceList) {
+	want := QuotaList(total)
+	for _, f := range q.Flavors {
+		q.Nominal[f] = corev1.ResourceList{}
+	}
+	for _, r := range CoveredResources {
+		unit := quotaUnit[r]
+		caps, reserve := map[string]int64{}, map[string]int64{}
+		var sum, reserved int64
+		for _, f := range q.Flavors {
+			caps[f] = d.Pool(f).CapacityUnits(r, unit)
+			sum += caps[f]
+			n := need[f][r]
+			reserve[f] = min(ceilUnits(n, unit), caps[f])
+			reserved += reserve[f]
+		}
+		units := sum
+		if tq, limited := want[quotaName(r)]; limited {
+			units = tq.MilliValue() / unit.MilliValue()
+		}
+		if reserved > units {
+			reserve, reserved = map[string]int64{}, 0 // cannot hold them all: the check says which
+		}
+		given := make(map[string]int64, len(q.Flavors))
+		rest := units - reserved
+		var handed int64
+		for _, f := range q.Flavors {
+			given[f] = reserve[f]
+			if sum > 0 {
+				given[f] += rest * caps[f] / sum
+			}
+			handed += given[f]
+		}
+		// Hand out what rounding kept back, one unit each, in flavor order.
+		for i := 0; handed < units && sum > 0; i = (i + 1) % len(q.Flavors) {
+			if f := q.Flavors[i]; caps[f] > 0 {
+				given[f]++
+				handed++
+			}
+		}
+		for _, f := range q.Flavors {
+			q.Nominal[f][r] = units2q(given[f], unit)
+		}
+	}
+}
+
+// needs is, per flavor, the most of each resource one whole workload of a
+// queued class landing there asks for (a Job's whole gang).
+func needs(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) map[string]corev1.ResourceList {
+	out := map[string]corev1.ResourceList{}
+	for _, name := range t.Classes {
+		c := d.Class(name)
+		if c == nil || !c.Spec.Queued() {
+			continue
+		}
+		// Kueue admits a Job as one workload: all its parallel pods.
+		pods := int64(1)
+		if c.Spec.Kind == "Job" {
+			pods = int64(c.Spec.Pods())
+		}
+		req := resourcehelper.PodRequests(&corev1.Pod{Spec: c.Template.Spec}, resourcehelper.PodResourcesOptions{})
+		for _, p := range d.Pools {
+			if !lands(name, p.Name) {
+				continue
+			}
+			if out[p.Name] == nil {
+				out[p.Name] = corev1.ResourceList{}
+			}
+			for _, r := range CoveredResources {
+				q := req[r]
+				q.Mul(pods)
+				if q.Cmp(out[p.Name][r]) > 0 {
+					out[p.Name][r] = q
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ceilUnits is q in whole units, rounded up.
+func ceilUnits(q resource.Quantity, unit resource.Quantity) int64 {
+	u := unit.MilliValue()
+	return (q.MilliValue() + u - 1) / u
+}
+
+func units2q(n int64, unit resource.Quantity) resource.Quantity {
+	return *resource.NewQuantity(n*unit.Value(), unit.Format)
+}
+
+func quotaName(r corev1.ResourceName) corev1.ResourceName {
+	switch r {
+	case corev1.ResourceCPU:
+		return QuotaCPU
+	case corev1.ResourceMemory:
+		return QuotaMemory
+	}
+	return QuotaGPU
+}
+
+// covered is a spec quota as a per-flavor ResourceList of covered
+// resources; absent resources are zero.
+func covered(q *spec.Quota) corev1.ResourceList {
+	rl := QuotaList(q)
+	out := corev1.ResourceList{}
+	for _, r := range CoveredResources {
+		v, ok := rl[quotaName(r)]
+		if !ok {
+			v = *resource.NewQuantity(0, resource.DecimalSI)
+		}
+		out[r] = v
+	}
+	return out
+}
+
+// preemption follows the priorities: within the queue, lower priorities
+// yield when any of the tenant's classes may preempt; within a cohort, a
+// tenant reclaims its lent quota from anyone, and while borrowing may only
+// preempt work at or below the highest priority that never preempts.
+func preemption(t spec.Tenant, d *Fleet) kueue.Preemption {
+	p := kueue.Preemption{ReclaimWithinCohort: "Never", WithinClusterQueue: "Never"}
+	for _, name := range t.Classes {
+		if c := d.Class(name); c != nil && d.Spec.Priorities[c.Spec.Priority].Preemption != "Never" {
+			p.WithinClusterQueue = "LowerPriority"
+		}
+	}
+	if t.Cohort == "" {
+		return p
+	}
+	p.ReclaimWithinCohort = "Any"
+	var threshold *int32
+	for _, pr := range d.Priorities {
+		if pr.Preemption == "Never" && (threshold == nil || pr.Value > *threshold) {
+			v := pr.Value
+			threshold = &v
+		}
+	}
+	if threshold != nil {
+		p.BorrowWithinCohort = &kueue.BorrowWithinCohort{Policy: "LowerPriority", MaxPriorityThreshold: threshold}
+	}
+	return p
+}

@@ -1,0 +1,114 @@
+// Package kueue holds the Kueue v1beta2 objects gpufleet writes, and the
+// flavor-assignment rule Kueue applies to them. Kueue is not importable from
+// the module proxy here, so the types are ours; tests validate them against
+// Kueue's own CRDs, CEL rules included.
+package kueue
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// APIVersion is the only version Kueue v0.20 serves.
+const APIVersion = "kueue.x-k8s.io/v1beta2"
+
+// Labels Kueue reads from a workload.
+const (
+	LabelQueueName     = "kueue.x-k8s.io/queue-name"
+	LabelPriorityClass = "kueue.x-k8s.io/priority-class"
+)
+
+// CRD limits.
+const (
+	MaxFlavorLabels   = 8
+	MaxFlavorTaints   = 8
+	MaxFlavorsInGroup = 64
+)
+
+type ResourceFlavor struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              ResourceFlavorSpec `json:"spec"`
+}
+
+type ResourceFlavorSpec struct {
+	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
+	NodeTaints []corev1.Taint    `json:"nodeTaints,omitempty"`
+}
+
+type ClusterQueue struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              ClusterQueueSpec `json:"spec"`
+}
+
+type ClusterQueueSpec struct {
+	CohortName        string                `json:"cohortName,omitempty"`
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
+	ResourceGroups    []ResourceGroup       `json:"resourceGroups,omitempty"`
+	QueueingStrategy  string                `json:"queueingStrategy"`
+	Preemption        *Preemption           `json:"preemption,omitempty"`
+	FairSharing       *FairSharing          `json:"fairSharing,omitempty"`
+}
+
+type ResourceGroup struct {
+	CoveredResources []corev1.ResourceName `json:"coveredResources"`
+	Flavors          []FlavorQuotas        `json:"flavors"`
+}
+
+type FlavorQuotas struct {
+	Name      string          `json:"name"`
+	Resources []ResourceQuota `json:"resources"`
+}
+
+type ResourceQuota struct {
+	Name           corev1.ResourceName `json:"name"`
+	NominalQuota   resource.Quantity   `json:"nominalQuota"`
+	BorrowingLimit *resource.Quantity  `json:"borrowingLimit,omitempty"`
+	LendingLimit   *resource.Quantity  `json:"lendingLimit,omitempty"`
+}
+
+type Preemption struct {
+	ReclaimWithinCohort string              `json:"reclaimWithinCohort"`
+	WithinClusterQueue  string              `json:"withinClusterQueue"`
+	BorrowWithinCohort  *BorrowWithinCohort `json:"borrowWithinCohort,omitempty"`
+}
+
+type BorrowWithinCohort struct {
+	Policy               string `json:"policy"`
+	MaxPriorityThreshold *int32 `json:"maxPriorityThreshold,omitempty"`
+}
+
+type FairSharing struct {
+	Weight *resource.Quantity `json:"weight,omitempty"`
+}
+
+type Cohort struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              CohortSpec `json:"spec"`
+}
+
+type CohortSpec struct {
+	ParentName  string       `json:"parentName,omitempty"`
+	FairSharing *FairSharing `json:"fairSharing,omitempty"`
+}
+
+type LocalQueue struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              LocalQueueSpec `json:"spec"`
+}
+
+type LocalQueueSpec struct {
+	ClusterQueue string `json:"clusterQueue"`
+}
+
+// WorkloadPriorityClass has its value at the top level, and no spec.
+type WorkloadPriorityClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Value             int32  `json:"value"`
+	Description       string `json:"description,omitempty"`
+}

@@ -1,0 +1,159 @@
+package render_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/eksctl"
+	"github.com/gpufleet/gpufleet/compiler/render"
+)
+
+// wantTags is every scale-from-zero tag a pool needs, computed here from
+// the derived pool rather than by the renderer's own helper.
+func wantTags(p derive.Pool) map[string]string {
+	tags := map[string]string{}
+	for k, v := range p.Labels {
+		tags["k8s.io/cluster-autoscaler/node-template/label/"+k] = v
+	}
+	for _, t := range p.Taints {
+		tags["k8s.io/cluster-autoscaler/node-template/taint/"+t.Key] = t.Value + ":" + string(t.Effect)
+	}
+	var gpus int64
+	for _, in := range p.Instances {
+		if in.GPU != nil && (gpus == 0 || in.GPU.Count < gpus) {
+			gpus = in.GPU.Count
+		}
+	}
+	if gpus > 0 {
+		tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] = strconv.FormatInt(gpus, 10)
+	}
+	return tags
+}
+
+// TestNodeGroupsAgree proves, for every fleet, that both node-group files
+// declare every label, taint and GPU of every pool, as scale-from-zero tags
+// too, and that Terraform gets what eksctl gets. The placement checker reads
+// only eksctl.yaml, so this is what extends its proof to Terraform users.
+func TestNodeGroupsAgree(t *testing.T) {
+	effects := map[string]string{"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
+	for name, f := range renderedFleets(t) {
+		t.Run(name, func(t *testing.T) {
+			var cfg eksctl.ClusterConfig
+			if err := yaml.UnmarshalStrict(f.tree[render.EksctlPath], &cfg); err != nil {
+				t.Fatal(err)
+			}
+			var tf struct {
+				Groups map[string]render.TFNodeGroup `json:"eks_managed_node_groups"`
+				Tags   map[string]render.TFASGTag    `json:"eks_managed_node_group_asg_tags"`
+				Zones  map[string][]string           `json:"eks_managed_node_group_zones"`
+			}
+			if err := json.Unmarshal(f.tree[render.TerraformPath], &tf); err != nil {
+				t.Fatal(err)
+			}
+			if len(cfg.ManagedNodeGroups) != len(f.d.Pools) || len(tf.Groups) != len(f.d.Pools) {
+				t.Fatalf("%d pools, %d eksctl node groups, %d Terraform node groups", len(f.d.Pools), len(cfg.ManagedNodeGroups), len(tf.Groups))
+			}
+			tfTags := map[string]map[string]string{}
+			for k, tag := range tf.Tags {
+				if k != tag.NodeGroup+"|"+tag.Key {
+					t.Errorf("tag %q is keyed unlike its node group and key", k)
+				}
+				if tfTags[tag.NodeGroup] == nil {
+					tfTags[tag.NodeGroup] = map[string]string{}
+				}
+				tfTags[tag.NodeGroup][tag.Key] = tag.Value
+			}
+			for i, p := range f.d.Pools {
+				ng, g := cfg.ManagedNodeGroups[i], tf.Groups[p.Name]
+				if ng.Name != p.Name {
+					t.Fatalf("eksctl node group %d is %s, want %s", i, ng.Name, p.Name)
+				}
+				want := wantTags(p)
+				if diff := cmp.Diff(want, ng.Tags); diff != "" {
+					t.Errorf("%s: eksctl scale-from-zero tags (-want +got):\n%s", p.Name, diff)
+				}
+				if diff := cmp.Diff(want, tfTags[p.Name]); diff != "" {
+					t.Errorf("%s: Terraform ASG tags (-want +got):\n%s", p.Name, diff)
+				}
+				if !ng.PropagateASGTags {
+					t.Errorf("%s: propagateASGTags is off: cluster-autoscaler reads the tags from the ASG", p.Name)
+				}
+				if diff := cmp.Diff(p.Labels, ng.Labels); diff != "" {
+					t.Errorf("%s: eksctl labels (-want +got):\n%s", p.Name, diff)
+				}
+				if diff := cmp.Diff(p.Labels, g.Labels); diff != "" {
+					t.Errorf("%s: Terraform labels (-want +got):\n%s", p.Name, diff)
+				}
+				if len(g.Taints) != len(p.Taints) || len(ng.Taints) != len(p.Taints) {
+					t.Errorf("%s: %d taints, eksctl has %d, Terraform %d", p.Name, len(p.Taints), len(ng.Taints), len(g.Taints))
+				}
+				for _, taint := range p.Taints {
+					got := g.Taints[taint.Key]
+					if got.Key != taint.Key || got.Value != taint.Value || got.Effect != effects[string(taint.Effect)] {
+						t.Errorf("%s: Terraform taint %s is %+v", p.Name, taint.ToString(), got)
+					}
+				}
+				spot := g.CapacityType == "SPOT"
+				if spot != ng.Spot || (g.CapacityType != "ON_DEMAND" && !spot) {
+					t.Errorf("%s: capacity_type %s, eksctl spot %v", p.Name, g.CapacityType, ng.Spot)
+				}
+				if g.MinSize != ng.MinSize || g.MaxSize != ng.MaxSize || g.DesiredSize != ng.DesiredCapacity {
+					t.Errorf("%s: Terraform sizes %d/%d/%d, eksctl %d/%d/%d", p.Name, g.MinSize, g.DesiredSize, g.MaxSize, ng.MinSize, ng.DesiredCapacity, ng.MaxSize)
+				}
+				if g.DiskSize != ng.VolumeSize || g.EnableEFASupport != ng.EFAEnabled {
+					t.Errorf("%s: Terraform disk %d EFA %v, eksctl %d %v", p.Name, g.DiskSize, g.EnableEFASupport, ng.VolumeSize, ng.EFAEnabled)
+				}
+				for _, bd := range g.BlockDeviceMappings {
+					if bd.EBS.VolumeSize != ng.VolumeSize {
+						t.Errorf("%s: block device %s is %d GiB, eksctl volumeSize %d", p.Name, bd.DeviceName, bd.EBS.VolumeSize, ng.VolumeSize)
+					}
+				}
+				if !cmp.Equal(g.InstanceTypes, ng.InstanceTypes) || !cmp.Equal(tf.Zones[p.Name], ng.AvailabilityZones) {
+					t.Errorf("%s: Terraform types %v zones %v, eksctl %v %v", p.Name, g.InstanceTypes, tf.Zones[p.Name], ng.InstanceTypes, ng.AvailabilityZones)
+				}
+			}
+		})
+	}
+}
+
+// TestNodeGroupDefaults pins the choices the spec leaves to gpufleet.
+func TestNodeGroupDefaults(t *testing.T) {
+	var tf struct {
+		Groups map[string]render.TFNodeGroup `json:"eks_managed_node_groups"`
+	}
+	tree := renderedFleets(t)["nodegroups-test"].tree
+	if err := json.Unmarshal(tree[render.TerraformPath], &tf); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]struct {
+		ami, device string
+		disk        int32
+		efa         bool
+	}{
+		"a100-efa": {"BOTTLEROCKET_x86_64_NVIDIA", "/dev/xvdb", 500, true},
+		"cpu":      {"BOTTLEROCKET_x86_64", "/dev/xvdb", 50, false},
+		"l4":       {"AL2023_x86_64_NVIDIA", "/dev/xvda", 500, false},
+	} {
+		g := tf.Groups[name]
+		var devices []string
+		for _, bd := range g.BlockDeviceMappings {
+			devices = append(devices, bd.DeviceName)
+		}
+		if g.AMIType != want.ami || g.DiskSize != want.disk || g.EnableEFASupport != want.efa || !cmp.Equal(devices, []string{want.device}) {
+			t.Errorf("%s: ami %s disk %d efa %v devices %v; want %+v", name, g.AMIType, g.DiskSize, g.EnableEFASupport, devices, want)
+		}
+	}
+	tf.Groups = nil
+	platform := renderedFleets(t)["platform"].tree
+	if err := json.Unmarshal(platform[render.TerraformPath], &tf); err != nil {
+		t.Fatal(err)
+	}
+	if g := tf.Groups["general"]; g.AMIType != "AL2023_x86_64_STANDARD" || g.DiskSize != 100 {
+		t.Errorf("general (CPU, defaults): ami %s disk %d; want AL2023_x86_64_STANDARD 100", g.AMIType, g.DiskSize)
+	}
+}
