@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 )
 
@@ -39,5 +41,40 @@ func TestKueueCRDs(t *testing.T) {
 			}
 		}
 		t.Logf("%s: validated %v", dir, kinds)
+	}
+}
+
+// TestKueueChecksCanFail edits a compiled tree the way a hand-edit or a
+// generator bug would, and requires the Kueue checks to catch each.
+func TestKueueChecksCanFail(t *testing.T) {
+	res := compile(t, "../fleets/platform")
+	tree := map[string][]byte{}
+	for p, b := range res.Tree {
+		tree[p] = b
+	}
+	cq := string(tree["kueue/clusterqueues.yaml"])
+	// Drop nvidia.com/gpu from coveredResources and from ml-platform's
+	// first flavor: the GPU classes' request is then uncovered, and the
+	// flavor's resources no longer follow coveredResources.
+	cq = strings.Replace(cq, "    - memory\n    - nvidia.com/gpu\n", "    - memory\n", -1)
+	tree["kueue/clusterqueues.yaml"] = []byte(cq)
+	fl := string(tree["kueue/resourceflavors.yaml"])
+	fl = strings.Replace(fl, "  nodeLabels:\n", "  nodeLabels:\n    a: x\n    b: x\n    c: x\n    d: x\n", 1)
+	tree["kueue/resourceflavors.yaml"] = []byte(fl)
+
+	rep := *res.Report
+	rep.Findings = nil
+	if err := check.Kueue(tree, &rep, compiler.KueueIntent(res.Fleet)); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, f := range rep.Findings {
+		got[f.Check] = true
+		t.Log(f)
+	}
+	for _, want := range []string{"KueueCovered", "KueueOrder", "KueueLimits"} {
+		if !got[want] {
+			t.Errorf("no %s finding", want)
+		}
 	}
 }
