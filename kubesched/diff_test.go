@@ -51,6 +51,20 @@ func fleetCases(t testing.TB) []fleetCase {
 	return cases
 }
 
+// compile compiles the fleet and reads the checked cluster back.
+func (fc fleetCase) compile(t testing.TB) (*compiler.Result, *check.Cluster) {
+	t.Helper()
+	res, err := compiler.Compile([]string{fc.path})
+	if err != nil {
+		t.Fatalf("%s: %v", fc.name, err)
+	}
+	cl, err := check.FromTree(res.Tree, res.Catalog)
+	if err != nil {
+		t.Fatalf("%s: %v", fc.name, err)
+	}
+	return res, cl
+}
+
 // disagreement is one node on which the checker and kube-scheduler differ,
 // kept with the pod and node so it can be replayed.
 type disagreement struct {
@@ -75,14 +89,7 @@ func TestDifferential(t *testing.T) {
 	var nodePairs, poolPairs, fits, refused int
 	var bad []disagreement
 	for _, fc := range fleetCases(t) {
-		res, err := compiler.Compile([]string{fc.path})
-		if err != nil {
-			t.Fatalf("%s: %v", fc.name, err)
-		}
-		cl, err := check.FromTree(res.Tree, res.Catalog)
-		if err != nil {
-			t.Fatalf("%s: %v", fc.name, err)
-		}
+		_, cl := fc.compile(t)
 		var nodes []*v1.Node
 		for _, p := range cl.Pools {
 			for _, n := range p.Nodes {

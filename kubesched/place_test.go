@@ -25,14 +25,7 @@ func TestPlacementDifferential(t *testing.T) {
 	byCheck := map[string]int{}
 	var bad []string
 	for _, fc := range fleetCases(t) {
-		res, err := compiler.Compile([]string{fc.path})
-		if err != nil {
-			t.Fatalf("%s: %v", fc.name, err)
-		}
-		cl, err := check.FromTree(res.Tree, res.Catalog)
-		if err != nil {
-			t.Fatalf("%s: %v", fc.name, err)
-		}
+		res, cl := fc.compile(t)
 		for i := range cl.Classes {
 			c := &cl.Classes[i]
 			ours := checkerPlaces(res, c.Name)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/diag"
 	"github.com/gpufleet/gpufleet/compiler/write"
 )
@@ -39,12 +38,9 @@ not generate are left alone.`,
   gpufleet build fleets/llm-serving -o out/llm --format json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkFormat(c, format); err != nil {
-				return err
-			}
-			res, err := compiler.Compile(args)
+			res, err := compileFor(c, stdout, format, args)
 			if err != nil {
-				return specError(stdout, format, err)
+				return err
 			}
 			if res.Report.Errors() > 0 {
 				// A tree that places workloads where they cannot run, or

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/report"
 )
@@ -31,12 +30,9 @@ finding is an error. With --format json it prints the report document
   gpufleet check fleets/research --format json | jq '.findings'`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkFormat(c, format); err != nil {
-				return err
-			}
-			res, err := compiler.Compile(args)
+			res, err := compileFor(c, stdout, format, args)
 			if err != nil {
-				return specError(stdout, format, err)
+				return err
 			}
 			if format == formatJSON {
 				j, err := report.JSON(res.Report)

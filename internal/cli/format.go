@@ -61,3 +61,16 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// compileFor is the start every compiling command shares: check the
+// format, compile, and report an invalid spec in that format.
+func compileFor(c *cobra.Command, stdout io.Writer, format string, args []string) (*compiler.Result, error) {
+	if err := checkFormat(c, format); err != nil {
+		return nil, err
+	}
+	res, err := compiler.Compile(args)
+	if err != nil {
+		return nil, specError(stdout, format, err)
+	}
+	return res, nil
+}

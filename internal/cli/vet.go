@@ -5,8 +5,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-
-	"github.com/gpufleet/gpufleet/compiler"
 )
 
 func newVetCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -23,12 +21,9 @@ checker found an error.`,
   gpufleet vet fleets/research --format json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkFormat(c, format); err != nil {
-				return err
-			}
-			res, err := compiler.Compile(args)
+			res, err := compileFor(c, stdout, format, args)
 			if err != nil {
-				return specError(stdout, format, err)
+				return err
 			}
 			sum := summarize(res)
 			if format == formatJSON {
