@@ -13,6 +13,7 @@ import (
 
 func newBuildCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out, format string
+	var checkOnly bool
 	cmd := &cobra.Command{
 		Use:   "build SPEC... [-o DIR]",
 		Short: "Compile a fleet spec and write the output tree",
@@ -34,6 +35,9 @@ not generate are left alone.`,
   # A CUE base plus tenants kept in YAML, one fleet.
   gpufleet build fleet.cue tenants.yaml -o gitops/fleet
 
+  # CI: fail if the committed tree is stale.
+  gpufleet build fleets/platform -o golden/platform --check
+
   # Machine-readable summary of what was written.
   gpufleet build fleets/llm-serving -o out/llm --format json`,
 		Args: usageArgs,
@@ -52,6 +56,9 @@ not generate are left alone.`,
 			for _, f := range res.Report.Findings {
 				fmt.Fprintln(stderr, f.String())
 			}
+			if checkOnly {
+				return stale(c, stdout, stderr, format, out, res)
+			}
 			wr, err := write.Tree(out, res.Tree)
 			if err != nil {
 				return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
@@ -68,6 +75,7 @@ not generate are left alone.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "out", "output directory")
+	cmd.Flags().BoolVar(&checkOnly, "check", false, "write nothing; exit 1 if DIR differs from the compiled tree (as 'gpufleet diff')")
 	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
 	return cmd
 }

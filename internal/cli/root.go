@@ -76,7 +76,7 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
 		return usageError(c, "%v", err)
 	})
 	root.AddCommand(newBuildCmd(stdout, stderr), newCheckCmd(stdout, stderr), newExplainCmd(stdout, stderr),
-		newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout))
+		newDiffCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout))
 	return root
 }
 

@@ -1,0 +1,44 @@
+package write
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/gpufleet/gpufleet/compiler/render"
+)
+
+// Change is one generated file that the tree on disk does not match.
+type Change struct {
+	Path string `json:"path"`
+	// Kind is "changed" or "missing".
+	Kind string `json:"kind"`
+	// Diff is a unified diff from the file on disk to the generated one.
+	Diff string `json:"diff"`
+}
+
+// Compare reports every generated file that is missing from dir or differs
+// from what the spec compiles to. Files gpufleet does not generate are not
+// its business and are ignored.
+func Compare(dir string, tree render.Tree) ([]Change, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, errors.New("output path " + dir + " exists and is not a directory")
+	}
+	var changes []Change
+	for _, p := range tree.Paths() {
+		onDisk, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			changes = append(changes, Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tree[p]))})
+		case err != nil:
+			return nil, err
+		case !bytes.Equal(onDisk, tree[p]):
+			changes = append(changes, Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, tree[p]))})
+		}
+	}
+	return changes, nil
+}

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/write"
+)
+
+func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
+	var out, format string
+	cmd := &cobra.Command{
+		Use:   "diff SPEC... -o DIR",
+		Short: "Show how the committed tree differs from what the spec compiles to",
+		Long: `Diff compiles the fleet in memory and compares every generated file with
+the tree in DIR, printing a unified diff (from DIR to the compiled output).
+It writes nothing. It exits 1 when the tree is stale: this is the CI step
+that fails a pull request whose spec and tree disagree. 'build --check' is
+the same.
+
+Files in DIR that gpufleet does not generate are ignored.`,
+		Example: `  # In CI: fail if gitops/fleet was not rebuilt after a spec change.
+  gpufleet diff fleet/ -o gitops/fleet
+
+  gpufleet diff fleets/platform -o golden/platform --format json`,
+		Args: usageArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			res, err := compileFor(c, stdout, format, args)
+			if err != nil {
+				return err
+			}
+			return stale(c, stdout, stderr, format, out, res)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "out", "the committed output tree to compare with")
+	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
+	return cmd
+}
+
+// stale compares the compiled tree with dir and exits 1 if they differ.
+func stale(c *cobra.Command, stdout, stderr io.Writer, format, dir string, res *compiler.Result) error {
+	changes, err := write.Compare(dir, res.Tree)
+	if err != nil {
+		return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %v", c.CommandPath(), err)}
+	}
+	if format == formatJSON {
+		if changes == nil {
+			changes = []write.Change{}
+		}
+		if err := writeJSON(stdout, map[string]any{"upToDate": len(changes) == 0, "output": dir, "changes": changes}); err != nil {
+			return err
+		}
+	} else {
+		for _, ch := range changes {
+			fmt.Fprint(stdout, ch.Diff)
+		}
+	}
+	if len(changes) == 0 {
+		if format == formatText {
+			fmt.Fprintf(stderr, "%s is up to date\n", dir)
+		}
+		return nil
+	}
+	missing := 0
+	for _, ch := range changes {
+		if ch.Kind == "missing" {
+			missing++
+		}
+	}
+	return &exitError{code: ExitFindings, err: fmt.Errorf("%s is stale: %d changed, %d missing; run 'gpufleet build' and commit",
+		dir, len(changes)-missing, missing)}
+}

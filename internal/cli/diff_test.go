@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// diff and build --check exit 0 on an up-to-date tree, 1 on a stale one,
+// and 2 on an invalid spec: CI tells "rebuild" from "broken" by the code.
+func TestDiffExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "fleet.cue")
+	if err := os.WriteFile(spec, []byte(`package fleet
+cluster: {provider: "eks", name: "demo", region: "r", version: "1.33", zones: ["a", "b"]}
+priorities: p: value: 1
+pools: general: {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}}
+classes: web: {priority: "p", resources: cpu: "500m"}
+tenants: team: {namespaces: ["team"], classes: ["web"]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	run := func(args ...string) int {
+		var o, e bytes.Buffer
+		return Run(args, &o, &e)
+	}
+	if code := run("build", spec, "-o", out); code != ExitOK {
+		t.Fatalf("build: exit %d", code)
+	}
+	for _, cmd := range [][]string{{"diff", spec, "-o", out}, {"build", spec, "-o", out, "--check"}} {
+		if code := run(cmd...); code != ExitOK {
+			t.Errorf("%v on a fresh tree: exit %d, want 0", cmd, code)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(out, "kustomization.yaml"), []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"diff", spec, "-o", out}, {"build", spec, "-o", out, "--check"}} {
+		if code := run(cmd...); code != ExitFindings {
+			t.Errorf("%v on a stale tree: exit %d, want 1", cmd, code)
+		}
+	}
+	if code := run("diff", filepath.Join(dir, "missing.cue"), "-o", out); code != ExitInvalid {
+		t.Errorf("diff of a missing spec: exit %d, want 2", code)
+	}
+}
