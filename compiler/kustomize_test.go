@@ -61,6 +61,13 @@ func TestKustomizeTree(t *testing.T) {
 			}
 		}
 		want["Cohort"] = len(cohorts)
+		// The kube-scheduler config ships as one ConfigMap, when a class
+		// chooses a scheduler profile.
+		for _, c := range f.Classes {
+			if c.SchedulerProfile != "" {
+				want["ConfigMap"] = 1
+			}
+		}
 		for _, tn := range f.Tenants {
 			n := len(tn.Namespaces)
 			want["Namespace"] += n
@@ -71,6 +78,14 @@ func TestKustomizeTree(t *testing.T) {
 				quotas++
 			}
 			want["ResourceQuota"] += n * quotas
+		}
+		// Karpenter objects are counted from their own file.
+		for _, doc := range docs(res.Tree["nodegroups/karpenter.yaml"]) {
+			for _, kind := range []string{"NodePool", "EC2NodeClass"} {
+				if strings.Contains(string(doc), "\nkind: "+kind+"\n") {
+					want[kind]++
+				}
+			}
 		}
 		got := map[string]int{}
 		for _, r := range kustomize(t, res, nil, "").Resources() {

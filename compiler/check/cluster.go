@@ -7,8 +7,11 @@ package check
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -80,7 +83,9 @@ type Cluster struct {
 }
 
 // FromTree reads the node groups and class examples back out of the
-// rendered tree, so what is checked is exactly what is written.
+// rendered tree, so what is checked is exactly what is written. Managed
+// node groups come from eksctl.yaml; pools only Karpenter provisions come
+// from their NodePools in karpenter.yaml.
 func FromTree(tree render.Tree, cat catalog.Catalog) (*Cluster, error) {
 	raw, ok := tree[render.EksctlPath]
 	if !ok {
@@ -90,9 +95,32 @@ func FromTree(tree render.Tree, cat catalog.Catalog) (*Cluster, error) {
 	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", render.EksctlPath, err)
 	}
-	c := &Cluster{}
+	groups := map[string]nodeGroup{}
+	var names []string
 	for _, ng := range cfg.ManagedNodeGroups {
-		p, err := poolFrom(ng, cat)
+		groups[ng.Name] = fromEksctl(ng)
+		names = append(names, ng.Name)
+	}
+	nodePools, err := nodePoolsFrom(tree[render.KarpenterPath])
+	if err != nil {
+		return nil, fmt.Errorf("check: %s: %w", render.KarpenterPath, err)
+	}
+	for _, g := range nodePools {
+		managed, ok := groups[g.name]
+		if !ok {
+			groups[g.name] = g
+			names = append(names, g.name)
+			continue
+		}
+		// A pool on both provisioners is checked once, as its managed node
+		// group; its NodePool must launch the same nodes.
+		if err := sameNodes(managed, g); err != nil {
+			return nil, fmt.Errorf("check: pool %s: %s and %s disagree: %w", g.name, render.EksctlPath, render.KarpenterPath, err)
+		}
+	}
+	c := &Cluster{}
+	for _, name := range names {
+		p, err := poolFrom(groups[name], cat)
 		if err != nil {
 			return nil, err
 		}
@@ -112,39 +140,131 @@ func FromTree(tree render.Tree, cat catalog.Catalog) (*Cluster, error) {
 	return c, nil
 }
 
-func poolFrom(ng eksctl.ManagedNodeGroup, cat catalog.Catalog) (Pool, error) {
-	p := Pool{Name: ng.Name, Spot: ng.Spot, Zones: ng.AvailabilityZones, MaxNodes: ng.MaxSize}
-	var taints []corev1.Taint
+// nodeGroup is what the checker needs of a pool, whoever provisions it.
+type nodeGroup struct {
+	name         string
+	spot         bool
+	types, zones []string
+	maxNodes     int32
+	labels       map[string]string
+	taints       []corev1.Taint
+}
+
+func fromEksctl(ng eksctl.ManagedNodeGroup) nodeGroup {
+	g := nodeGroup{name: ng.Name, spot: ng.Spot, types: ng.InstanceTypes, zones: ng.AvailabilityZones, maxNodes: ng.MaxSize, labels: ng.Labels}
 	for _, t := range ng.Taints {
-		taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+		g.taints = append(g.taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
 	}
-	for _, it := range ng.InstanceTypes {
+	return g
+}
+
+func poolFrom(ng nodeGroup, cat catalog.Catalog) (Pool, error) {
+	p := Pool{Name: ng.name, Spot: ng.spot, Zones: ng.zones, MaxNodes: ng.maxNodes}
+	for _, it := range ng.types {
 		in, ok := cat[it]
 		if !ok {
-			return p, fmt.Errorf("check: node group %s: unknown instance type %q", ng.Name, it)
+			return p, fmt.Errorf("check: node group %s: unknown instance type %q", ng.name, it)
 		}
-		for _, zone := range ng.AvailabilityZones {
+		for _, zone := range ng.zones {
 			if p.NodesInZone(zone) == 0 {
 				continue // fewer nodes than zones: this zone gets none
 			}
-			name := fmt.Sprintf("%s-%s-%s", ng.Name, it, zone)
+			name := fmt.Sprintf("%s-%s-%s", ng.name, it, zone)
 			labels := map[string]string{
 				labelHostname:      name,
 				labelZone:          zone,
 				labelInstanceType:  it,
 				"kubernetes.io/os": "linux",
 			}
-			for k, v := range ng.Labels {
+			for k, v := range ng.labels {
 				labels[k] = v
 			}
 			p.Nodes = append(p.Nodes, Node{InstanceType: it, Zone: zone, Node: &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-				Spec:       corev1.NodeSpec{Taints: taints},
+				Spec:       corev1.NodeSpec{Taints: ng.taints},
 				Status:     corev1.NodeStatus{Capacity: in.Capacity(), Allocatable: in.Allocatable()},
 			}})
 		}
 	}
 	return p, nil
+}
+
+// nodePoolsFrom reads the NodePools of karpenter.yaml (absent when no pool
+// uses Karpenter). Nodes get the labels Karpenter sets from single-valued
+// requirements and its own; the pool's max size is our annotation, since
+// Karpenter bounds a pool by resources alone.
+func nodePoolsFrom(raw []byte) ([]nodeGroup, error) {
+	var groups []nodeGroup
+	for _, doc := range bytes.Split(bytes.TrimPrefix(raw, []byte(render.Header)), []byte("\n---\n")) {
+		var tm metav1.TypeMeta
+		if err := yaml.Unmarshal(doc, &tm); err != nil {
+			return nil, err
+		}
+		if tm.Kind != "NodePool" {
+			continue
+		}
+		var np render.NodePool
+		if err := yaml.UnmarshalStrict(doc, &np); err != nil {
+			return nil, err
+		}
+		g := nodeGroup{name: np.Name, taints: np.Spec.Template.Spec.Taints, labels: map[string]string{render.LabelKarpenterNodePool: np.Name}}
+		for k, v := range np.Spec.Template.Metadata.Labels {
+			g.labels[k] = v
+		}
+		for _, r := range np.Spec.Template.Spec.Requirements {
+			if r.Operator != corev1.NodeSelectorOpIn {
+				return nil, fmt.Errorf("NodePool %s: requirement on %s: the checker reads only In", np.Name, r.Key)
+			}
+			switch r.Key {
+			case labelInstanceType:
+				g.types = r.Values
+			case labelZone:
+				g.zones = r.Values
+			case render.LabelKarpenterCapacity:
+				if len(r.Values) != 1 {
+					return nil, fmt.Errorf("NodePool %s: %s must name one capacity type, got %v", np.Name, r.Key, r.Values)
+				}
+				g.spot = r.Values[0] == "spot"
+				g.labels[r.Key] = r.Values[0]
+			}
+		}
+		n, err := strconv.ParseInt(np.Annotations[render.AnnotationMaxNodes], 10, 32)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("NodePool %s: annotation %s: want the pool's max nodes, got %q", np.Name, render.AnnotationMaxNodes, np.Annotations[render.AnnotationMaxNodes])
+		}
+		g.maxNodes = int32(n)
+		if len(g.types) == 0 || len(g.zones) == 0 {
+			return nil, fmt.Errorf("NodePool %s: needs In requirements on %s and %s", np.Name, labelInstanceType, labelZone)
+		}
+		groups = append(groups, g)
+	}
+	return groups, nil
+}
+
+// sameNodes compares a managed node group with the NodePool of the same
+// pool, leaving out the labels only Karpenter's nodes carry.
+func sameNodes(managed, karp nodeGroup) error {
+	labels := map[string]string{}
+	for k, v := range karp.labels {
+		if !strings.HasPrefix(k, "karpenter.sh/") {
+			labels[k] = v
+		}
+	}
+	switch {
+	case managed.spot != karp.spot:
+		return fmt.Errorf("spot %v and %v", managed.spot, karp.spot)
+	case managed.maxNodes != karp.maxNodes:
+		return fmt.Errorf("max nodes %d and %d", managed.maxNodes, karp.maxNodes)
+	case !slices.Equal(managed.types, karp.types):
+		return fmt.Errorf("instance types %v and %v", managed.types, karp.types)
+	case !slices.Equal(managed.zones, karp.zones):
+		return fmt.Errorf("zones %v and %v", managed.zones, karp.zones)
+	case !maps.Equal(managed.labels, labels):
+		return fmt.Errorf("labels %v and %v", managed.labels, labels)
+	case !slices.EqualFunc(managed.taints, karp.taints, func(a, b corev1.Taint) bool { return a.MatchTaint(&b) && a.Value == b.Value }):
+		return fmt.Errorf("taints %v and %v", managed.taints, karp.taints)
+	}
+	return nil
 }
 
 func classFrom(name string, raw []byte) (Class, error) {

@@ -15,11 +15,36 @@ import (
 // run on spot: AWS gives two minutes' notice before reclaiming an instance.
 const SpotGraceSeconds = 120
 
+// Scheduler profiles a class may choose (schedulerProfile). The placement
+// checker ignores schedulerName, rightly: these profiles change only
+// scoring (which feasible node wins), never filtering (which nodes are
+// feasible), so a class lands under its profile wherever it lands under
+// default-scheduler.
+const (
+	ProfileBinpack = "binpack"
+	ProfileSpread  = "spread"
+)
+
+// SchedulerNames is each profile's schedulerName, the name its pods carry.
+var SchedulerNames = map[string]string{
+	ProfileBinpack: "gpufleet-binpack",
+	ProfileSpread:  "gpufleet-spread",
+}
+
+// SchedulerName is the schedulerName a class's pods carry: its profile's,
+// else its own (empty means default-scheduler).
+func SchedulerName(c spec.Class) string {
+	if c.SchedulerProfile != "" {
+		return SchedulerNames[c.SchedulerProfile]
+	}
+	return c.SchedulerName
+}
+
 func deriveClass(name string, c spec.Class, dedicated []string) Class {
 	labels := map[string]string{LabelClass: name}
 	ps := corev1.PodSpec{
 		PriorityClassName:         c.Priority,
-		SchedulerName:             c.SchedulerName,
+		SchedulerName:             SchedulerName(c),
 		NodeSelector:              c.NodeSelector,
 		Tolerations:               tolerations(c, dedicated),
 		Affinity:                  affinity(name, c, dedicated),

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"path"
+
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +28,9 @@ func (r *renderer) cluster() {
 	if len(objs) > 0 {
 		r.emit("cluster/priorityclasses.yaml", objs...)
 		files = append(files, "priorityclasses.yaml")
+	}
+	if r.scheduler() {
+		files = append(files, path.Base(SchedulerConfigPath))
 	}
 	r.kustomization("cluster", files)
 }

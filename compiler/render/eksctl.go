@@ -29,6 +29,9 @@ func (r *renderer) nodegroups() {
 		ManagedNodeGroups: []eksctl.ManagedNodeGroup{},
 	}
 	for _, p := range r.d.Pools {
+		if !p.Spec.HasNodeGroup() {
+			continue // Karpenter provisions it: nodegroups/karpenter.yaml
+		}
 		ng := eksctl.ManagedNodeGroup{
 			Name:              p.Name,
 			AMIFamily:         amiFamily(p),

@@ -40,6 +40,7 @@ func Render(d *derive.Fleet) (Tree, error) {
 	r.classes()
 	r.nodegroups()
 	r.terraform()
+	r.karpenter()
 	r.root()
 	if r.err != nil {
 		return nil, r.err

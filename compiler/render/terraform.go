@@ -83,6 +83,9 @@ func (r *renderer) terraform() {
 	tags := map[string]TFASGTag{}
 	zones := map[string][]string{}
 	for _, p := range r.d.Pools {
+		if !p.Spec.HasNodeGroup() {
+			continue // Karpenter provisions it: nodegroups/karpenter.yaml
+		}
 		ng := TFNodeGroup{
 			AMIType:          amiType(p),
 			CapacityType:     "ON_DEMAND",

@@ -34,6 +34,14 @@ type Cluster struct {
 	Region   string   `json:"region"`
 	Version  string   `json:"version"`
 	Zones    []string `json:"zones"`
+	// Karpenter configures the EC2NodeClass of Karpenter pools.
+	Karpenter *KarpenterConfig `json:"karpenter,omitempty"`
+}
+
+// KarpenterConfig is the cluster's Karpenter settings.
+type KarpenterConfig struct {
+	// Role is the nodes' IAM role; empty means KarpenterNodeRole-<cluster>.
+	Role string `json:"role,omitempty"`
 }
 
 type Priority struct {
@@ -73,7 +81,23 @@ type Pool struct {
 	AMIFamily string `json:"amiFamily,omitempty"`
 	// EFA enables the Elastic Fabric Adapter (single zone, EFA types only).
 	EFA bool `json:"efa,omitempty"`
+	// Provisioner is "managed", "karpenter" or "both"; empty (a Go-built
+	// spec) means managed.
+	Provisioner string `json:"provisioner,omitempty"`
 }
+
+// Provisioners of a pool.
+const (
+	Managed   = "managed"
+	Karpenter = "karpenter"
+	Both      = "both"
+)
+
+// HasNodeGroup reports whether the pool gets an EKS managed node group.
+func (p Pool) HasNodeGroup() bool { return p.Provisioner != Karpenter }
+
+// HasNodePool reports whether the pool gets a Karpenter NodePool.
+func (p Pool) HasNodePool() bool { return p.Provisioner == Karpenter || p.Provisioner == Both }
 
 type Size struct {
 	Min     int32  `json:"min"`
@@ -82,26 +106,27 @@ type Size struct {
 }
 
 type Class struct {
-	Priority       string            `json:"priority"`
-	Kind           string            `json:"kind"`
-	Replicas       int32             `json:"replicas"`
-	Gang           *int32            `json:"gang,omitempty"`
-	GPU            *GPU              `json:"gpu,omitempty"`
-	Resources      Resources         `json:"resources"`
-	Capacity       string            `json:"capacity"`
-	Queue          *bool             `json:"queue,omitempty"`
-	Spread         *Spread           `json:"spread,omitempty"`
-	AntiAffinity   string            `json:"antiAffinity,omitempty"`
-	CheckpointSecs *int64            `json:"checkpointGracePeriodSeconds,omitempty"`
-	SchedulerName  string            `json:"schedulerName,omitempty"`
-	Container      string            `json:"container"`
-	Image          string            `json:"image"`
-	Tolerations    []Toleration      `json:"tolerations,omitempty"`
-	NodeSelector   map[string]string `json:"nodeSelector,omitempty"`
-	Affinity       Affinity          `json:"affinity"`
-	InitContainers []InitContainer   `json:"initContainers,omitempty"`
-	RuntimeClass   string            `json:"runtimeClassName,omitempty"`
-	Overhead       Resources         `json:"overhead"`
+	Priority         string            `json:"priority"`
+	Kind             string            `json:"kind"`
+	Replicas         int32             `json:"replicas"`
+	Gang             *int32            `json:"gang,omitempty"`
+	GPU              *GPU              `json:"gpu,omitempty"`
+	Resources        Resources         `json:"resources"`
+	Capacity         string            `json:"capacity"`
+	Queue            *bool             `json:"queue,omitempty"`
+	Spread           *Spread           `json:"spread,omitempty"`
+	AntiAffinity     string            `json:"antiAffinity,omitempty"`
+	CheckpointSecs   *int64            `json:"checkpointGracePeriodSeconds,omitempty"`
+	SchedulerName    string            `json:"schedulerName,omitempty"`
+	SchedulerProfile string            `json:"schedulerProfile,omitempty"` // "binpack" or "spread"
+	Container        string            `json:"container"`
+	Image            string            `json:"image"`
+	Tolerations      []Toleration      `json:"tolerations,omitempty"`
+	NodeSelector     map[string]string `json:"nodeSelector,omitempty"`
+	Affinity         Affinity          `json:"affinity"`
+	InitContainers   []InitContainer   `json:"initContainers,omitempty"`
+	RuntimeClass     string            `json:"runtimeClassName,omitempty"`
+	Overhead         Resources         `json:"overhead"`
 }
 
 // Queued reports whether the class's workloads go through Kueue.

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -43,6 +44,7 @@ func (c *checker) classes() {
 				c.errorf(p("classes", name, "schedulerName"), "scheduler name %q is invalid: %s", cl.SchedulerName, msg)
 			}
 		}
+		c.schedulerProfile(name, cl)
 		c.labels(cl.NodeSelector, "classes", name, "nodeSelector")
 		c.tolerations(name, cl.Tolerations)
 		for i, t := range cl.Affinity.Required {
@@ -50,6 +52,22 @@ func (c *checker) classes() {
 		}
 		for i, t := range cl.Affinity.Preferred {
 			c.term(t.Term, "classes", name, "affinity", "preferred", strconv.Itoa(i), "term")
+		}
+	}
+}
+
+// schedulerProfile rejects a class that names a gpufleet profile's
+// scheduler by hand: the profile's config is only emitted for classes that
+// choose it, so such pods could wait for a scheduler nobody deployed.
+func (c *checker) schedulerProfile(name string, cl spec.Class) {
+	if cl.SchedulerProfile != "" && cl.SchedulerName != "" {
+		c.errorf(p("classes", name, "schedulerProfile"), "schedulerProfile and schedulerName are mutually exclusive: profile %q sets schedulerName %q",
+			cl.SchedulerProfile, derive.SchedulerNames[cl.SchedulerProfile])
+	}
+	for _, profile := range spec.Keys(derive.SchedulerNames) {
+		if cl.SchedulerName == derive.SchedulerNames[profile] {
+			c.errorf(p("classes", name, "schedulerName"), "scheduler name %q is gpufleet's %s profile: set schedulerProfile: %q instead, so that its config is emitted",
+				cl.SchedulerName, profile, profile)
 		}
 	}
 }

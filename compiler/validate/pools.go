@@ -61,7 +61,48 @@ func (c *checker) pools() {
 			c.tagKey(p("pools", name, "labels", k), eksctl.CALabelTagPrefix+k)
 		}
 		c.efa(name, pool)
+		c.karpenterPool(name, pool)
 	}
+}
+
+// karpenterPool checks what a Karpenter NodePool cannot express or would
+// reject. Karpenter keeps no minimum of nodes, attaches EFA only to pods that
+// request vpc.amazonaws.com/efa (no class does yet), and refuses node labels
+// in the kubelet's and its own domains (its CRD rules and RestrictedLabelDomains).
+func (c *checker) karpenterPool(name string, pool spec.Pool) {
+	if !pool.HasNodePool() {
+		return
+	}
+	if pool.Provisioner == spec.Karpenter && pool.Size.Min > 0 {
+		c.errorf(p("pools", name, "size", "min"), "Karpenter keeps no minimum of nodes: set min to 0, or provisioner to \"both\" for a managed baseline")
+	}
+	if pool.Provisioner == spec.Karpenter && pool.Size.Desired != nil && *pool.Size.Desired > 0 {
+		c.errorf(p("pools", name, "size", "desired"), "Karpenter has no desired size: drop it, or set provisioner to \"both\"")
+	}
+	if pool.EFA {
+		c.errorf(p("pools", name, "efa"), "efa needs provisioner \"managed\": Karpenter attaches EFA only to pods that request vpc.amazonaws.com/efa")
+	}
+	for _, k := range spec.Keys(pool.Labels) {
+		if karpenterRestricted(k) {
+			c.errorf(p("pools", name, "labels", k), "label key %q is in a domain Karpenter restricts (kubernetes.io, k8s.io, karpenter.sh, karpenter.k8s.aws)", k)
+		}
+	}
+}
+
+// karpenterRestricted mirrors Karpenter's restricted label domains and their
+// exceptions, the AWS provider's domain included.
+func karpenterRestricted(key string) bool {
+	domain, _, ok := strings.Cut(key, "/")
+	if !ok {
+		return false
+	}
+	under := func(d string) bool { return domain == d || strings.HasSuffix(domain, "."+d) }
+	for _, d := range []string{"node.kubernetes.io", "node-restriction.kubernetes.io", "kops.k8s.io"} {
+		if under(d) {
+			return false
+		}
+	}
+	return under("kubernetes.io") || under("k8s.io") || under("karpenter.sh") || under("karpenter.k8s.aws")
 }
 
 // efaFamilies are the instance families with an Elastic Fabric Adapter.

@@ -1,0 +1,51 @@
+package validate_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpufleet/gpufleet/compiler/load"
+)
+
+// TestKarpenterPools covers what a NodePool cannot express or would reject.
+func TestKarpenterPools(t *testing.T) {
+	for _, ok := range []string{
+		`pools: cpu: provisioner: "karpenter"`,
+		`pools: cpu: {provisioner: "both", labels: "node.kubernetes.io/tier": "web"}`,
+		`pools: cpu: {provisioner: "karpenter", labels: "example.com/tier": "web"}`,
+		`cluster: karpenter: role: "my-node-role"`,
+		// A managed node group takes what Karpenter would not.
+		`pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, zones: ["z1"], size: {min: 2, max: 4}}`,
+	} {
+		if err := check(t, ok); err != nil {
+			t.Errorf("%s: rejected: %v", ok, err)
+		}
+	}
+	for _, tc := range []struct{ name, extra, want string }{
+		{"min on karpenter", `pools: k: {instanceTypes: ["m7i.large"], provisioner: "karpenter", size: {min: 1, max: 2}}`, `Karpenter keeps no minimum of nodes`},
+		{"desired on karpenter", `pools: k: {instanceTypes: ["m7i.large"], provisioner: "karpenter", size: {min: 0, max: 2, desired: 1}}`, `Karpenter has no desired size`},
+		{"efa on karpenter", `pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, zones: ["z1"], provisioner: "both", size: {min: 0, max: 1}}`, `efa needs provisioner "managed"`},
+		{"kubernetes.io label", `pools: cpu: {provisioner: "karpenter", labels: "example.kubernetes.io/x": "y"}`, `a domain Karpenter restricts`},
+		{"karpenter.sh label", `pools: cpu: {provisioner: "both", labels: "karpenter.sh/x": "y"}`, `a domain Karpenter restricts`},
+		{"karpenter.k8s.aws label", `pools: cpu: {provisioner: "karpenter", labels: "karpenter.k8s.aws/x": "y"}`, `a domain Karpenter restricts`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := check(t, tc.extra)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	// The schema rejects these at load, with a position.
+	for _, extra := range []string{`pools: cpu: provisioner: "cluster-autoscaler"`, `cluster: karpenter: role: ""`, `cluster: karpenter: instanceProfile: "p"`} {
+		f := filepath.Join(t.TempDir(), "fleet.cue")
+		if err := os.WriteFile(f, []byte(base+extra), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := load.Load([]string{f}); err == nil || !strings.Contains(err.Error(), "fleet.cue:") {
+			t.Errorf("%s: got %v, want a positioned schema error", extra, err)
+		}
+	}
+}
