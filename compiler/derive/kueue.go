@@ -54,14 +54,13 @@ func deriveQueue(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) *
 	} else {
 		split(q, t.Quota, d, needs(t, d, lands))
 	}
-	if t.Cohort != "" {
-		q.Borrow, q.Lend = covered(t.Borrow), covered(t.Lend)
-		if t.Borrow == nil {
-			q.Borrow = nil
-		}
-		if t.Lend == nil {
-			q.Lend = nil
-		}
+	// Resources the tenant does not list borrow nothing: its namespaces'
+	// ResourceQuota (quota plus borrow) would reject them anyway.
+	if t.Cohort != "" && t.Borrow != nil {
+		q.Borrow = covered(t.Borrow)
+	}
+	if t.Cohort != "" && t.Lend != nil {
+		q.Lend = covered(t.Lend)
 	}
 	q.Preemption = preemption(t, d)
 	return q
