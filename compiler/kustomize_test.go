@@ -68,6 +68,13 @@ func TestKustomizeTree(t *testing.T) {
 				want["ConfigMap"] = 1
 			}
 		}
+		// So does the NVIDIA device plugin's config, when a pool shares GPUs.
+		for _, p := range f.Pools {
+			if p.Sharing != nil {
+				want["ConfigMap"]++
+				break
+			}
+		}
 		for _, tn := range f.Tenants {
 			n := len(tn.Namespaces)
 			want["Namespace"] += n

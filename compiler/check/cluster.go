@@ -118,9 +118,13 @@ func FromTree(tree render.Tree, cat catalog.Catalog) (*Cluster, error) {
 			return nil, fmt.Errorf("check: pool %s: %s and %s disagree: %w", g.name, render.EksctlPath, render.KarpenterPath, err)
 		}
 	}
+	sharing, err := render.SharingReplicas(tree[render.DevicePluginConfigPath])
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
 	c := &Cluster{}
 	for _, name := range names {
-		p, err := poolFrom(groups[name], cat)
+		p, err := poolFrom(groups[name], cat, sharing)
 		if err != nil {
 			return nil, err
 		}
@@ -158,12 +162,24 @@ func fromEksctl(ng eksctl.ManagedNodeGroup) nodeGroup {
 	return g
 }
 
-func poolFrom(ng nodeGroup, cat catalog.Catalog) (Pool, error) {
+// poolFrom synthesises the group's nodes. Their GPU resources are what the
+// device plugin advertises under the node's labels: replicas from the
+// device plugin ConfigMap entry the label names, MIG slices from the layout.
+func poolFrom(ng nodeGroup, cat catalog.Catalog, sharing map[string]int64) (Pool, error) {
 	p := Pool{Name: ng.name, Spot: ng.spot, Zones: ng.zones, MaxNodes: ng.maxNodes}
+	replicas, layout := int64(1), ng.labels[catalog.LabelMIGConfig]
+	if profile, ok := ng.labels[catalog.LabelDevicePluginConfig]; ok {
+		if replicas, ok = sharing[profile]; !ok {
+			return p, fmt.Errorf("check: node group %s: label %s names %q, which %s lacks", ng.name, catalog.LabelDevicePluginConfig, profile, render.DevicePluginConfigPath)
+		}
+	}
 	for _, it := range ng.types {
 		in, ok := cat[it]
 		if !ok {
 			return p, fmt.Errorf("check: node group %s: unknown instance type %q", ng.name, it)
+		}
+		if _, ok := catalog.MIGLayout(in.GPU, layout); layout != "" && !ok {
+			return p, fmt.Errorf("check: node group %s: instance type %s has no MIG layout %q", ng.name, it, layout)
 		}
 		for _, zone := range ng.zones {
 			if p.NodesInZone(zone) == 0 {
@@ -182,7 +198,10 @@ func poolFrom(ng nodeGroup, cat catalog.Catalog) (Pool, error) {
 			p.Nodes = append(p.Nodes, Node{InstanceType: it, Zone: zone, Node: &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 				Spec:       corev1.NodeSpec{Taints: ng.taints},
-				Status:     corev1.NodeStatus{Capacity: in.Capacity(), Allocatable: in.Allocatable()},
+				Status: corev1.NodeStatus{
+					Capacity:    in.Shared(in.Capacity(), replicas, layout),
+					Allocatable: in.Shared(in.Allocatable(), replicas, layout),
+				},
 			}})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/kueue"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -135,6 +136,7 @@ func nodeAffinity(c spec.Class, dedicated []string) *corev1.NodeAffinity {
 	if c.GPU != nil && c.GPU.MinMemoryGiB > 0 {
 		derived = append(derived, req(LabelGPUMemory, corev1.NodeSelectorOpGt, strconv.FormatInt(c.GPU.MinMemoryGiB-1, 10)))
 	}
+	derived = append(derived, gpuKind(c)...)
 	switch c.Capacity {
 	case spec.OnDemand, spec.Spot:
 		derived = append(derived, req(LabelCapacity, corev1.NodeSelectorOpIn, c.Capacity))
@@ -169,6 +171,34 @@ func nodeAffinity(c spec.Class, dedicated []string) *corev1.NodeAffinity {
 		na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: terms}
 	}
 	return na
+}
+
+// gpuKind keeps whole-GPU, shared and MIG requests apart, since the
+// resource name alone does not: a time-sliced node advertises replicas as
+// nvidia.com/gpu too. Whole-GPU classes shun both labels in every fleet, so
+// a pool that later turns on sharing can never take them; the MIG one by
+// NotIn, since the GPU Operator may label unpartitioned nodes all-disabled.
+func gpuKind(c spec.Class) []corev1.NodeSelectorRequirement {
+	switch {
+	case c.GPU == nil:
+		return nil
+	case c.GPU.MIG != "":
+		return []corev1.NodeSelectorRequirement{req(LabelMIGConfig, corev1.NodeSelectorOpIn, catalog.LayoutsWithProfile(c.GPU.MIG)...)}
+	case c.GPU.Shared:
+		return []corev1.NodeSelectorRequirement{req(LabelDevicePluginConfig, corev1.NodeSelectorOpExists)}
+	}
+	return []corev1.NodeSelectorRequirement{
+		req(LabelDevicePluginConfig, corev1.NodeSelectorOpDoesNotExist),
+		req(LabelMIGConfig, corev1.NodeSelectorOpNotIn, catalog.AllMIGLayouts()...),
+	}
+}
+
+// GPUResource is what a class's pods request: GPUs, or MIG slices.
+func GPUResource(g *spec.GPU) corev1.ResourceName {
+	if g != nil && g.MIG != "" {
+		return catalog.MIGResource(g.MIG)
+	}
+	return ResourceGPU
 }
 
 func req(key string, op corev1.NodeSelectorOperator, values ...string) corev1.NodeSelectorRequirement {
@@ -214,7 +244,7 @@ func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
 	return out
 }
 
-// mainContainer carries the class's resources. GPU requests equal limits:
+// mainContainer carries the class's resources. GPU (and MIG) requests equal limits:
 // Kubernetes requires it for extended resources and copies limits into
 // requests only for Pods, not for the templates written here.
 func mainContainer(c spec.Class) corev1.Container {
@@ -230,8 +260,8 @@ func mainContainer(c spec.Class) corev1.Container {
 		if rr.Limits == nil {
 			rr.Limits = corev1.ResourceList{}
 		}
-		rr.Requests[ResourceGPU] = n
-		rr.Limits[ResourceGPU] = n
+		rr.Requests[GPUResource(c.GPU)] = n
+		rr.Limits[GPUResource(c.GPU)] = n
 	}
 	return corev1.Container{Name: c.Container, Image: c.Image, Resources: rr}
 }

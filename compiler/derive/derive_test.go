@@ -23,6 +23,10 @@ func gpuClass(capacity string) spec.Class {
 
 func TestClassPlacement(t *testing.T) {
 	product := req(LabelGPUProduct, corev1.NodeSelectorOpIn, "H100")
+	// Whole-GPU classes stay off time-sliced and MIG nodes.
+	noShare := req(LabelDevicePluginConfig, corev1.NodeSelectorOpDoesNotExist)
+	noMIG := req(LabelMIGConfig, corev1.NodeSelectorOpNotIn, "all-1g.10gb", "all-1g.18gb", "all-1g.5gb", "all-2g.10gb",
+		"all-2g.20gb", "all-2g.35gb", "all-3g.20gb", "all-3g.40gb", "all-3g.71gb")
 	for _, tc := range []struct {
 		name      string
 		class     spec.Class
@@ -35,26 +39,26 @@ func TestClassPlacement(t *testing.T) {
 			name:     "on-demand GPU",
 			class:    gpuClass(spec.OnDemand),
 			tols:     []corev1.Toleration{tolGPU},
-			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
+			required: [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG, req(LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
 		},
 		{
 			name:     "spot only",
 			class:    gpuClass(spec.Spot),
 			tols:     []corev1.Toleration{tolGPU, tolSpot},
-			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
+			required: [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG, req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
 		},
 		{
 			name:      "prefer spot",
 			class:     gpuClass(spec.PreferSpot),
 			tols:      []corev1.Toleration{tolGPU, tolSpot},
-			required:  [][]corev1.NodeSelectorRequirement{{product}},
+			required:  [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG}},
 			preferred: []corev1.PreferredSchedulingTerm{{Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}}}},
 		},
 		{
 			name:     "any capacity",
 			class:    gpuClass(spec.AnyCap),
 			tols:     []corev1.Toleration{tolGPU, tolSpot},
-			required: [][]corev1.NodeSelectorRequirement{{product}},
+			required: [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG}},
 		},
 		{
 			name: "minimum GPU memory is Gt one less",
@@ -64,7 +68,7 @@ func TestClassPlacement(t *testing.T) {
 				return c
 			}(),
 			tols:     []corev1.Toleration{tolGPU, tolSpot},
-			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelGPUMemory, corev1.NodeSelectorOpGt, "39")}},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelGPUMemory, corev1.NodeSelectorOpGt, "39"), noShare, noMIG}},
 		},
 		{
 			name: "user terms are each ANDed with the derived policy",
@@ -78,9 +82,31 @@ func TestClassPlacement(t *testing.T) {
 			}(),
 			tols: []corev1.Toleration{tolGPU, tolSpot},
 			required: [][]corev1.NodeSelectorRequirement{
-				{product, req("a", corev1.NodeSelectorOpExists)},
-				{product, req("b", corev1.NodeSelectorOpGt, "3")},
+				{product, noShare, noMIG, req("a", corev1.NodeSelectorOpExists)},
+				{product, noShare, noMIG, req("b", corev1.NodeSelectorOpGt, "3")},
 			},
+		},
+		{
+			name: "shared GPUs: only time-sliced or MPS nodes",
+			class: func() spec.Class {
+				c := gpuClass(spec.OnDemand)
+				c.GPU.Shared = true
+				return c
+			}(),
+			tols: []corev1.Toleration{tolGPU},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelDevicePluginConfig, corev1.NodeSelectorOpExists),
+				req(LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
+		},
+		{
+			name: "MIG slice: layouts offering the profile, GPU toleration kept",
+			class: func() spec.Class {
+				c := gpuClass(spec.Spot)
+				c.GPU.MIG = "1g.10gb"
+				return c
+			}(),
+			tols: []corev1.Toleration{tolGPU, tolSpot},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelMIGConfig, corev1.NodeSelectorOpIn, "all-1g.10gb"),
+				req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
 		},
 		{
 			name:      "dedicated pool: Equal toleration, preferred pool",
@@ -216,5 +242,66 @@ func TestTenantQuotaIncludesBorrowing(t *testing.T) {
 	}
 	if tn.MaxGPUPerPod != 8 {
 		t.Errorf("MaxGPUPerPod = %d, want 8", tn.MaxGPUPerPod)
+	}
+}
+
+// TestGPURequests: a MIG class asks for slices, not GPUs, with requests
+// equal to limits; a shared class asks for nvidia.com/gpu as usual.
+func TestGPURequests(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gpu  spec.GPU
+		want corev1.ResourceName
+	}{
+		{"whole", spec.GPU{Count: 2}, ResourceGPU},
+		{"shared", spec.GPU{Count: 2, Shared: true}, ResourceGPU},
+		{"mig", spec.GPU{Count: 2, MIG: "3g.40gb"}, "nvidia.com/mig-3g.40gb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := gpuClass(spec.OnDemand)
+			c.GPU = &tc.gpu
+			rr := deriveClass("c", c, nil).Template.Spec.Containers[0].Resources
+			two := resource.MustParse("2")
+			for _, rl := range []corev1.ResourceList{rr.Requests, rr.Limits} {
+				if len(rl) != 1 || rl.Name(tc.want, resource.DecimalSI).Cmp(two) != 0 {
+					t.Errorf("got %v, want only %s: 2", rl, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestPoolSharing: sharing and MIG become the labels the device plugin and
+// MIG manager read, and Units counts what they advertise.
+func TestPoolSharing(t *testing.T) {
+	cat := catalog.New(nil)
+	zones := []string{"z1"}
+	ts := derivePool("ts", spec.Pool{InstanceTypes: []string{"g6.12xlarge"}, Capacity: spec.OnDemand, Size: spec.Size{Max: 3},
+		Sharing: &spec.Sharing{Strategy: "time-slicing", Replicas: 4}}, zones, cat)
+	mig := derivePool("mig", spec.Pool{InstanceTypes: []string{"p4de.24xlarge"}, Capacity: spec.OnDemand, Size: spec.Size{Max: 2},
+		MIG: "all-2g.20gb"}, zones, cat)
+	if got := ts.Labels[LabelDevicePluginConfig]; got != "time-slicing-4" {
+		t.Errorf("time-sliced pool's %s = %q", LabelDevicePluginConfig, got)
+	}
+	if got := mig.Labels[LabelMIGConfig]; got != "all-2g.20gb" {
+		t.Errorf("MIG pool's %s = %q", LabelMIGConfig, got)
+	}
+	if _, ok := mig.Labels[LabelDevicePluginConfig]; ok {
+		t.Error("MIG pool has a device plugin sharing label")
+	}
+	one := resource.MustParse("1")
+	for _, tc := range []struct {
+		pool *Pool
+		r    corev1.ResourceName
+		want int64
+	}{
+		{&ts, ResourceGPU, 4 * 4 * 3},
+		{&mig, ResourceGPU, 0},
+		{&mig, "nvidia.com/mig-2g.20gb", 8 * 3 * 2},
+		{&mig, "nvidia.com/mig-1g.10gb", 0},
+	} {
+		if got := tc.pool.Units(tc.r, one); got != tc.want {
+			t.Errorf("%s: Units(%s) = %d, want %d", tc.pool.Name, tc.r, got, tc.want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/kueue"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -15,7 +16,8 @@ import (
 // everywhere, so a class's template can name it whichever tenant uses it.
 const LocalQueueName = "gpufleet"
 
-// CoveredResources are what every ClusterQueue accounts, in this order.
+// CoveredResources are what every ClusterQueue accounts, in this order;
+// a tenant's queue also covers the MIG slices its classes request.
 var CoveredResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, ResourceGPU}
 
 // quotaUnit is the granularity quota is split in across flavors.
@@ -31,6 +33,8 @@ type Queue struct {
 	Flavors []string
 	// Nominal is each flavor's nominal quota per covered resource.
 	Nominal map[string]corev1.ResourceList
+	// Covered is CoveredResources plus the tenant's MIG resources, sorted.
+	Covered []corev1.ResourceName
 	// Borrow and Lend are per-flavor limits, only with a cohort.
 	Borrow, Lend corev1.ResourceList
 	Preemption   kueue.Preemption
@@ -44,15 +48,19 @@ func Flavor(p Pool) kueue.ResourceFlavorSpec {
 }
 
 func deriveQueue(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) *Queue {
-	q := &Queue{Nominal: map[string]corev1.ResourceList{}}
+	q := &Queue{Nominal: map[string]corev1.ResourceList{}, Covered: tenantCovered(t, d)}
 	q.Flavors = tenantFlavors(t, d, lands)
 	if len(t.PoolQuotas) > 0 {
 		for _, p := range q.Flavors {
 			pq := t.PoolQuotas[p]
 			q.Nominal[p] = covered(&pq)
+			// The spec has no MIG quota: a flavor offers its pool's slices.
+			for _, r := range q.Covered[len(CoveredResources):] {
+				q.Nominal[p][r] = *resource.NewQuantity(d.Pool(p).Units(r, unitOf(r)), resource.DecimalSI)
+			}
 		}
 	} else {
-		split(q, t.Quota, d, needs(t, d, lands))
+		split(q, t.Quota, d, needs(t, q.Covered, d, lands))
 	}
 	// Resources the tenant does not list borrow nothing: its namespaces'
 	// ResourceQuota (quota plus borrow) would reject them anyway.
@@ -90,6 +98,31 @@ func tenantFlavors(t spec.Tenant, d *Fleet, lands func(class, pool string) bool)
 	return orderFlavors(out, t, d)
 }
 
+// tenantCovered is CoveredResources, then the MIG resources of the
+// tenant's classes in name order: Kueue rejects a workload asking for a
+// resource its ClusterQueue does not cover.
+func tenantCovered(t spec.Tenant, d *Fleet) []corev1.ResourceName {
+	out := append([]corev1.ResourceName{}, CoveredResources...)
+	mig := map[string]bool{}
+	for _, name := range t.Classes {
+		if c := d.Class(name); c != nil && c.Spec.GPU != nil && c.Spec.GPU.MIG != "" {
+			mig[string(GPUResource(c.Spec.GPU))] = true
+		}
+	}
+	for _, r := range spec.Keys(mig) {
+		out = append(out, corev1.ResourceName(r))
+	}
+	return out
+}
+
+// unitOf is the quota unit of a resource: MIG slices count one by one.
+func unitOf(r corev1.ResourceName) resource.Quantity {
+	if u, ok := quotaUnit[r]; ok {
+		return u
+	}
+	return resource.MustParse("1")
+}
+
 func orderFlavors(pools []string, t spec.Tenant, d *Fleet) []string {
 	spotFirst := false
 	for _, name := range t.Classes {
@@ -122,19 +155,19 @@ func split(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.Resourc
 	for _, f := range q.Flavors {
 		q.Nominal[f] = corev1.ResourceList{}
 	}
-	for _, r := range CoveredResources {
-		unit := quotaUnit[r]
+	for _, r := range q.Covered {
+		unit := unitOf(r)
 		caps, reserve := map[string]int64{}, map[string]int64{}
 		var sum, reserved int64
 		for _, f := range q.Flavors {
-			caps[f] = d.Pool(f).CapacityUnits(r, unit)
+			caps[f] = d.Pool(f).Units(r, unit)
 			sum += caps[f]
 			n := need[f][r]
 			reserve[f] = min(ceilUnits(n, unit), caps[f])
 			reserved += reserve[f]
 		}
 		units := sum
-		if tq, limited := want[quotaName(r)]; limited {
+		if tq, limited := want[quotaName(r)]; limited && !catalog.IsMIGResource(r) {
 			units = tq.MilliValue() / unit.MilliValue()
 		}
 		if reserved > units {
@@ -165,7 +198,7 @@ func split(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.Resourc
 
 // needs is, per flavor, the most of each resource one whole workload of a
 // queued class landing there asks for (a Job's whole gang).
-func needs(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) map[string]corev1.ResourceList {
+func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, lands func(class, pool string) bool) map[string]corev1.ResourceList {
 	out := map[string]corev1.ResourceList{}
 	for _, name := range t.Classes {
 		c := d.Class(name)
@@ -185,7 +218,7 @@ func needs(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) map[str
 			if out[p.Name] == nil {
 				out[p.Name] = corev1.ResourceList{}
 			}
-			for _, r := range CoveredResources {
+			for _, r := range covered {
 				q := req[r]
 				q.Mul(pods)
 				if q.Cmp(out[p.Name][r]) > 0 {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -37,6 +38,13 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Cat
 		pool.Labels[LabelDedicated] = name
 		pool.Taints = append(pool.Taints, corev1.Taint{Key: TaintDedicated, Value: name, Effect: corev1.TaintEffectNoSchedule})
 	}
+	// The device plugin and the MIG manager act on these labels.
+	if p.Sharing != nil {
+		pool.Labels[LabelDevicePluginConfig] = SharingProfile(*p.Sharing)
+	}
+	if p.MIG != "" {
+		pool.Labels[LabelMIGConfig] = p.MIG
+	}
 	for k, v := range p.Labels {
 		pool.Labels[k] = v
 	}
@@ -69,4 +77,39 @@ func poolGPU(instances []catalog.Instance) *catalog.GPU {
 		}
 	}
 	return g
+}
+
+// Labels of the NVIDIA GPU stack that gpufleet sets from a pool's sharing
+// and mig; pools may not set them by hand.
+const (
+	LabelDevicePluginConfig = catalog.LabelDevicePluginConfig
+	LabelMIGConfig          = catalog.LabelMIGConfig
+)
+
+// SharingProfile names a sharing config: its key in the device plugin's
+// ConfigMap and the value of the label that selects it, e.g. "time-slicing-4".
+func SharingProfile(s spec.Sharing) string {
+	return s.Strategy + "-" + strconv.FormatInt(s.Replicas, 10)
+}
+
+// Replicas is how many times the pool's device plugin advertises each GPU.
+func (p *Pool) Replicas() int64 {
+	if p.Spec.Sharing == nil {
+		return 1
+	}
+	return p.Spec.Sharing.Replicas
+}
+
+// Units is CapacityUnits as the device plugin advertises the pool's
+// resources: time-sliced GPUs multiplied, MIG pools in slices.
+func (p *Pool) Units(r corev1.ResourceName, unit resource.Quantity) int64 {
+	if r != ResourceGPU && !catalog.IsMIGResource(r) {
+		return p.CapacityUnits(r, unit)
+	}
+	var best int64
+	for _, in := range p.Instances {
+		q := in.Shared(in.Capacity(), p.Replicas(), p.Spec.MIG)[r]
+		best = max(best, q.Value()/unit.Value())
+	}
+	return best * int64(p.Spec.Size.Max)
 }

@@ -29,6 +29,9 @@ func (r *renderer) cluster() {
 		r.emit("cluster/priorityclasses.yaml", objs...)
 		files = append(files, "priorityclasses.yaml")
 	}
+	if r.devicePlugin() {
+		files = append(files, path.Base(DevicePluginConfigPath))
+	}
 	if r.scheduler() {
 		files = append(files, path.Base(SchedulerConfigPath))
 	}

@@ -3,6 +3,9 @@ package render
 import (
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/eksctl"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -92,20 +95,30 @@ func scaleFromZeroTags(p derive.Pool) map[string]string {
 	for _, t := range p.Taints {
 		tags[eksctl.CATaintTagPrefix+t.Key] = t.Value + ":" + string(t.Effect)
 	}
-	if n := gpuCount(p); n > 0 {
-		tags[eksctl.CAResourceTagPrefix+derive.ResourceGPU] = strconv.FormatInt(n, 10)
+	for r, n := range gpuResources(p) {
+		tags[eksctl.CAResourceTagPrefix+string(r)] = strconv.FormatInt(n, 10)
 	}
 	return tags
 }
 
-// gpuCount is the fewest GPUs any of the pool's instance types has: a
-// template promising more would scale up nodes the pod does not fit on.
-func gpuCount(p derive.Pool) int64 {
-	var n int64
+// gpuResources is, per GPU resource the device plugin advertises (time-
+// sliced replicas, MIG slices, and 0 whole GPUs on MIG nodes), the fewest
+// any of the pool's instance types has: a template promising more would
+// scale up nodes the pod does not fit on.
+func gpuResources(p derive.Pool) map[corev1.ResourceName]int64 {
+	out := map[corev1.ResourceName]int64{}
 	for _, in := range p.Instances {
-		if in.GPU != nil && (n == 0 || in.GPU.Count < n) {
-			n = in.GPU.Count
+		if in.GPU == nil {
+			continue
+		}
+		for r, q := range in.Shared(in.Capacity(), p.Replicas(), p.Spec.MIG) {
+			if r != derive.ResourceGPU && !catalog.IsMIGResource(r) {
+				continue
+			}
+			if n, ok := out[r]; !ok || q.Value() < n {
+				out[r] = q.Value()
+			}
 		}
 	}
-	return n
+	return out
 }

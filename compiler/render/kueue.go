@@ -80,10 +80,10 @@ func weight(w *float64) *kueue.FairSharing {
 
 func clusterQueue(t derive.Tenant) *kueue.ClusterQueue {
 	q := t.Queue
-	rg := kueue.ResourceGroup{CoveredResources: derive.CoveredResources, Flavors: []kueue.FlavorQuotas{}}
+	rg := kueue.ResourceGroup{CoveredResources: q.Covered, Flavors: []kueue.FlavorQuotas{}}
 	for _, f := range q.Flavors {
 		fq := kueue.FlavorQuotas{Name: f}
-		for _, res := range derive.CoveredResources {
+		for _, res := range q.Covered {
 			rq := kueue.ResourceQuota{Name: res, NominalQuota: q.Nominal[f][res]}
 			if v, ok := q.Borrow[res]; ok {
 				rq.BorrowingLimit = &v

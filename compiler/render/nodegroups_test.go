@@ -3,6 +3,7 @@ package render_test
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,8 +30,20 @@ func wantTags(p derive.Pool) map[string]string {
 			gpus = in.GPU.Count
 		}
 	}
-	if gpus > 0 {
-		tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] = strconv.FormatInt(gpus, 10)
+	const res = "k8s.io/cluster-autoscaler/node-template/resources/"
+	switch {
+	case gpus == 0:
+	case p.Spec.MIG != "":
+		// A MIG node has no whole GPUs, and 7, 3 or 2 slices per GPU of
+		// the layout's profile ("all-1g.10gb": 7 of nvidia.com/mig-1g.10gb).
+		profile := strings.TrimPrefix(p.Spec.MIG, "all-")
+		per := map[string]int64{"1g": 7, "2g": 3, "3g": 2}[profile[:2]]
+		tags[res+"nvidia.com/gpu"] = "0"
+		tags[res+"nvidia.com/mig-"+profile] = strconv.FormatInt(gpus*per, 10)
+	case p.Spec.Sharing != nil:
+		tags[res+"nvidia.com/gpu"] = strconv.FormatInt(gpus*p.Spec.Sharing.Replicas, 10)
+	default:
+		tags[res+"nvidia.com/gpu"] = strconv.FormatInt(gpus, 10)
 	}
 	return tags
 }

@@ -84,6 +84,16 @@ type Pool struct {
 	// Provisioner is "managed", "karpenter" or "both"; empty (a Go-built
 	// spec) means managed.
 	Provisioner string `json:"provisioner,omitempty"`
+	// Sharing time-slices (or MPS-shares) each GPU into replicas.
+	Sharing *Sharing `json:"sharing,omitempty"`
+	// MIG is a MIG layout, e.g. "all-1g.10gb".
+	MIG string `json:"mig,omitempty"`
+}
+
+// Sharing is a pool's GPU sharing through the NVIDIA device plugin.
+type Sharing struct {
+	Strategy string `json:"strategy"` // "time-slicing" or "mps"
+	Replicas int64  `json:"replicas"`
 }
 
 // Provisioners of a pool.
@@ -149,6 +159,10 @@ type GPU struct {
 	Count        int64    `json:"count"`
 	Products     []string `json:"products,omitempty"`
 	MinMemoryGiB int64    `json:"minMemoryGiB,omitempty"`
+	// MIG is a MIG profile ("1g.10gb"): the pod asks for slices of it.
+	MIG string `json:"mig,omitempty"`
+	// Shared asks for GPUs of time-sliced or MPS pools.
+	Shared bool `json:"shared,omitempty"`
 }
 
 type Resources struct {

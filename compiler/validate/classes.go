@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -25,6 +26,7 @@ func (c *checker) classes() {
 					c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "unknown GPU product %q (known: %s)", prod, quoted(products))
 				}
 			}
+			c.gpuKind(name, *cl.GPU)
 		}
 		c.quantity(cl.Resources.CPU, "classes", name, "resources", "cpu")
 		c.quantity(cl.Resources.Memory, "classes", name, "resources", "memory")
@@ -52,6 +54,24 @@ func (c *checker) classes() {
 		}
 		for i, t := range cl.Affinity.Preferred {
 			c.term(t.Term, "classes", name, "affinity", "preferred", strconv.Itoa(i), "term")
+		}
+	}
+}
+
+// gpuKind checks a class's MIG profile and shared flag.
+func (c *checker) gpuKind(name string, g spec.GPU) {
+	if g.MIG == "" {
+		return
+	}
+	if g.Shared {
+		c.errorf(p("classes", name, "gpu", "shared"), "shared and mig are mutually exclusive: a MIG slice is not a time-sliced GPU")
+	}
+	if len(catalog.LayoutsWithProfile(g.MIG)) == 0 {
+		c.errorf(p("classes", name, "gpu", "mig"), "unknown MIG profile %q, e.g. \"1g.10gb\" (A100 80 GB, H100)", g.MIG)
+	}
+	for i, prod := range g.Products {
+		if !catalog.SupportsMIG(prod) {
+			c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "product %q has no MIG, so never offers MIG profile %q", prod, g.MIG)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/eksctl"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -62,6 +63,7 @@ func (c *checker) pools() {
 		}
 		c.efa(name, pool)
 		c.karpenterPool(name, pool)
+		c.gpuSharing(name, pool)
 	}
 }
 
@@ -103,6 +105,50 @@ func karpenterRestricted(key string) bool {
 		}
 	}
 	return under("kubernetes.io") || under("k8s.io") || under("karpenter.sh") || under("karpenter.k8s.aws")
+}
+
+// maxMPSReplicas is the most clients NVIDIA MPS serves per GPU.
+const maxMPSReplicas = 48
+
+// gpuSharing checks sharing and mig: both need GPUs, MIG only exists on
+// some of them, and a MIG-partitioned GPU cannot also be time-sliced here
+// (the device plugin would advertise slices, not replicas of nvidia.com/gpu).
+func (c *checker) gpuSharing(name string, pool spec.Pool) {
+	for _, k := range []string{derive.LabelDevicePluginConfig, derive.LabelMIGConfig} {
+		if _, ok := pool.Labels[k]; ok {
+			c.errorf(p("pools", name, "labels", k), "label key %q is reserved: gpufleet derives it from sharing and mig", k)
+		}
+	}
+	if pool.Sharing == nil && pool.MIG == "" {
+		return
+	}
+	if pool.Sharing != nil && pool.MIG != "" {
+		c.errorf(p("pools", name, "mig"), "mig and sharing are mutually exclusive: a pool either cuts its GPUs into MIG slices or shares whole GPUs")
+	}
+	if s := pool.Sharing; s != nil && s.Strategy == "mps" && s.Replicas > maxMPSReplicas {
+		c.errorf(p("pools", name, "sharing", "replicas"), "MPS serves at most %d clients per GPU, got %d", maxMPSReplicas, s.Replicas)
+	}
+	for i, it := range pool.InstanceTypes {
+		in, ok := c.cat[it]
+		if !ok {
+			continue // reported by poolInstances
+		}
+		ip := p("pools", name, "instanceTypes", strconv.Itoa(i))
+		switch {
+		case in.GPU == nil && pool.Sharing != nil:
+			c.errorf(ip, "instance type %q has no GPU: sharing needs a GPU pool", it)
+		case in.GPU == nil && pool.MIG != "":
+			c.errorf(ip, "instance type %q has no GPU: mig needs a GPU pool", it)
+		case pool.MIG == "":
+		case !catalog.SupportsMIG(in.GPU.Product):
+			c.errorf(p("pools", name, "mig"), "instance type %q has %s GPUs, which have no MIG (A100, H100 and H200 do)", it, in.GPU.Product)
+		default:
+			if _, ok := catalog.MIGLayout(in.GPU, pool.MIG); !ok {
+				c.errorf(p("pools", name, "mig"), "unknown MIG layout %q for instance type %q (%s %d GB): known %s",
+					pool.MIG, it, in.GPU.Product, in.GPU.MemoryGiB, quoted(catalog.MIGLayouts(in.GPU)))
+			}
+		}
+	}
 }
 
 // efaFamilies are the instance families with an Elastic Fabric Adapter.
