@@ -2,8 +2,7 @@ package compiler_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -32,10 +31,7 @@ classes: web: {
 			`scheduler name "gpufleet-spread" is gpufleet's spread profile: set schedulerProfile: "spread" instead`, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := filepath.Join(t.TempDir(), "fleet.cue")
-			if err := os.WriteFile(f, []byte(base+tc.class+"}\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			f := testfleet.Write(t, base+tc.class+"}\n")
 			_, err := compiler.Compile([]string{f})
 			var list diag.List
 			if !errors.As(err, &list) || len(list) != 1 {
@@ -48,10 +44,7 @@ classes: web: {
 		})
 	}
 	t.Run("unknown profile", func(t *testing.T) {
-		f := filepath.Join(t.TempDir(), "fleet.cue")
-		if err := os.WriteFile(f, []byte(base+"\tschedulerProfile: \"pack\"\n}\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		f := testfleet.Write(t, base+"\tschedulerProfile: \"pack\"\n}\n")
 		_, err := compiler.Compile([]string{f})
 		if err == nil || !strings.Contains(err.Error(), "fleet.cue:8:") || !strings.Contains(err.Error(), "schedulerProfile") {
 			t.Fatalf("got %v; want a schema error at fleet.cue:8 naming schedulerProfile", err)

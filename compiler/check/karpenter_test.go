@@ -1,8 +1,7 @@
 package check_test
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -31,10 +30,7 @@ tenants: t: {namespaces: ["t"], classes: ["web", "train", "infer"]}
 
 func compileKarpenter(t *testing.T) *compiler.Result {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "fleet.cue")
-	if err := os.WriteFile(f, []byte(karpenterFleet), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f := testfleet.Write(t, karpenterFleet)
 	res, err := compiler.Compile([]string{f})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,7 @@
 package check_test
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -40,10 +39,7 @@ tenants: t: {namespaces: ["t"], classes: ["whole", "shared", "slice", "whole-a10
 
 func compileSharing(t *testing.T) *compiler.Result {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "fleet.cue")
-	if err := os.WriteFile(f, []byte(sharingFleet), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f := testfleet.Write(t, sharingFleet)
 	res, err := compiler.Compile([]string{f})
 	if err != nil {
 		t.Fatal(err)

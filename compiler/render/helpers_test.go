@@ -1,7 +1,7 @@
 package render_test
 
 import (
-	"os"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"path/filepath"
 	"testing"
 
@@ -43,10 +43,7 @@ func renderedFleets(t *testing.T) map[string]rendered {
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no example fleets under ../../fleets: %v", err)
 	}
-	extra := filepath.Join(t.TempDir(), "fleet.cue")
-	if err := os.WriteFile(extra, []byte(nodegroupsFleet), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	extra := testfleet.Write(t, nodegroupsFleet)
 	trees := map[string]rendered{"nodegroups-test": renderFleet(t, extra)}
 	for _, dir := range dirs {
 		trees[filepath.Base(dir)] = renderFleet(t, dir)

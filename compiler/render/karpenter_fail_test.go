@@ -2,8 +2,7 @@ package render_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -17,10 +16,7 @@ import (
 // could, and requires the CRDs' schema or CEL rules to reject each.
 func TestKarpenterCRDsCanFail(t *testing.T) {
 	core, aws, nodeClass := karpenterValidators(t)
-	extra := filepath.Join(t.TempDir(), "fleet.cue")
-	if err := os.WriteFile(extra, []byte(karpenterFleet), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	extra := testfleet.Write(t, karpenterFleet)
 	docs := karpenterDocs(renderFleet(t, extra).tree[render.KarpenterPath])
 	var pool, class []byte
 	for _, d := range docs {

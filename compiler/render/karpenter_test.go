@@ -3,9 +3,8 @@ package render_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -91,10 +90,7 @@ func crdErrors(t *testing.T, doc []byte, vs ...*crdtest.Validator) []string {
 func TestKarpenterCRDs(t *testing.T) {
 	core, aws, nodeClass := karpenterValidators(t)
 	fleets := renderedFleets(t)
-	extra := filepath.Join(t.TempDir(), "fleet.cue")
-	if err := os.WriteFile(extra, []byte(karpenterFleet), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	extra := testfleet.Write(t, karpenterFleet)
 	fleets["karpenter-test"] = renderFleet(t, extra)
 	for _, name := range []string{"karpenter-test", "llm-serving", "platform"} {
 		if _, ok := fleets[name].tree[render.KarpenterPath]; !ok {

@@ -2,7 +2,7 @@ package render_test
 
 import (
 	"bytes"
-	"os"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -175,10 +175,7 @@ tenants: t: {namespaces: ["t"], classes: ["infer", "web"]}
 		spec = strings.Replace(spec, `infer: {priority: "p", gpu: count: 1, schedulerProfile: "binpack"}`, `infer: {priority: "p", gpu: count: 1}`, 1)
 		spec += "classes: web: schedulerProfile: \"" + spread + "\"\n"
 	}
-	f := filepath.Join(t.TempDir(), "fleet.cue")
-	if err := os.WriteFile(f, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f := testfleet.Write(t, spec)
 	return f
 }
 

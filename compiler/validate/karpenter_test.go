@@ -1,8 +1,7 @@
 package validate_test
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -40,10 +39,7 @@ func TestKarpenterPools(t *testing.T) {
 	}
 	// The schema rejects these at load, with a position.
 	for _, extra := range []string{`pools: cpu: provisioner: "cluster-autoscaler"`, `cluster: karpenter: role: ""`, `cluster: karpenter: instanceProfile: "p"`} {
-		f := filepath.Join(t.TempDir(), "fleet.cue")
-		if err := os.WriteFile(f, []byte(base+extra), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		f := testfleet.Write(t, base+extra)
 		if _, err := load.Load([]string{f}); err == nil || !strings.Contains(err.Error(), "fleet.cue:") {
 			t.Errorf("%s: got %v, want a positioned schema error", extra, err)
 		}

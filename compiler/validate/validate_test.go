@@ -1,8 +1,7 @@
 package validate_test
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -31,10 +30,7 @@ func check(t *testing.T, extra string) error {
 		}
 		spec = strings.Replace(base, from, to, 1)
 	}
-	f := filepath.Join(t.TempDir(), "fleet.cue")
-	if err := os.WriteFile(f, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f := testfleet.Write(t, spec)
 	src, err := load.Load([]string{f})
 	if err != nil {
 		t.Fatalf("load: %v", err)
@@ -62,10 +58,7 @@ func TestSchemaErrors(t *testing.T) {
 		{"efa not a bool", `pools: cpu: efa: "yes"`, `efa`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := filepath.Join(t.TempDir(), "fleet.cue")
-			if err := os.WriteFile(f, []byte(base+tc.extra), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			f := testfleet.Write(t, base+tc.extra)
 			_, err := load.Load([]string{f})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "fleet.cue:") {
 				t.Fatalf("got %v; want a positioned error naming %s", err, tc.want)

@@ -1,8 +1,7 @@
 package verify_test
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -25,10 +24,7 @@ pools: g: {instanceTypes: ["x1.big"], size: {min: 0, max: 2}}
 classes: c: {priority: "p", gpu: {count: 1}}
 tenants: t: {namespaces: ["t"], classes: ["c"]}
 `
-	f := filepath.Join(t.TempDir(), "fleet.cue")
-	if err := os.WriteFile(f, []byte(spec), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f := testfleet.Write(t, spec)
 	_, err := compiler.Compile([]string{f})
 	if err == nil || !strings.Contains(err.Error(), `fleet.cue:5:8: pools.g: derived object is invalid: metadata.labels: Invalid value: "H100 NVL"`) {
 		t.Fatalf("err = %v", err)
