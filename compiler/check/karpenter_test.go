@@ -1,13 +1,13 @@
 package check_test
 
 import (
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // karpenterFleet has two karpenter-only pools, which eksctl.yaml leaves

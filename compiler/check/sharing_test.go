@@ -1,7 +1,6 @@
 package check_test
 
 import (
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // sharingFleet has a time-sliced and a whole L4 pool, and a MIG and a whole

@@ -1,7 +1,6 @@
 package render_test
 
 import (
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"path/filepath"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/compiler/validate"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // nodegroupsFleet exercises what the example fleets leave at defaults: EFA,

@@ -1,11 +1,11 @@
 package validate_test
 
 import (
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler/load"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // TestKarpenterPools covers what a NodePool cannot express or would reject.

@@ -1,13 +1,13 @@
 package validate_test
 
 import (
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/validate"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // base is a minimal valid fleet; each case appends CUE that unifies with it.

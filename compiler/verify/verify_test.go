@@ -1,7 +1,6 @@
 package verify_test
 
 import (
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/verify"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // A custom GPU product becomes a node label value and an affinity value;
