@@ -2,12 +2,12 @@ package compiler_test
 
 import (
 	"errors"
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // TestSchedulerProfileErrors checks that a misused schedulerProfile is a

@@ -2,7 +2,6 @@ package render_test
 
 import (
 	"bytes"
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"strings"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // TestKarpenterCRDsCanFail breaks valid objects the ways a generator bug

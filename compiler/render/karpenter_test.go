@@ -3,7 +3,6 @@ package render_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"maps"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/eksctl"
 	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // karpenterFleet exercises what the example fleets do not: karpenter-only

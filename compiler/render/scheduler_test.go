@@ -2,7 +2,6 @@ package render_test
 
 import (
 	"bytes"
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // schedulerConfig strict-decodes the tree's scheduler ConfigMap and the
