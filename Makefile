@@ -38,6 +38,10 @@ golden-check: ## Fail if regenerating golden/ would change it
 test-kubesched: ## Differential test against kube-scheduler v1.35.4 (nested module; first build takes minutes)
 	set -o pipefail; cd kubesched && $(GO) vet ./... && $(GO) test ./... -v -count=1 2>&1 | grep -vE '^\s*$$|^=== (PAUSE|CONT)' 
 
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
+	FUZZTIME=$${FUZZTIME:-30s} scripts/fuzz.sh
+
 .PHONY: bench
 bench: ## Run the benchmarks
 	$(GO) test ./compiler/ -run '^$$' -bench . -benchmem

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
 var update = flag.Bool("update", false, "rewrite golden/ from fleets/")
@@ -91,23 +92,42 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestDeterministic compiles each fleet repeatedly, at several GOMAXPROCS,
-// and requires byte-identical trees.
+// TestDeterministic compiles every example fleet and a generated M-size
+// fleet (with the tricky escape hatches) 20 times each, cycling GOMAXPROCS
+// through 1..4, and requires the same set of files with identical bytes.
 func TestDeterministic(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, dir := range exampleFleets(t) {
-		first := compile(t, dir).Tree
-		for i, procs := range []int{1, 2, 4, 1, 3} {
-			runtime.GOMAXPROCS(procs)
-			again := compile(t, dir).Tree
-			if len(again) != len(first) {
-				t.Fatalf("%s run %d: %d files, first run had %d", dir, i, len(again), len(first))
+	gen := filepath.Join(t.TempDir(), "gen-m.json")
+	if err := os.WriteFile(gen, fleetgen.JSON(fleetgen.Generate(11, fleetgen.M, fleetgen.Options{Tricky: true})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const runs = 20
+	for _, spec := range append(exampleFleets(t), gen) {
+		t.Run(filepath.Base(spec), func(t *testing.T) {
+			runtime.GOMAXPROCS(1)
+			first := compile(t, spec).Tree
+			if len(first) == 0 {
+				t.Fatal("empty tree")
 			}
-			for p, b := range first {
-				if !bytes.Equal(b, again[p]) {
-					t.Fatalf("%s run %d (GOMAXPROCS=%d): %s differs", dir, i, procs, p)
+			for i := 1; i < runs; i++ {
+				procs := i%4 + 1
+				runtime.GOMAXPROCS(procs)
+				again := compile(t, spec).Tree
+				for p := range again {
+					if _, ok := first[p]; !ok {
+						t.Fatalf("run %d (GOMAXPROCS=%d): extra file %s", i, procs, p)
+					}
+				}
+				for p, b := range first {
+					got, ok := again[p]
+					if !ok {
+						t.Fatalf("run %d (GOMAXPROCS=%d): %s missing", i, procs, p)
+					}
+					if !bytes.Equal(b, got) {
+						t.Fatalf("run %d (GOMAXPROCS=%d): %s differs:\n%s", i, procs, p, cmp.Diff(string(b), string(got)))
+					}
 				}
 			}
-		}
+		})
 	}
 }

@@ -7,9 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -68,7 +71,7 @@ func Load(paths []string) (*Source, error) {
 			errs = append(errs, src.cueDiags(err)...)
 			continue
 		default:
-			errs = append(errs, diag.Diagnostic{Pos: diag.Pos{File: p}, Msg: plainMsg(err)})
+			errs = append(errs, plainDiag(p, err))
 			continue
 		}
 		src.parts = append(src.parts, v)
@@ -118,9 +121,59 @@ func schemaValue(ctx *cue.Context) (cue.Value, error) {
 	return v.LookupPath(cue.ParsePath("#Fleet")), nil
 }
 
+// MaxSpecBytes bounds a spec file, and the .cue files of a spec directory
+// together: CUE's evaluation cost grows faster than linearly with input
+// size, so a hostile spec must not be able to stall CI for hours. The
+// largest generated benchmark fleet (XL) is under 5 MB.
+const MaxSpecBytes = 16 << 20
+
+func tooLarge(n int64) error {
+	return fmt.Errorf("spec file too large (%d bytes; the limit is %d MiB)", n, MaxSpecBytes>>20)
+}
+
+// checkSize rejects what cannot be a spec before anything reads it: a
+// file over MaxSpecBytes, a directory whose .cue files are, or a device or
+// named pipe (reading one may never end).
+func checkSize(path string, fi fs.FileInfo) error {
+	if !fi.IsDir() {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("not a regular file")
+		}
+		if fi.Size() > MaxSpecBytes {
+			return tooLarge(fi.Size())
+		}
+		return nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
+			continue
+		}
+		info, err := os.Stat(filepath.Join(path, e.Name()))
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", e.Name())
+		}
+		total += info.Size()
+	}
+	if total > MaxSpecBytes {
+		return tooLarge(total)
+	}
+	return nil
+}
+
 func (s *Source) loadOne(ctx *cue.Context, path string) (cue.Value, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
+		return cue.Value{}, err
+	}
+	if err := checkSize(path, fi); err != nil {
 		return cue.Value{}, err
 	}
 	switch ext := strings.ToLower(filepath.Ext(path)); {
@@ -151,10 +204,14 @@ func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
 	for _, f := range schema.Files() {
 		overlay[filepath.Join(abs, "cue.mod", "pkg", schema.ImportPath, f.Name)] = load.FromBytes(f.Data)
 	}
+	if err := confined(abs); err != nil {
+		return cue.Value{}, err
+	}
 	cfg := &load.Config{
-		Dir:     abs,
-		Overlay: overlay,
-		Env:     []string{"CUE_REGISTRY=none"},
+		Dir:       abs,
+		Overlay:   overlay,
+		Env:       []string{"CUE_REGISTRY=none"},
+		ParseFile: parseNoExtern,
 	}
 	insts := load.Instances([]string{arg}, cfg)
 	if len(insts) != 1 {
@@ -167,10 +224,70 @@ func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
 	return v, v.Err()
 }
 
+// parseNoExtern parses a spec file and rejects @extern attributes: file
+// embedding (@extern(embed) with @embed) would let a spec read files other
+// than its own CUE, and a spec is evaluated hermetically.
+func parseNoExtern(name string, src any, cfg parser.Config) (*ast.File, error) {
+	f, err := parser.ParseFile(name, src, cfg)
+	if err != nil {
+		return f, err
+	}
+	for _, d := range f.Decls {
+		if a, ok := d.(*ast.Attribute); ok {
+			if k, _ := a.Split(); k == "extern" {
+				return nil, cueerrors.Newf(a.Pos(), "%s: a spec may not embed files; it is evaluated from its own .cue files only", a.Text)
+			}
+		}
+	}
+	return f, nil
+}
+
+// confined rejects a spec directory holding a symbolic link that leads out
+// of it, to a .cue file or a directory the loader would read (a package
+// or cue.mod): a spec reads nothing outside its own directory.
+func confined(dir string) error {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			if strings.HasSuffix(p, ".cue") {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			return nil // a dangling link the loader cannot follow either
+		}
+		fi, err := os.Stat(target)
+		if err != nil || !(fi.IsDir() || strings.HasSuffix(p, ".cue")) {
+			return nil
+		}
+		if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%s: symbolic link leads outside the spec directory", diag.RelFile(dir, p))
+		}
+		return nil
+	})
+}
+
 func loadData(ctx *cue.Context, path, ext string) (cue.Value, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return cue.Value{}, err
+	}
+	defer f.Close()
+	// The size was checked, but the file may have grown since.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
+	if err != nil {
+		return cue.Value{}, err
+	}
+	if len(data) > MaxSpecBytes {
+		return cue.Value{}, tooLarge(int64(len(data)))
 	}
 	var file *ast.File
 	if ext == ".json" {
@@ -199,6 +316,32 @@ func astutilFile(expr ast.Expr) (*ast.File, error) {
 	}
 	return &ast.File{Decls: st.Elts}, nil
 }
+
+// plainDiag positions an error that is not a CUE error at its file. Some
+// decoders (CUE's YAML one) put "file:line:" in the text instead: that
+// becomes the position, so the file is not named twice.
+func plainDiag(file string, err error) diag.Diagnostic {
+	d := diag.Diagnostic{Pos: diag.Pos{File: file}, Msg: plainMsg(err)}
+	rest, ok := strings.CutPrefix(d.Msg, file+":")
+	if !ok {
+		return d
+	}
+	rest = strings.TrimPrefix(rest, " ")
+	if m := linePrefix.FindStringSubmatch(rest); m != nil {
+		d.Pos.Line, _ = strconv.Atoi(m[1])
+		d.Pos.Column = 1 // the decoder gave the line only
+		if m[2] != "" {
+			d.Pos.Column, _ = strconv.Atoi(m[2])
+		}
+		rest = rest[len(m[0]):]
+	}
+	if rest != "" {
+		d.Msg = rest
+	}
+	return d
+}
+
+var linePrefix = regexp.MustCompile(`^(\d+):(?:(\d+):)? `)
 
 // plainMsg drops the path an *fs.PathError repeats, since the diagnostic
 // already names the file.

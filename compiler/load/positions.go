@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,9 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
+// leadingPos matches the file:line:col prefix CUE puts on a wrapped error.
+var leadingPos = regexp.MustCompile(`^\S+:\d+:\d+: `)
+
 // cueDiags turns CUE errors into diagnostics, one per error, each positioned
 // in the user's file where CUE knows one.
 func (s *Source) cueDiags(err error) diag.List {
@@ -22,6 +26,13 @@ func (s *Source) cueDiags(err error) diag.List {
 		d := diag.Diagnostic{Msg: fmt.Sprintf(format, args...)}
 		if d.Msg == "" {
 			d.Msg = e.Error()
+		}
+		if d.Msg == "import failed" {
+			// CUE keeps why in the wrapped error: which package, and
+			// that no registry may be reached.
+			if rest, ok := strings.CutPrefix(e.Error(), "import failed: "); ok {
+				d.Msg += ": " + leadingPos.ReplaceAllString(rest, "")
+			}
 		}
 		path := e.Path()
 		if len(path) > 0 && path[0] == "#Fleet" {
