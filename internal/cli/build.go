@@ -49,12 +49,19 @@ not generate are left alone.`,
 			if res.Report.Errors() > 0 {
 				// A tree that places workloads where they cannot run, or
 				// where they must not, is never written.
+				if format == formatGitHub {
+					writeGitHubFindings(stdout, res.Report)
+				}
 				printFindings(stderr, res.Report)
 				fmt.Fprintf(stderr, "gpufleet build: not writing %s: the placement checker found errors (see 'gpufleet explain')\n", out)
 				return &exitError{code: ExitFindings}
 			}
+			if format == formatGitHub {
+				writeGitHubFindings(stdout, res.Report)
+			}
+			color := useColor(stderr)
 			for _, f := range res.Report.Findings {
-				fmt.Fprintln(stderr, f.String())
+				fmt.Fprintln(stderr, findingLine(f, color))
 			}
 			if checkOnly {
 				return stale(c, stdout, stderr, format, out, res)
@@ -76,22 +83,33 @@ not generate are left alone.`,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "out", "output directory")
 	cmd.Flags().BoolVar(&checkOnly, "check", false, "write nothing; exit 1 if DIR differs from the compiled tree (as 'gpufleet diff')")
-	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
+	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
 }
 
 // specError reports an invalid spec: as text on stderr, or as JSON on
-// stdout for programs, exiting 2 either way.
+// stdout for programs, exiting 2 either way. With github or sarif, the
+// annotations or the SARIF log go to stdout and the text to stderr.
 func specError(stdout io.Writer, format string, err error) error {
 	var dl diag.List
 	if !errors.As(err, &dl) {
 		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet: %v", err)}
 	}
-	if format == formatJSON {
+	switch format {
+	case formatJSON:
 		if err := writeJSON(stdout, map[string]any{"ok": false, "diagnostics": dl}); err != nil {
 			return err
 		}
 		return &exitError{code: ExitInvalid}
+	case formatGitHub:
+		// Annotations on stdout; the same errors stay readable in the log.
+		writeGitHubDiags(stdout, dl)
+		return dl
+	case formatSARIF:
+		if err := writeSARIF(stdout, sarifDiags(dl)); err != nil {
+			return err
+		}
+		return dl
 	}
 	return dl
 }

@@ -25,38 +25,59 @@ holds one whole workload of every class it may use.
 
 It prints a class × pool matrix and every finding, and exits 1 if any
 finding is an error. With --format json it prints the report document
-(schemaVersion 1), the same as report/placement.json in the built tree.`,
+(schemaVersion 1), the same as report/placement.json in the built tree.
+With --format github it prints one GitHub Actions annotation per finding, so
+findings show on the pull request's diff; with --format sarif a SARIF 2.1.0
+log for code scanning. Text is coloured only on a terminal, and never when
+NO_COLOR is set.`,
 		Example: `  gpufleet check fleets/platform
-  gpufleet check fleets/research --format json | jq '.findings'`,
+  gpufleet check fleets/research --format json | jq '.findings'
+
+  # In GitHub Actions: annotate the pull request.
+  gpufleet check fleet/ --format github
+
+  # For code scanning (github/codeql-action/upload-sarif).
+  gpufleet check fleet/ --format sarif > gpufleet.sarif`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			res, err := compileFor(c, stdout, format, args)
 			if err != nil {
 				return err
 			}
-			if format == formatJSON {
+			switch format {
+			case formatJSON:
 				j, err := report.JSON(res.Report)
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(stdout, "%s\n", j)
-			} else {
+			case formatGitHub, formatSARIF:
+				if err := writeFindings(stdout, stderr, format, res.Report); err != nil {
+					return err
+				}
+			default:
 				fmt.Fprintf(stdout, "%s\n\n%s\n", summarize(res), report.Matrix(res.Report, 80))
 				printFindings(stdout, res.Report)
 			}
 			return findingsExit(res.Report)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
+	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
 }
 
 func printFindings(w io.Writer, r *check.Report) {
-	errs := r.Errors()
-	fmt.Fprintf(w, "%s, %s\n", plural(errs, "error", "errors"), plural(len(r.Findings)-errs, "warning", "warnings"))
+	color := useColor(w)
+	fmt.Fprintln(w, countLine(r))
 	for _, f := range r.Findings {
-		fmt.Fprintln(w, f.String())
+		fmt.Fprintln(w, findingLine(f, color))
 	}
+}
+
+// countLine is "N errors, M warnings".
+func countLine(r *check.Report) string {
+	errs := r.Errors()
+	return fmt.Sprintf("%s, %s", plural(errs, "error", "errors"), plural(len(r.Findings)-errs, "warning", "warnings"))
 }
 
 // findingsExit is exit 1 when the checker proved an error.

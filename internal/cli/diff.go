@@ -36,7 +36,7 @@ Files in DIR that gpufleet does not generate are ignored.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "out", "the committed output tree to compare with")
-	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
+	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
 }
 
@@ -59,7 +59,7 @@ func stale(c *cobra.Command, stdout, stderr io.Writer, format, dir string, res *
 		}
 	}
 	if len(changes) == 0 {
-		if format == formatText {
+		if format != formatJSON {
 			fmt.Fprintf(stderr, "%s is up to date\n", dir)
 		}
 		return nil

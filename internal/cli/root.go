@@ -61,8 +61,13 @@ ResourceQuotas and LimitRanges, a kustomize Component per workload class, and
 node-group configs for eksctl, all with consistent labels, taints, tolerations
 and affinities.
 
+Start with 'gpufleet init' for a starter fleet. Shell completion for bash,
+zsh, fish and powershell: see 'gpufleet completion --help', for example
+'source <(gpufleet completion bash)'.
+
 Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
-		Example: `  gpufleet build fleets/platform -o out/platform
+		Example: `  gpufleet init fleet
+  gpufleet build fleets/platform -o out/platform
   gpufleet check fleets/platform
   gpufleet explain fleets/platform training
   gpufleet vet fleets/platform
@@ -76,7 +81,7 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
 		return usageError(c, "%v", err)
 	})
 	root.AddCommand(newBuildCmd(stdout, stderr), newCheckCmd(stdout, stderr), newExplainCmd(stdout, stderr),
-		newDiffCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout))
+		newDiffCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout), newInitCmd(stdout, stderr))
 	return root
 }
 

@@ -15,10 +15,12 @@ func newVetCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Vet runs the whole compiler (load, validate, derive, render) and writes
 nothing, then the placement checker. It reports every problem it finds,
 each with file:line:col; it exits 2 if the spec is invalid and 1 if the
-checker found an error.`,
+checker found an error. --format github prints GitHub Actions annotations,
+--format sarif a SARIF 2.1.0 log (see docs/formats.md).`,
 		Example: `  gpufleet vet fleets/platform
   gpufleet vet fleet.cue tenants.yaml
-  gpufleet vet fleets/research --format json`,
+  gpufleet vet fleets/research --format json
+  gpufleet vet fleet/ --format github`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			res, err := compileFor(c, stdout, format, args)
@@ -26,6 +28,12 @@ checker found an error.`,
 				return err
 			}
 			sum := summarize(res)
+			if format == formatGitHub || format == formatSARIF {
+				if err := writeFindings(stdout, stderr, format, res.Report); err != nil {
+					return err
+				}
+				return findingsExit(res.Report)
+			}
 			if format == formatJSON {
 				if err := writeJSON(stdout, map[string]any{"ok": res.Report.Errors() == 0, "summary": sum, "diagnostics": []any{}, "findings": res.Report.Findings}); err != nil {
 					return err
@@ -42,6 +50,6 @@ checker found an error.`,
 			return findingsExit(res.Report)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
+	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
 }

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/diag"
+)
+
+// GitHub Actions workflow commands
+// (https://docs.github.com/actions/reference/workflow-commands-for-github-actions):
+// a line "::error file=F,line=L,col=C,title=T::MESSAGE" on a step's output
+// becomes an annotation on that line of the pull request's diff.
+
+// ghEscapeData escapes a workflow command's message: a raw %, CR or LF
+// would end or corrupt the command.
+func ghEscapeData(s string) string {
+	s = strings.ReplaceAll(s, "%", "%25")
+	s = strings.ReplaceAll(s, "\r", "%0D")
+	return strings.ReplaceAll(s, "\n", "%0A")
+}
+
+// ghEscapeProperty escapes a property value, where ':' and ',' also
+// delimit.
+func ghEscapeProperty(s string) string {
+	s = ghEscapeData(s)
+	s = strings.ReplaceAll(s, ":", "%3A")
+	return strings.ReplaceAll(s, ",", "%2C")
+}
+
+// ghCommand formats one annotation; level is "error", "warning" or
+// "notice". A position with no file gives an annotation without one; a
+// position with no line gives one on the file.
+func ghCommand(level string, pos diag.Pos, title, msg string) string {
+	var props []string
+	if pos.File != "" {
+		props = append(props, "file="+ghEscapeProperty(sarifURI(pos.File)))
+		if pos.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", pos.Line))
+			if pos.Column > 0 {
+				props = append(props, fmt.Sprintf("col=%d", pos.Column))
+			}
+		}
+	}
+	if title != "" {
+		props = append(props, "title="+ghEscapeProperty(title))
+	}
+	cmd := "::" + level
+	if len(props) > 0 {
+		cmd += " " + strings.Join(props, ",")
+	}
+	return cmd + "::" + ghEscapeData(msg)
+}
+
+func ghLevel(severity string) string {
+	if severity == check.Error {
+		return "error"
+	}
+	return "warning"
+}
+
+// writeGitHubFindings prints one annotation per checker finding.
+func writeGitHubFindings(w io.Writer, r *check.Report) {
+	for _, f := range r.Findings {
+		fmt.Fprintln(w, ghCommand(ghLevel(f.Severity), f.Pos, "gpufleet "+f.Check, f.Message))
+	}
+}
+
+// writeGitHubDiags prints one error annotation per spec error.
+func writeGitHubDiags(w io.Writer, dl diag.List) {
+	for _, d := range dl {
+		msg := d.Msg
+		if d.Path != "" {
+			msg = d.Path + ": " + msg
+		}
+		fmt.Fprintln(w, ghCommand("error", d.Pos, "gpufleet spec", msg))
+	}
+}
