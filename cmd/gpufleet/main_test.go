@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"crypto/sha256"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,5 +39,91 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"gen-deep":   genDeep,
+			"gen-big":    genBig,
+			"gen-binary": genBinary,
+			"tree-sum":   treeSum,
+		},
 	})
+}
+
+// Custom commands that make inputs a txtar archive cannot hold.
+
+// gen-deep FILE N writes a spec whose cluster is N nested lists: JSON if
+// FILE ends in .json, else YAML.
+func genDeep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gen-deep FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	lists := strings.Repeat("[", n) + strings.Repeat("]", n)
+	data := "cluster: " + lists + "\n"
+	if strings.HasSuffix(args[0], ".json") {
+		data = `{"cluster": ` + lists + "}\n"
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(data), 0o644))
+}
+
+// gen-big FILE MB writes a YAML spec of about MB megabytes: a valid fleet
+// followed by comment lines.
+func genBig(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gen-big FILE MB")
+	}
+	mb, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	f, err := os.Create(ts.MkAbs(args[0]))
+	ts.Check(err)
+	w := bufio.NewWriter(f)
+	fmt.Fprint(w, "cluster: {provider: eks, name: demo, region: us-east-1, version: \"1.33\", zones: [us-east-1a, us-east-1b]}\n")
+	line := "# " + strings.Repeat("x", 97) + "\n"
+	for i := 0; i < mb<<20/len(line); i++ {
+		w.WriteString(line)
+	}
+	ts.Check(w.Flush())
+	ts.Check(f.Close())
+}
+
+// gen-binary FILE writes bytes that are not text: NULs, invalid UTF-8 and
+// control characters.
+func genBinary(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gen-binary FILE")
+	}
+	data := []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0x00, 0x01, 0x1b, 0xc3, 0x28, '\n'}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+}
+
+// tree-sum DIR FILE writes one line per entry under DIR (path, mode, and the
+// SHA-256 of a file's bytes), so that two sums compare whole trees.
+func treeSum(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tree-sum DIR FILE")
+	}
+	root := ts.MkAbs(args[0])
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		sum := ""
+		if d.Type().IsRegular() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sum = fmt.Sprintf("%x", sha256.Sum256(data))
+		}
+		fmt.Fprintf(&b, "%s %v %s\n", filepath.ToSlash(rel), info.Mode(), sum)
+		return nil
+	})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
 }
