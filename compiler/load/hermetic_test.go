@@ -197,3 +197,27 @@ func TestHermeticNoOutsideReads(t *testing.T) {
 		t.Fatalf("a link within the directory: %v", err)
 	}
 }
+
+// Only the files the loader reads count: an unrelated link elsewhere in
+// the spec's directory (here, to a directory outside it) is not an error.
+func TestUnrelatedLinkIgnored(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "fleet.cue")
+	if err := os.WriteFile(spec, []byte(minimalFleetForLinks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load.Load([]string{spec}); err != nil {
+		t.Fatalf("unrelated link rejected: %v", err)
+	}
+}
+
+const minimalFleetForLinks = `package fleet
+cluster: {provider: "eks", name: "c", region: "r", version: "1.33", zones: ["a", "b"]}
+priorities: p: value: 1
+pools: g: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
+classes: web: priority: "p"
+tenants: t: {namespaces: ["t"], classes: ["web"]}
+`

@@ -204,9 +204,6 @@ func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
 	for _, f := range schema.Files() {
 		overlay[filepath.Join(abs, "cue.mod", "pkg", schema.ImportPath, f.Name)] = load.FromBytes(f.Data)
 	}
-	if err := confined(abs); err != nil {
-		return cue.Value{}, err
-	}
 	cfg := &load.Config{
 		Dir:       abs,
 		Overlay:   overlay,
@@ -219,6 +216,10 @@ func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
 	}
 	if insts[0].Err != nil {
 		return cue.Value{}, insts[0].Err
+	}
+	// Check what the loader actually read, before anything is evaluated.
+	if err := confined(abs, insts[0], overlay, map[*build.Instance]bool{}); err != nil {
+		return cue.Value{}, err
 	}
 	v := ctx.BuildInstance(insts[0])
 	return v, v.Err()
@@ -242,37 +243,37 @@ func parseNoExtern(name string, src any, cfg parser.Config) (*ast.File, error) {
 	return f, nil
 }
 
-// confined rejects a spec directory holding a symbolic link that leads out
-// of it, to a .cue file or a directory the loader would read (a package
-// or cue.mod): a spec reads nothing outside its own directory.
-func confined(dir string) error {
+// confined rejects an instance that read a file, through a symbolic link,
+// from outside the spec directory: a spec reads nothing but its own files.
+// Only the files the loader read count, not whatever else the directory
+// holds.
+func confined(dir string, inst *build.Instance, overlay map[string]load.Source, seen map[*build.Instance]bool) error {
+	if seen[inst] {
+		return nil
+	}
+	seen[inst] = true
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return err
 	}
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	for _, f := range inst.BuildFiles {
+		if _, ok := overlay[f.Filename]; ok {
+			continue // the embedded schema, not on disk
+		}
+		target, err := filepath.EvalSymlinks(f.Filename)
 		if err != nil {
-			return err
-		}
-		if d.Type()&fs.ModeSymlink == 0 {
-			return nil
-		}
-		target, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			if strings.HasSuffix(p, ".cue") {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			return nil // a dangling link the loader cannot follow either
-		}
-		fi, err := os.Stat(target)
-		if err != nil || !(fi.IsDir() || strings.HasSuffix(p, ".cue")) {
-			return nil
+			return fmt.Errorf("%s: %w", diag.RelFile(dir, f.Filename), err)
 		}
 		if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("%s: symbolic link leads outside the spec directory", diag.RelFile(dir, p))
+			return fmt.Errorf("%s: symbolic link leads outside the spec directory", diag.RelFile(dir, f.Filename))
 		}
-		return nil
-	})
+	}
+	for _, imp := range inst.Imports {
+		if err := confined(dir, imp, overlay, seen); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func loadData(ctx *cue.Context, path, ext string) (cue.Value, error) {

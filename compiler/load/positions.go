@@ -69,6 +69,7 @@ func collapseDisjunctions(in diag.List) diag.List {
 	type group struct {
 		d     diag.Diagnostic
 		pairs [][2]string
+		other []string // children that are not conflicts, e.g. out of bound
 	}
 	groups := map[string]*group{}
 	var out diag.List
@@ -84,6 +85,9 @@ func collapseDisjunctions(in diag.List) diag.List {
 		}
 		if strings.HasPrefix(g.d.Pos.File, schemaDir) || g.d.Pos.Line == 0 {
 			g.d.Pos = d.Pos
+		}
+		if !strings.Contains(d.Msg, "errors in empty disjunction") && !strings.HasPrefix(d.Msg, "conflicting values ") {
+			g.other = append(g.other, d.Msg)
 		}
 		if rest, ok := strings.CutPrefix(d.Msg, "conflicting values "); ok {
 			if i := strings.Index(rest, " (mismatched types"); i >= 0 {
@@ -113,6 +117,10 @@ func collapseDisjunctions(in diag.List) diag.List {
 					break
 				}
 			}
+		}
+		if strings.Contains(g.d.Msg, "errors in empty disjunction") && len(g.other) > 0 {
+			// No alternative matched; say why the non-default ones failed.
+			g.d.Msg = strings.Join(g.other, "; ")
 		}
 		out = append(out, g.d)
 	}

@@ -42,6 +42,9 @@ not generate are left alone.`,
   gpufleet build fleets/llm-serving -o out/llm --format json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError(c, "-o needs a directory")
+			}
 			res, err := compileFor(c, stdout, format, args)
 			if err != nil {
 				return err

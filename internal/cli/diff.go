@@ -28,6 +28,9 @@ Files in DIR that gpufleet does not generate are ignored.`,
   gpufleet diff fleets/platform -o golden/platform --format json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError(c, "-o needs a directory")
+			}
 			res, err := compileFor(c, stdout, format, args)
 			if err != nil {
 				return err

@@ -46,3 +46,13 @@ tenants: team: {namespaces: ["team"], classes: ["web"]}
 		t.Errorf("diff of a missing spec: exit %d, want 2", code)
 	}
 }
+
+// An empty -o is a usage error, never the current directory.
+func TestEmptyOutput(t *testing.T) {
+	for _, cmd := range [][]string{{"build", "x.cue", "-o", ""}, {"diff", "x.cue", "-o", ""}} {
+		var o, e bytes.Buffer
+		if code := Run(cmd, &o, &e); code != ExitInvalid || !bytes.Contains(e.Bytes(), []byte("-o needs a directory")) {
+			t.Errorf("%v: exit %d, stderr %q", cmd, code, e.String())
+		}
+	}
+}
