@@ -27,6 +27,17 @@ func (p Pos) String() string {
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
 }
 
+// Compare orders positions by file, line and column.
+func (p Pos) Compare(q Pos) int {
+	if c := strings.Compare(p.File, q.File); c != 0 {
+		return c
+	}
+	if p.Line != q.Line {
+		return p.Line - q.Line
+	}
+	return p.Column - q.Column
+}
+
 // Diagnostic is one problem. Path is the spec path it concerns, such as
 // "classes.training.priority".
 type Diagnostic struct {
@@ -74,14 +85,8 @@ func (l *List) Sort() {
 	s := *l
 	sort.SliceStable(s, func(i, j int) bool {
 		a, b := s[i], s[j]
-		if a.Pos.File != b.Pos.File {
-			return a.Pos.File < b.Pos.File
-		}
-		if a.Pos.Line != b.Pos.Line {
-			return a.Pos.Line < b.Pos.Line
-		}
-		if a.Pos.Column != b.Pos.Column {
-			return a.Pos.Column < b.Pos.Column
+		if c := a.Pos.Compare(b.Pos); c != 0 {
+			return c < 0
 		}
 		if a.Path != b.Path {
 			return a.Path < b.Path

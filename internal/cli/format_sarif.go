@@ -125,14 +125,8 @@ type sarifItem struct {
 func buildSARIF(items []sarifItem) sarifLog {
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := items[i], items[j]
-		if a.pos.File != b.pos.File {
-			return a.pos.File < b.pos.File
-		}
-		if a.pos.Line != b.pos.Line {
-			return a.pos.Line < b.pos.Line
-		}
-		if a.pos.Column != b.pos.Column {
-			return a.pos.Column < b.pos.Column
+		if c := a.pos.Compare(b.pos); c != 0 {
+			return c < 0
 		}
 		if a.rule != b.rule {
 			return a.rule < b.rule
