@@ -1,7 +1,7 @@
 // Package compiler runs the pipeline: load, validate, derive, verify, render,
 // check, then Kueue queues (which need the checker's verdicts) and their
-// check. The stages live in subpackages named after them; write is left to
-// the caller so that vet and diff can compile without touching the disk.
+// check. The stages live in subpackages named after them; writing to disk is
+// left to the caller so that vet and diff compile without touching it.
 package compiler
 
 import (
@@ -13,6 +13,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/report"
 	"github.com/gpufleet/gpufleet/compiler/validate"
 	"github.com/gpufleet/gpufleet/compiler/verify"
+	"github.com/gpufleet/gpufleet/compiler/write"
 )
 
 // Result is a compiled fleet.
@@ -64,5 +65,6 @@ func Compile(paths []string) (*Result, error) {
 	if err := report.Write(tree, rep); err != nil {
 		return nil, err
 	}
+	write.AddManifest(tree)
 	return &Result{Source: src, Fleet: d, Tree: tree, Report: rep, Catalog: cat}, nil
 }

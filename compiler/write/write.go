@@ -16,13 +16,25 @@ import (
 type Result struct {
 	Written   []string // files created or changed
 	Unchanged []string // files already identical
+	Pruned    []string // files a previous build generated that are gone now
+}
+
+// Options tune Tree.
+type Options struct {
+	// Prune deletes files the previous build listed in its manifest that
+	// this tree no longer has.
+	Prune bool
 }
 
 // Tree writes tree below dir. A new dir appears whole in one rename. In an
 // existing dir, each file is renamed over its old version, and files that
 // gpufleet does not generate are left alone. Every check that can fail runs
 // before the first rename.
-func Tree(dir string, tree render.Tree) (*Result, error) {
+func Tree(dir string, tree render.Tree, opts ...Options) (*Result, error) {
+	var opt Options
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -31,9 +43,19 @@ func Tree(dir string, tree render.Tree) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var old []string
 	if exists {
 		if err := preflight(abs, tree); err != nil {
 			return nil, err
+		}
+		if old, err = readManifest(abs); err != nil {
+			return nil, err
+		}
+		if !opt.Prune {
+			// Files an earlier build generated stay gpufleet's until
+			// pruned, so the manifest keeps listing them.
+			tree = keepOwned(abs, old, tree)
+			old = nil
 		}
 	}
 	parent := filepath.Dir(abs)
@@ -82,7 +104,8 @@ func Tree(dir string, tree render.Tree) (*Result, error) {
 			return nil, err
 		}
 	}
-	return res, nil
+	res.Pruned, err = prune(abs, old, tree)
+	return res, err
 }
 
 func isDir(p string) (bool, error) {

@@ -101,3 +101,31 @@ func TestBlockedPathChangesNothing(t *testing.T) {
 	}
 	noStage(t, parent)
 }
+
+// Prune deletes only what an earlier build's manifest listed.
+func TestPrune(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	first := render.Tree{"a.yaml": []byte("a\n"), "old/b.yaml": []byte("b\n")}
+	AddManifest(first)
+	if _, err := Tree(out, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "old", "user.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := render.Tree{"a.yaml": []byte("a\n")}
+	AddManifest(second)
+	res, err := Tree(out, second, Options{Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Pruned, ",") != "old/b.yaml" {
+		t.Errorf("pruned %v, want old/b.yaml", res.Pruned)
+	}
+	if _, err := os.Stat(filepath.Join(out, "old", "user.txt")); err != nil {
+		t.Error("a user's file was pruned")
+	}
+	if _, err := os.Stat(filepath.Join(out, "old", "b.yaml")); err == nil {
+		t.Error("old/b.yaml survived the prune")
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 func newBuildCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out, format string
-	var checkOnly bool
+	var checkOnly, pruneOld bool
 	cmd := &cobra.Command{
 		Use:   "build SPEC... [-o DIR]",
 		Short: "Compile a fleet spec and write the output tree",
@@ -35,6 +35,9 @@ not generate are left alone.`,
   # A CUE base plus tenants kept in YAML, one fleet.
   gpufleet build fleet.cue tenants.yaml -o gitops/fleet
 
+  # Delete files an earlier build generated that the spec no longer does.
+  gpufleet build fleets/platform -o out/platform --prune
+
   # CI: fail if the committed tree is stale.
   gpufleet build fleets/platform -o golden/platform --check
 
@@ -44,6 +47,9 @@ not generate are left alone.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
 				return usageError(c, "-o needs a directory")
+			}
+			if checkOnly && pruneOld {
+				return usageError(c, "--check writes nothing, so it cannot --prune")
 			}
 			res, err := compileFor(c, stdout, format, args)
 			if err != nil {
@@ -69,7 +75,7 @@ not generate are left alone.`,
 			if checkOnly {
 				return stale(c, stdout, stderr, format, out, res)
 			}
-			wr, err := write.Tree(out, res.Tree)
+			wr, err := write.Tree(out, res.Tree, write.Options{Prune: pruneOld})
 			if err != nil {
 				return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
 			}
@@ -77,14 +83,18 @@ not generate are left alone.`,
 			if format == formatJSON {
 				return writeJSON(stdout, map[string]any{
 					"ok": true, "output": out, "summary": sum,
-					"written": nonNil(wr.Written), "unchanged": nonNil(wr.Unchanged),
+					"written": nonNil(wr.Written), "unchanged": nonNil(wr.Unchanged), "pruned": nonNil(wr.Pruned),
 				})
 			}
 			fmt.Fprintf(stdout, "%s\nwrote %s to %s (%d unchanged)\n", sum, plural(len(wr.Written), "file", "files"), out, len(wr.Unchanged))
+			for _, p := range wr.Pruned {
+				fmt.Fprintf(stdout, "pruned %s\n", p)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "out", "output directory")
+	cmd.Flags().BoolVar(&pruneOld, "prune", false, "delete files an earlier build generated that this spec no longer does (only those listed in DIR/"+write.ManifestPath+")")
 	cmd.Flags().BoolVar(&checkOnly, "check", false, "write nothing; exit 1 if DIR differs from the compiled tree (as 'gpufleet diff')")
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
