@@ -2,12 +2,9 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/gpufleet/gpufleet/internal/cli"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // update rewrites the golden stdout and stderr files inside the scripts:
@@ -102,28 +100,7 @@ func treeSum(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: tree-sum DIR FILE")
 	}
-	root := ts.MkAbs(args[0])
-	var b strings.Builder
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		sum := ""
-		if d.Type().IsRegular() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum = fmt.Sprintf("%x", sha256.Sum256(data))
-		}
-		fmt.Fprintf(&b, "%s %v %s\n", filepath.ToSlash(rel), info.Mode(), sum)
-		return nil
-	})
+	sum, err := testfleet.TreeSum(ts.MkAbs(args[0]))
 	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(sum), 0o644))
 }

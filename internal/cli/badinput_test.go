@@ -2,15 +2,14 @@ package cli_test
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpufleet/gpufleet/internal/cli"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // The catalogue of bad inputs. Each case is also a script,
@@ -83,34 +82,14 @@ func binary() string {
 	return string([]byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0x00, 0x01, 0x1b, 0xc3, 0x28, '\n'})
 }
 
-// treeSum is one line per entry under dir: path, mode and content hash.
+// treeSum snapshots dir for a byte-for-byte comparison.
 func treeSum(t *testing.T, dir string) string {
 	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		sum := ""
-		if d.Type().IsRegular() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum = fmt.Sprintf("%x", sha256.Sum256(data))
-		}
-		fmt.Fprintf(&b, "%s %v %s\n", filepath.ToSlash(rel), info.Mode(), sum)
-		return nil
-	})
+	sum, err := testfleet.TreeSum(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	return sum
 }
 
 // runBad runs gpufleet and requires exit 2, empty stdout, and stderr holding
@@ -254,14 +233,7 @@ func TestBadInputExitCodes(t *testing.T) {
 // --check exit 1 only for a stale tree, never for a bad spec).
 func TestBadOutputExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, data string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	good := write("good.cue", validFleet)
 	bad := write("bad.cue", cue(`classes: web: priority: "standard"`, `classes: web: priority: "urgent"`))
 	file := write("file", "a file, not a directory\n")

@@ -41,14 +41,7 @@ tenants: team: {
 // scripts in cmd/gpufleet/testdata/script can only tell zero from non-zero.
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, data string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	valid := write("valid.cue", validFleet)
 	undefined := write("undefined.cue", strings.Replace(validFleet, `priority: "standard"`, `priority: "urgent"`, 1))
 	syntax := write("syntax.cue", strings.Replace(validFleet, `classes: web: priority: "standard"`, `classes: web: {priority: "standard"`, 1))
@@ -155,4 +148,14 @@ func TestJSONDiagnostics(t *testing.T) {
 	if stderr.Len() != 0 {
 		t.Errorf("stderr not empty: %s", &stderr)
 	}
+}
+
+// writeFile writes data to dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
