@@ -3,14 +3,12 @@ package compiler_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
-	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/load"
-	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/compiler/write"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
@@ -35,34 +33,65 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
-// BenchmarkStages splits a build into load (CUE), derive and render.
+// generated writes a buildable generated fleet of the given size.
+func generated(b *testing.B, size fleetgen.Size) string {
+	f := filepath.Join(b.TempDir(), "fleet-"+size.Name+".json")
+	if err := os.WriteFile(f, fleetgen.JSON(fleetgen.Generate(1, size, fleetgen.Options{Buildable: true})), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+// BenchmarkStages times each stage of a build of a generated fleet, in
+// pipeline order: CUE evaluation, decoding, derive (with validate and
+// verify), render, check (with the Kueue queues and the report) and
+// writing a new tree.
 func BenchmarkStages(b *testing.B) {
-	for _, dir := range exampleFleets(b) {
-		name := filepath.Base(dir)
-		src, err := load.Load([]string{dir})
+	for _, size := range []fleetgen.Size{fleetgen.S, fleetgen.M, fleetgen.L} {
+		spec := generated(b, size)
+		res, err := compiler.Compile([]string{spec})
 		if err != nil {
 			b.Fatal(err)
 		}
-		cat := catalog.New(src.Fleet.InstanceTypes)
-		d := derive.Derive(src.Fleet, cat)
-		b.Run("load/"+name, func(b *testing.B) {
+		if n := res.Report.Errors(); n > 0 {
+			b.Fatalf("%s: %d checker errors", size.Name, n)
+		}
+		b.Run("evaluate/"+size.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := load.Load([]string{dir}); err != nil {
+				if _, err := load.Evaluate([]string{spec}); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-		b.Run("derive/"+name, func(b *testing.B) {
+		b.Run("decode/"+size.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				derive.Derive(src.Fleet, cat)
+				if err := res.Source.Decode(); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
-		b.Run("render/"+name, func(b *testing.B) {
+		stage := func(name string, f func(*compiler.Result) error) {
+			b.Run(name+"/"+size.Name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := f(res); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		stage("derive", compiler.DeriveStage)
+		stage("render", compiler.RenderStage)
+		stage("check", compiler.CheckStage)
+		b.Run("write/"+size.Name, func(b *testing.B) {
+			dir := b.TempDir()
 			b.ReportAllocs()
+			i := 0
 			for b.Loop() {
-				if _, err := render.Render(d); err != nil {
+				i++
+				if _, err := write.Tree(filepath.Join(dir, strconv.Itoa(i)), res.Tree); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -70,48 +99,46 @@ func BenchmarkStages(b *testing.B) {
 	}
 }
 
-// BenchmarkCheck measures the placement checker alone on a generated
-// M-size fleet, reporting class × pool pairs evaluated per second.
+// BenchmarkCheck measures the placement checker, reporting class × pool
+// pairs evaluated per second, on a generated L fleet and on an M fleet with
+// the tricky escape hatches (more pairs get as far as the resource filter):
+// run is the whole checker (reading the tree back included), evaluate the
+// node filters alone on the cluster read back once.
 func BenchmarkCheck(b *testing.B) {
-	f := filepath.Join(b.TempDir(), "fleet.json")
-	if err := os.WriteFile(f, fleetgen.JSON(fleetgen.Generate(7, fleetgen.M, fleetgen.Options{Tricky: true})), 0o644); err != nil {
+	tricky := filepath.Join(b.TempDir(), "tricky.json")
+	if err := os.WriteFile(tricky, fleetgen.JSON(fleetgen.Generate(7, fleetgen.M, fleetgen.Options{Tricky: true})), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	src, err := load.Load([]string{f})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cat := catalog.New(src.Fleet.InstanceTypes)
-	d := derive.Derive(src.Fleet, cat)
-	tree, err := render.Render(d)
-	if err != nil {
-		b.Fatal(err)
-	}
-	in := compiler.Intent(d)
-	pairs := float64(len(d.Classes) * len(d.Pools))
-	b.Run("run", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := check.Run(tree, cat, in); err != nil {
-				b.Fatal(err)
-			}
+	for _, fleet := range []struct{ name, spec string }{{"L", generated(b, fleetgen.L)}, {"M-tricky", tricky}} {
+		res, err := compiler.Compile([]string{fleet.spec})
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-	})
-	// The node filters alone, on the cluster read back once.
-	cl, err := check.FromTree(tree, cat)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("evaluate", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			for i := range cl.Classes {
-				for j := range cl.Pools {
-					check.Evaluate(&cl.Classes[i], &cl.Pools[j])
+		in := compiler.Intent(res.Fleet)
+		pairs := float64(len(res.Fleet.Classes) * len(res.Fleet.Pools))
+		b.Run("run/"+fleet.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := check.Run(res.Tree, res.Catalog, in); err != nil {
+					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+		})
+		cl, err := check.FromTree(res.Tree, res.Catalog)
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
-	})
+		b.Run("evaluate/"+fleet.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range cl.Classes {
+					for j := range cl.Pools {
+						check.Evaluate(&cl.Classes[i], &cl.Pools[j])
+					}
+				}
+			}
+			b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+		})
+	}
 }

@@ -1,7 +1,10 @@
 package check
 
 import (
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/render"
@@ -45,6 +48,8 @@ type Report struct {
 
 	// cluster is what was checked, for the Kueue checks that follow.
 	cluster *Cluster
+	// classAt and poolAt index Classes and Pools, for Cell.
+	classAt, poolAt map[string]int
 }
 
 // Errors counts error-level findings.
@@ -58,8 +63,19 @@ func (r *Report) Errors() int {
 	return n
 }
 
-// Cell returns the verdict for a class on a pool.
+// Cell returns the verdict for a class on a pool. Run lays cells out
+// class by class in pool order, so the cell is found by index; a report
+// laid out otherwise is searched. Queue derivation asks for every tenant's
+// classes on every pool, so a search each time would be quadratic.
 func (r *Report) Cell(class, pool string) *Cell {
+	if r.classAt == nil || len(r.classAt) != len(r.Classes) || len(r.poolAt) != len(r.Pools) {
+		r.classAt, r.poolAt = index(r.Classes), index(r.Pools)
+	}
+	ci, okc := r.classAt[class]
+	pi, okp := r.poolAt[pool]
+	if k := ci*len(r.Pools) + pi; okc && okp && k < len(r.Cells) && r.Cells[k].Class == class && r.Cells[k].Pool == pool {
+		return &r.Cells[k]
+	}
 	for i := range r.Cells {
 		if r.Cells[i].Class == class && r.Cells[i].Pool == pool {
 			return &r.Cells[i]
@@ -78,20 +94,29 @@ func Run(tree render.Tree, cat catalog.Catalog, in Intent) (*Report, error) {
 	for _, p := range cl.Pools {
 		r.Pools = append(r.Pools, p.Name)
 	}
-	byClass := map[string][]Cell{}
-	for i := range cl.Classes {
+	// Classes are independent, and a big fleet has millions of class ×
+	// pool pairs: each worker fills its classes' rows of Cells, and the
+	// findings are gathered in class order, so the report does not depend
+	// on scheduling.
+	np := len(cl.Pools)
+	r.Cells = make([]Cell, len(cl.Classes)*np)
+	found := make([][]Finding, len(cl.Classes))
+	parallel(len(cl.Classes), func(i int, scratch *[]NodeVerdict) {
 		c := &cl.Classes[i]
-		r.Classes = append(r.Classes, c.Name)
-		cells := make([]Cell, len(cl.Pools))
+		cells := r.Cells[i*np : (i+1)*np]
 		for j := range cl.Pools {
-			cells[j] = Evaluate(c, &cl.Pools[j])
+			cells[j] = evaluate(c, &cl.Pools[j], false, scratch)
 		}
-		byClass[c.Name] = cells
-		r.Cells = append(r.Cells, cells...)
-		r.Findings = append(r.Findings, Lands(c, cells)...)
-		r.Findings = append(r.Findings, Gang(c, cells)...)
-		r.Findings = append(r.Findings, InterPodAffinity(c, cells)...)
-		r.Findings = append(r.Findings, PodTopologySpread(c, cells, cl.Pools)...)
+		f := Lands(c, cells)
+		f = append(f, Gang(c, cells, cl.Pools)...)
+		f = append(f, InterPodAffinity(c, cells)...)
+		found[i] = append(f, PodTopologySpread(c, cells, cl.Pools)...)
+	})
+	byClass := make(map[string][]Cell, len(cl.Classes))
+	for i := range cl.Classes {
+		r.Classes = append(r.Classes, cl.Classes[i].Name)
+		byClass[cl.Classes[i].Name] = r.Cells[i*np : (i+1)*np : (i+1)*np]
+		r.Findings = append(r.Findings, found[i]...)
 	}
 	r.Findings = append(r.Findings, Deny(cl, byClass, in)...)
 	quota, commits := Quota(cl, in)
@@ -114,4 +139,30 @@ func (r *Report) Sort() {
 		}
 		return a.Check < b.Check
 	})
+}
+
+func index(names []string) map[string]int {
+	m := make(map[string]int, len(names))
+	for i, n := range names {
+		m[n] = i
+	}
+	return m
+}
+
+// parallel runs f for 0..n-1 on every CPU, each worker with its own
+// scratch space for node verdicts.
+func parallel(n int, f func(i int, scratch *[]NodeVerdict)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var scratch []NodeVerdict
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i, &scratch)
+			}
+		}()
+	}
+	wg.Wait()
 }

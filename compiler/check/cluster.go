@@ -80,6 +80,8 @@ type Class struct {
 type Cluster struct {
 	Pools   []Pool
 	Classes []Class
+
+	classes map[string]int // index of Classes by name, for Class
 }
 
 // FromTree reads the node groups and class examples back out of the
@@ -331,10 +333,14 @@ func deref(p *int32, def int32) int32 {
 
 // Class returns the class of that name, or nil.
 func (c *Cluster) Class(name string) *Class {
-	for i := range c.Classes {
-		if c.Classes[i].Name == name {
-			return &c.Classes[i]
+	if len(c.classes) != len(c.Classes) {
+		c.classes = make(map[string]int, len(c.Classes))
+		for i := range c.Classes {
+			c.classes[c.Classes[i].Name] = i
 		}
+	}
+	if i, ok := c.classes[name]; ok && c.Classes[i].Name == name {
+		return &c.Classes[i]
 	}
 	return nil
 }

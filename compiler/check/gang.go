@@ -2,23 +2,33 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Gang requires all of a class's pods to fit at once on the pools it can
 // land on, at their max size: a Job's gang must start together, and a
-// Deployment's replicas that cannot all run stay Pending for ever.
-func Gang(c *Class, cells []Cell) []Finding {
+// Deployment's replicas that cannot all run stay Pending for ever. The
+// finding ends with what kube-scheduler says of the pods left over: the
+// reasons a full node refuses one more.
+func Gang(c *Class, cells []Cell, pools []Pool) []Finding {
 	var total int64
-	var parts []string
+	var parts, reasons []string
 	fitting := 0
-	for _, cell := range cells {
+	for i, cell := range cells {
 		if !cell.Fits {
 			continue
 		}
 		fitting++
 		total += cell.Capacity
 		parts = append(parts, fmt.Sprintf("%s %d", cell.Pool, cell.Capacity))
+		for _, r := range fullNodeReasons(c.Info, &pools[i], cell.Type) {
+			if !slices.Contains(reasons, r) {
+				reasons = append(reasons, r)
+			}
+		}
 	}
 	if fitting == 0 || int64(c.Pods) <= total {
 		return nil
@@ -29,8 +39,35 @@ func Gang(c *Class, cells []Cell) []Finding {
 		what = fmt.Sprintf("a gang of %d pods cannot run at once", c.Pods)
 		check = "Gang"
 	}
-	return []Finding{{
-		Severity: Error, Check: check, Class: c.Name,
-		Message: fmt.Sprintf("%s: the pools that fit hold at most %d at max size (%s)", what, total, strings.Join(parts, ", ")),
-	}}
+	slices.Sort(reasons)
+	msg := fmt.Sprintf("%s: the pools that fit hold at most %d at max size (%s)", what, total, strings.Join(parts, ", "))
+	if len(reasons) > 0 {
+		msg += ": " + strings.Join(reasons, ", ")
+	}
+	return []Finding{{Severity: Error, Check: check, Class: c.Name, Message: msg}}
+}
+
+// fullNodeReasons is NodeResourcesFit's verdict on one more pod for a node
+// of the given type already holding as many of the class's pods as it can.
+func fullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
+	for _, n := range p.Nodes {
+		if n.InstanceType != typ {
+			continue
+		}
+		k := PodsPerNode(pi, n.Node)
+		full := n.Node.DeepCopy()
+		alloc := full.Status.Allocatable
+		for _, name := range pi.requests {
+			have, want := alloc[name], pi.Request[name]
+			for range k {
+				have.Sub(want)
+			}
+			alloc[name] = have
+		}
+		pods := alloc[corev1.ResourcePods]
+		pods.Set(pods.Value() - k)
+		alloc[corev1.ResourcePods] = pods
+		return nodeResourcesFit(pi, full)
+	}
+	return nil
 }

@@ -70,12 +70,13 @@ func Kueue(tree render.Tree, r *Report, queues []QueueIntent) error {
 	for i := range cqs {
 		byName[cqs[i].Name] = &cqs[i]
 	}
+	all := newCohorts(cqs)
 	for _, q := range queues {
 		cq := byName[q.ClusterQueue]
 		if cq == nil {
 			return fmt.Errorf("check: ClusterQueue %s missing from the tree", q.ClusterQueue)
 		}
-		r.kueueQueue(q, cq, cqs, flavors)
+		r.kueueQueue(q, cq, all, flavors)
 	}
 	r.Sort()
 	return nil
@@ -83,7 +84,7 @@ func Kueue(tree render.Tree, r *Report, queues []QueueIntent) error {
 
 func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
 
-func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, all []kueue.ClusterQueue, flavors map[string]kueue.ResourceFlavorSpec) {
+func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, all cohorts, flavors map[string]kueue.ResourceFlavorSpec) {
 	for _, rg := range cq.Spec.ResourceGroups {
 		if len(rg.Flavors) > kueue.MaxFlavorsInGroup {
 			r.add(Finding{Severity: Error, Check: "KueueLimits", Tenant: q.Tenant,
@@ -109,7 +110,7 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, all []kueue.C
 	}
 }
 
-func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, all []kueue.ClusterQueue, flavors map[string]kueue.ResourceFlavorSpec) {
+func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, all cohorts, flavors map[string]kueue.ResourceFlavorSpec) {
 	pods := int64(1)
 	if c.Gang {
 		pods = int64(c.Pods)
@@ -165,7 +166,7 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, all
 // flavorHolds reports whether one whole workload fits the flavor's quota
 // plus what the queue may borrow: what the rest of its cohort holds in that
 // flavor, capped by its borrowingLimit.
-func flavorHolds(c *Class, pods int64, cq *kueue.ClusterQueue, f kueue.FlavorQuotas, all []kueue.ClusterQueue) (bool, string) {
+func flavorHolds(c *Class, pods int64, cq *kueue.ClusterQueue, f kueue.FlavorQuotas, all cohorts) (bool, string) {
 	for _, res := range f.Resources {
 		req, ok := c.Info.Request[res.Name]
 		if !ok || req.IsZero() {
@@ -176,7 +177,7 @@ func flavorHolds(c *Class, pods int64, cq *kueue.ClusterQueue, f kueue.FlavorQuo
 		max := res.NominalQuota.DeepCopy()
 		if cq.Spec.CohortName != "" {
 			// Borrowing is bounded by what the cohort has in this flavor.
-			borrow := cohortQuota(cq, f.Name, res.Name, all)
+			borrow := all.quota(cq, f.Name, res.Name)
 			if res.BorrowingLimit != nil && res.BorrowingLimit.Cmp(borrow) < 0 {
 				borrow = *res.BorrowingLimit
 			}
@@ -189,25 +190,55 @@ func flavorHolds(c *Class, pods int64, cq *kueue.ClusterQueue, f kueue.FlavorQuo
 	return true, ""
 }
 
-// cohortQuota is the nominal quota the other queues of cq's cohort tree
-// hold in a flavor: the most cq could borrow there. (Kueue then limits it by
-// their lending limits; this is the upper bound.)
-func cohortQuota(cq *kueue.ClusterQueue, flavor string, res corev1.ResourceName, all []kueue.ClusterQueue) resource.Quantity {
-	var sum resource.Quantity
+// cohorts holds, per root cohort, flavor and resource, the nominal quota
+// of all its ClusterQueues and of each: summed once, rather than over every
+// queue for every class, which grew with the square of the tenants.
+type cohorts map[cohortKey]*cohortQuota
+
+type cohortKey struct {
+	cohort, flavor string
+	res            corev1.ResourceName
+}
+
+type cohortQuota struct {
+	total resource.Quantity
+	queue map[string]resource.Quantity
+}
+
+func newCohorts(all []kueue.ClusterQueue) cohorts {
+	c := cohorts{}
 	for _, o := range all {
-		if o.Name == cq.Name || o.Spec.CohortName != cq.Spec.CohortName {
+		if o.Spec.CohortName == "" {
 			continue
 		}
 		for _, rg := range o.Spec.ResourceGroups {
 			for _, f := range rg.Flavors {
 				for _, rq := range f.Resources {
-					if f.Name == flavor && rq.Name == res {
-						sum.Add(rq.NominalQuota)
+					k := cohortKey{o.Spec.CohortName, f.Name, rq.Name}
+					if c[k] == nil {
+						c[k] = &cohortQuota{queue: map[string]resource.Quantity{}}
 					}
+					c[k].total.Add(rq.NominalQuota)
+					own := c[k].queue[o.Name]
+					own.Add(rq.NominalQuota)
+					c[k].queue[o.Name] = own
 				}
 			}
 		}
 	}
+	return c
+}
+
+// quota is the nominal quota the other queues of cq's cohort tree hold in
+// a flavor: the most cq could borrow there. (Kueue then limits it by their
+// lending limits; this is the upper bound.)
+func (c cohorts) quota(cq *kueue.ClusterQueue, flavor string, res corev1.ResourceName) resource.Quantity {
+	q := c[cohortKey{cq.Spec.CohortName, flavor, res}]
+	if q == nil {
+		return resource.Quantity{}
+	}
+	sum := q.total.DeepCopy()
+	sum.Sub(q.queue[cq.Name])
 	return sum
 }
 

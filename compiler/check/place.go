@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,14 +53,22 @@ type FilterStatus struct {
 }
 
 // Evaluate runs every node filter for a class on a pool.
-func Evaluate(c *Class, p *Pool) Cell { return evaluate(c, p, false) }
+func Evaluate(c *Class, p *Pool) Cell { return evaluate(c, p, false, nil) }
 
 // Explain is Evaluate that also records what each filter compared.
-func Explain(c *Class, p *Pool) Cell { return evaluate(c, p, true) }
+func Explain(c *Class, p *Pool) Cell { return evaluate(c, p, true, nil) }
 
-func evaluate(c *Class, p *Pool, explain bool) Cell {
-	cell := Cell{Class: c.Name, Pool: p.Name, Nodes: make([]NodeVerdict, 0, len(p.Nodes))}
-	reasons := map[string]bool{}
+// evaluate keeps the per-node verdicts in the cell, unless given scratch
+// space for them: Run evaluates every class on every pool, and a big
+// fleet's millions of cells would otherwise each hold a slice of them.
+func evaluate(c *Class, p *Pool, explain bool, scratch *[]NodeVerdict) Cell {
+	cell := Cell{Class: c.Name, Pool: p.Name}
+	var verdicts []NodeVerdict
+	if scratch != nil {
+		verdicts = (*scratch)[:0]
+	} else {
+		verdicts = make([]NodeVerdict, 0, len(p.Nodes))
+	}
 	for _, n := range p.Nodes {
 		v := NodeVerdict{InstanceType: n.InstanceType, Zone: n.Zone}
 		for _, f := range NodeFilters {
@@ -73,27 +82,33 @@ func evaluate(c *Class, p *Pool, explain bool) Cell {
 				break
 			}
 		}
-		for _, r := range v.Reasons {
-			reasons[r] = true
-		}
 		v.Fits = len(v.Reasons) == 0
 		if v.Fits {
 			v.PodsPerNode = PodsPerNode(c.Info, n.Node)
 			cell.Fits = true
+		} else if !cell.Fits {
+			for _, r := range v.Reasons {
+				if !slices.Contains(cell.Reasons, r) {
+					cell.Reasons = append(cell.Reasons, r)
+				}
+			}
 		}
-		cell.Nodes = append(cell.Nodes, v)
+		verdicts = append(verdicts, v)
+	}
+	if scratch != nil {
+		*scratch = verdicts
+	} else {
+		cell.Nodes = verdicts
 	}
 	if !cell.Fits {
-		for r := range reasons {
-			cell.Reasons = append(cell.Reasons, r)
-		}
 		sort.Strings(cell.Reasons)
 		return cell
 	}
+	cell.Reasons = nil
 	// A node group's nodes are any of its types; the checker credits the
 	// type that holds the most pods (see README, "The placement checker").
 	perType := map[string]int64{}
-	for _, v := range cell.Nodes {
+	for _, v := range verdicts {
 		perType[v.InstanceType] = max(perType[v.InstanceType], v.PodsPerNode)
 	}
 	for _, n := range p.Nodes {
@@ -106,7 +121,7 @@ func evaluate(c *Class, p *Pool, explain bool) Cell {
 			continue
 		}
 		zc := ZoneCapacity{Zone: n.Zone, Nodes: p.NodesInZone(n.Zone)}
-		if v := cell.Nodes[j]; v.Fits {
+		if v := verdicts[j]; v.Fits {
 			zc.PodsPerNode = v.PodsPerNode
 		}
 		cell.Zones = append(cell.Zones, zc)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -125,21 +126,24 @@ func TestInterPodAffinity(t *testing.T) {
 }
 
 func TestGang(t *testing.T) {
-	c, cells, _ := spreadFleet(33, nil)
+	c, cells, pools := spreadFleet(33, nil)
 	// Pool "open": 4 nodes × 8 pods (cpu=8, 1 cpu each) = 32.
 	if cells[1].Capacity != 32 {
 		t.Fatalf("capacity %d, want 32", cells[1].Capacity)
 	}
 	c.Gang = true
-	if f := Gang(c, cells); len(f) != 1 || f[0].Check != "Gang" {
+	if f := Gang(c, cells, pools); len(f) != 1 || f[0].Check != "Gang" {
 		t.Fatalf("want a gang finding, got %v", f)
+	} else if !strings.HasSuffix(f[0].Message, ": Insufficient cpu") {
+		// A full node of "open" has no cpu left for a 33rd pod.
+		t.Errorf("the finding should end with kube-scheduler's reason for the pod left over: %q", f[0].Message)
 	}
 	c.Pods = 32
-	if f := Gang(c, cells); len(f) != 0 {
+	if f := Gang(c, cells, pools); len(f) != 0 {
 		t.Fatalf("32 fit: %v", f)
 	}
 	c.Gang, c.Pods = false, 40
-	if f := Gang(c, cells); len(f) != 1 || f[0].Check != "Capacity" {
+	if f := Gang(c, cells, pools); len(f) != 1 || f[0].Check != "Capacity" {
 		t.Fatalf("want a capacity finding for replicas, got %v", f)
 	}
 }

@@ -4,6 +4,8 @@
 package derive
 
 import (
+	"sort"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -90,13 +92,18 @@ func Derive(f *spec.Fleet, cat catalog.Catalog) *Fleet {
 // DeriveQueues decides every tenant's ClusterQueue; lands says where the
 // placement checker proved a class can land.
 func (d *Fleet) DeriveQueues(lands func(class, pool string) bool) {
+	l := &landing{d: d, lands: lands, on: map[string][]int{}, admitted: map[string][]int{}}
 	for i := range d.Tenants {
-		d.Tenants[i].Queue = deriveQueue(d.Tenants[i].Spec, d, lands)
+		d.Tenants[i].Queue = deriveQueue(d.Tenants[i].Spec, d, l)
 	}
 }
 
 // Pool returns the derived pool of that name.
 func (d *Fleet) Pool(name string) *Pool {
+	// Derive sorts pools by name; big fleets look pools up per tenant.
+	if i := sort.Search(len(d.Pools), func(i int) bool { return d.Pools[i].Name >= name }); i < len(d.Pools) && d.Pools[i].Name == name {
+		return &d.Pools[i]
+	}
 	for i := range d.Pools {
 		if d.Pools[i].Name == name {
 			return &d.Pools[i]
@@ -122,6 +129,9 @@ func (p *Pool) CapacityUnits(r corev1.ResourceName, unit resource.Quantity) int6
 
 // Class returns the derived class of that name.
 func (d *Fleet) Class(name string) *Class {
+	if i := sort.Search(len(d.Classes), func(i int) bool { return d.Classes[i].Name >= name }); i < len(d.Classes) && d.Classes[i].Name == name {
+		return &d.Classes[i]
+	}
 	for i := range d.Classes {
 		if d.Classes[i].Name == name {
 			return &d.Classes[i]

@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,9 +48,9 @@ func Flavor(p Pool) kueue.ResourceFlavorSpec {
 	return kueue.ResourceFlavorSpec{NodeLabels: p.Labels, NodeTaints: p.Taints}
 }
 
-func deriveQueue(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) *Queue {
+func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 	q := &Queue{Nominal: map[string]corev1.ResourceList{}, Covered: tenantCovered(t, d)}
-	q.Flavors = tenantFlavors(t, d, lands)
+	q.Flavors = tenantFlavors(t, d, l)
 	if len(t.PoolQuotas) > 0 {
 		for _, p := range q.Flavors {
 			pq := t.PoolQuotas[p]
@@ -60,7 +61,7 @@ func deriveQueue(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) *
 			}
 		}
 	} else {
-		split(q, t.Quota, d, needs(t, q.Covered, d, lands))
+		split(q, t.Quota, d, needs(t, q.Covered, d, l))
 	}
 	// Resources the tenant does not list borrow nothing: its namespaces'
 	// ResourceQuota (quota plus borrow) would reject them anyway.
@@ -77,25 +78,62 @@ func deriveQueue(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) *
 // tenantFlavors are the pools where one of the tenant's queued classes
 // lands and whose flavor Kueue would assign it, spot first when a class
 // prefers spot, then by name.
-func tenantFlavors(t spec.Tenant, d *Fleet, lands func(class, pool string) bool) []string {
+func tenantFlavors(t spec.Tenant, d *Fleet, l *landing) []string {
 	if len(t.PoolQuotas) > 0 {
 		return orderFlavors(spec.Keys(t.PoolQuotas), t, d)
 	}
-	var out []string
-	for _, p := range d.Pools {
-		for _, name := range t.Classes {
-			c := d.Class(name)
-			if c == nil || !c.Spec.Queued() || !lands(name, p.Name) {
-				continue
-			}
-			pod := &corev1.Pod{ObjectMeta: c.Template.ObjectMeta, Spec: c.Template.Spec}
-			if ok, _ := kueue.Admits(p.Name, Flavor(p), pod); ok {
-				out = append(out, p.Name)
-				break
-			}
+	var at []int
+	for _, name := range t.Classes {
+		if c := d.Class(name); c != nil && c.Spec.Queued() {
+			at = append(at, l.admittedOn(c)...)
 		}
 	}
+	slices.Sort(at)
+	out := make([]string, 0, len(at))
+	for _, i := range slices.Compact(at) {
+		out = append(out, d.Pools[i].Name)
+	}
 	return orderFlavors(out, t, d)
+}
+
+// landing memoises, per class, the pools it lands on and those of them
+// whose flavor Kueue admits it to, as indices into Fleet.Pools in order.
+// Every tenant of a class asks the same, and a big fleet has thousands of
+// tenants and pools.
+type landing struct {
+	d            *Fleet
+	lands        func(class, pool string) bool
+	on, admitted map[string][]int
+}
+
+func (l *landing) landsOn(c *Class) []int {
+	if at, ok := l.on[c.Name]; ok {
+		return at
+	}
+	at := []int{}
+	for i, p := range l.d.Pools {
+		if l.lands(c.Name, p.Name) {
+			at = append(at, i)
+		}
+	}
+	l.on[c.Name] = at
+	return at
+}
+
+func (l *landing) admittedOn(c *Class) []int {
+	if at, ok := l.admitted[c.Name]; ok {
+		return at
+	}
+	at := []int{}
+	pod := &corev1.Pod{ObjectMeta: c.Template.ObjectMeta, Spec: c.Template.Spec}
+	for _, i := range l.landsOn(c) {
+		p := l.d.Pools[i]
+		if ok, _ := kueue.Admits(p.Name, Flavor(p), pod); ok {
+			at = append(at, i)
+		}
+	}
+	l.admitted[c.Name] = at
+	return at
 }
 
 // tenantCovered is CoveredResources, then the MIG resources of the
@@ -198,7 +236,7 @@ func split(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.Resourc
 
 // needs is, per flavor, the most of each resource one whole workload of a
 // queued class landing there asks for (a Job's whole gang).
-func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, lands func(class, pool string) bool) map[string]corev1.ResourceList {
+func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) map[string]corev1.ResourceList {
 	out := map[string]corev1.ResourceList{}
 	for _, name := range t.Classes {
 		c := d.Class(name)
@@ -211,10 +249,8 @@ func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, lands func(cl
 			pods = int64(c.Spec.Pods())
 		}
 		req := resourcehelper.PodRequests(&corev1.Pod{Spec: c.Template.Spec}, resourcehelper.PodResourcesOptions{})
-		for _, p := range d.Pools {
-			if !lands(name, p.Name) {
-				continue
-			}
+		for _, i := range l.landsOn(c) {
+			p := &d.Pools[i]
 			if out[p.Name] == nil {
 				out[p.Name] = corev1.ResourceList{}
 			}

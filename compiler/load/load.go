@@ -51,6 +51,19 @@ type Source struct {
 // Load reads every path in paths, unifies them into one fleet and validates
 // it against the schema. All errors are returned together as a diag.List.
 func Load(paths []string) (*Source, error) {
+	src, err := Evaluate(paths)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.Decode(); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// Evaluate is Load's first half: it evaluates the specs with the schema
+// and validates the result, leaving Fleet nil.
+func Evaluate(paths []string) (*Source, error) {
 	if len(paths) == 0 {
 		return nil, diag.List{{Msg: "no spec given"}}
 	}
@@ -87,9 +100,14 @@ func Load(paths []string) (*Source, error) {
 		return nil, diag.List(src.cueDiags(err)).Err()
 	}
 	src.Value = v
-	data, err := v.MarshalJSON()
+	return src, nil
+}
+
+// Decode is Load's second half: it decodes the evaluated value into Fleet.
+func (s *Source) Decode() error {
+	data, err := s.Value.MarshalJSON()
 	if err != nil {
-		return nil, diag.List(src.cueDiags(err)).Err()
+		return diag.List(s.cueDiags(err)).Err()
 	}
 	var f spec.Fleet
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -97,10 +115,10 @@ func Load(paths []string) (*Source, error) {
 	if err := dec.Decode(&f); err != nil {
 		// The schema is closed and typed, so this means schema and Go
 		// types disagree: a bug, but still reported rather than panicking.
-		return nil, diag.List{{Msg: fmt.Sprintf("decoding spec: %v", err)}}
+		return diag.List{{Msg: fmt.Sprintf("decoding spec: %v", err)}}
 	}
-	src.Fleet = &f
-	return src, nil
+	s.Fleet = &f
+	return nil
 }
 
 func schemaValue(ctx *cue.Context) (cue.Value, error) {

@@ -5,8 +5,11 @@ package render
 
 import (
 	"path"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -30,6 +33,13 @@ type renderer struct {
 	d    *derive.Fleet
 	tree Tree
 	err  error
+	// queued are the files emit has listed in tree but not yet encoded.
+	queued []queuedFile
+}
+
+type queuedFile struct {
+	path string
+	objs []any
 }
 
 // Render produces the whole tree for a derived fleet.
@@ -42,6 +52,7 @@ func Render(d *derive.Fleet) (Tree, error) {
 	r.terraform()
 	r.karpenter()
 	r.root()
+	r.flush()
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -55,20 +66,51 @@ func Kueue(tree Tree, d *derive.Fleet) error {
 	for _, t := range d.Tenants {
 		r.emit(path.Join("tenants", t.Name, "localqueues.yaml"), localQueues(t, map[string]string{derive.LabelTenant: t.Name})...)
 	}
+	r.flush()
 	return r.err
 }
 
-// emit marshals objs into one file; the first error sticks.
+// emit lists a file of objs in the tree and queues its encoding for
+// flush. The objects must not change afterwards.
 func (r *renderer) emit(p string, objs ...any) {
 	if r.err != nil {
 		return
 	}
-	b, err := Marshal(objs...)
-	if err != nil {
-		r.err = err
-		return
+	p = path.Clean(p)
+	r.tree[p] = nil
+	r.queued = append(r.queued, queuedFile{p, objs})
+}
+
+// flush encodes the queued files on every CPU: YAML encoding is most of
+// what rendering a big fleet costs, and the files are independent. The
+// error reported is the first in emit order, whatever the scheduling.
+func (r *renderer) flush() {
+	q := r.queued
+	r.queued = nil
+	out := make([][]byte, len(q))
+	errs := make([]error, len(q))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(q)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(q); i = int(next.Add(1)) - 1 {
+				out[i], errs[i] = Marshal(q[i].objs...)
+			}
+		}()
 	}
-	r.tree[path.Clean(p)] = b
+	wg.Wait()
+	for i, f := range q {
+		if errs[i] != nil {
+			if r.err == nil {
+				r.err = errs[i]
+			}
+			delete(r.tree, f.path)
+			continue
+		}
+		r.tree[f.path] = out[i]
+	}
 }
 
 // meta is the ObjectMeta every generated object carries.

@@ -15,7 +15,12 @@ func reservedNamespace(ns string) bool {
 }
 
 func (c *checker) tenants() {
-	type place struct{ tenant, pos string }
+	// The first owner's position is looked up only for a duplicate: a
+	// lookup walks the CUE value, and there is a namespace per tenant.
+	type place struct {
+		tenant string
+		path   []string
+	}
 	owner := map[string]place{}
 	for _, name := range spec.Keys(c.f.Tenants) {
 		t := c.f.Tenants[name]
@@ -31,11 +36,11 @@ func (c *checker) tenants() {
 				if prev.tenant == name {
 					c.errorf(np, "namespace %q is listed twice", ns)
 				} else {
-					c.errorf(np, "namespace %q already belongs to tenant %q (%s)", ns, prev.tenant, prev.pos)
+					c.errorf(np, "namespace %q already belongs to tenant %q (%s)", ns, prev.tenant, c.src.Pos(prev.path...).String())
 				}
 				continue
 			}
-			owner[ns] = place{name, c.src.Pos(np...).String()}
+			owner[ns] = place{name, np}
 		}
 		for i, cl := range t.Classes {
 			if _, ok := c.f.Classes[cl]; !ok {

@@ -33,6 +33,11 @@ type Options struct {
 	// extra taints of every effect, tolerations with right and wrong
 	// values, Gt/Lt and multi-term affinity on labels present or missing.
 	Tricky bool
+	// Buildable sizes every class to land and every tenant's quota to
+	// hold its classes, so the fleet builds with no checker error (and the
+	// benchmarks time a build that writes its tree); pools belong to teams
+	// and cohorts form a hierarchy. It leaves out Tricky's escape hatches.
+	Buildable bool
 }
 
 var zones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
@@ -64,6 +69,9 @@ func (g *gen) num(choices ...string) int64 {
 // Generate returns a fleet of the given size; the same seed gives the
 // same fleet.
 func Generate(seed uint64, size Size, opts Options) *spec.Fleet {
+	if opts.Buildable {
+		opts.Tricky = false
+	}
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), opts: opts}
 	f := &spec.Fleet{
 		Cluster: spec.Cluster{Provider: "eks", Name: fmt.Sprintf("gen-%d", seed), Region: "us-east-1", Version: "1.33", Zones: zones},
@@ -78,6 +86,10 @@ func Generate(seed uint64, size Size, opts Options) *spec.Fleet {
 	}
 	for i := 0; i < size.Pools; i++ {
 		f.Pools[fmt.Sprintf("pool-%d", i)] = g.pool(i)
+	}
+	if opts.Buildable {
+		g.buildable(f, size)
+		return f
 	}
 	classNames := make([]string, size.Classes)
 	for i := range classNames {

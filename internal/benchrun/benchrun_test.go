@@ -1,0 +1,79 @@
+package main
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
+)
+
+// The test binary doubles as the measured command: with BENCHRUN_CHILD set
+// it allocates and exits with the code given.
+func TestMain(m *testing.M) {
+	if code := os.Getenv("BENCHRUN_CHILD"); code != "" {
+		buf := make([]byte, 64<<20)
+		for i := range buf {
+			buf[i] = 1 // touch every page, so it is resident
+		}
+		if code != "0" {
+			os.Exit(3)
+		}
+		os.Exit(int(buf[len(buf)-1]) - 1)
+	}
+	os.Exit(m.Run())
+}
+
+func TestMeasure(t *testing.T) {
+	t.Setenv("BENCHRUN_CHILD", "0")
+	s, err := measure(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.wall <= 0 || s.rssMB() < 64 {
+		t.Errorf("got wall %v and peak RSS %.1f MB, want > 0 and >= 64 MB", s.wall, s.rssMB())
+	}
+	t.Setenv("BENCHRUN_CHILD", "3")
+	if _, err := measure(os.Args[0]); err == nil {
+		t.Error("a command that failed was measured without error")
+	}
+}
+
+func TestMedianOf(t *testing.T) {
+	got := medianOf([]sample{{3 * time.Second, 10}, {1 * time.Second, 30}, {2 * time.Second, 20}, {9 * time.Second, 5}})
+	if got.wall != 2*time.Second || got.rss != 10 {
+		t.Errorf("median = %v, %d; want 2s, 10", got.wall, got.rss)
+	}
+}
+
+func TestExponent(t *testing.T) {
+	if k := exponent(1, 100, 10, 100); math.Abs(k-2) > 1e-9 {
+		t.Errorf("quadratic growth gave exponent %v", k)
+	}
+	if k := exponent(0.5, 5, 38, 380); math.Abs(k-1) > 1e-9 {
+		t.Errorf("linear growth gave exponent %v", k)
+	}
+}
+
+func TestGrowthLines(t *testing.T) {
+	rows := []row{
+		{size: fleetgen.S, gpufleet: sample{wall: time.Second}, cue: sample{wall: time.Second}},
+		{size: fleetgen.L, gpufleet: sample{wall: 10 * time.Second}, cue: sample{wall: 5 * time.Second}},
+		{size: fleetgen.XL, gpufleet: sample{wall: 100 * time.Second}, cue: sample{wall: 50 * time.Second}},
+	}
+	lines := growthLines(rows)
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "growth S->XL entities=38->14500 ") || !strings.HasPrefix(lines[1], "growth L->XL entities=1450->14500 gpufleet_exponent=1.00 cue_exponent=1.00") {
+		t.Errorf("growth lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+func TestSizeNamed(t *testing.T) {
+	if s, ok := sizeNamed(" xl"); !ok || s != fleetgen.XL {
+		t.Errorf("sizeNamed(xl) = %v, %v", s, ok)
+	}
+	if _, ok := sizeNamed("XXL"); ok {
+		t.Error("XXL is no size")
+	}
+}

@@ -1,0 +1,106 @@
+// Command benchrun is the whole-process half of 'make bench'. For each
+// generated fleet size it writes the spec and the embedded schema to a
+// temporary directory, then times 'gpufleet build' of the spec against
+// 'cue export' of the same spec with the same schema: evaluating the spec is
+// work gpufleet must do in any case, so cue is the floor. Runs of the two
+// are interleaved, so that a noisy machine slows both alike.
+//
+//	go run ./internal/benchrun -gpufleet bin/gpufleet -cue .cache/cue-v0.17.1/cue
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
+)
+
+func main() {
+	gpufleet := flag.String("gpufleet", "bin/gpufleet", "the gpufleet binary to time")
+	cue := flag.String("cue", ".cache/cue-v0.17.1/cue", "the cue binary (v0.17.1) whose export is the floor")
+	sizes := flag.String("sizes", "S,M,L,XL", "generated fleet sizes, comma-separated")
+	runs := flag.Int("runs", 5, "runs per command and size; the median is reported")
+	seed := flag.Uint64("seed", 1, "fleet generator seed")
+	fleets := flag.String("fleets", "fleets", "directory of example fleets to time as well (empty: none)")
+	flag.Parse()
+	if err := run(*gpufleet, *cue, *sizes, *fleets, *runs, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+}
+
+func run(gpufleet, cue, sizeList, fleets string, runs int, seed uint64) error {
+	if runs < 1 {
+		return fmt.Errorf("-runs must be at least 1")
+	}
+	gpufleet, err := filepath.Abs(gpufleet)
+	if err != nil {
+		return err
+	}
+	if cue, err = filepath.Abs(cue); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "gpufleet-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	fmt.Printf("# whole process, median of %d runs each (wall time and peak RSS)\n", runs)
+	if fleets != "" {
+		if err := examples(gpufleet, fleets, tmp, runs); err != nil {
+			return err
+		}
+	}
+	var rows []row
+	for _, name := range strings.Split(sizeList, ",") {
+		size, ok := sizeNamed(name)
+		if !ok {
+			return fmt.Errorf("unknown size %q (want S, M, L or XL)", name)
+		}
+		r, err := compare(gpufleet, cue, filepath.Join(tmp, size.Name), size, seed, runs)
+		if err != nil {
+			return fmt.Errorf("size %s: %w", size.Name, err)
+		}
+		fmt.Println(r)
+		rows = append(rows, r)
+	}
+	for _, g := range growthLines(rows) {
+		fmt.Println(g)
+	}
+	return nil
+}
+
+func sizeNamed(name string) (fleetgen.Size, bool) {
+	for _, s := range []fleetgen.Size{fleetgen.S, fleetgen.M, fleetgen.L, fleetgen.XL} {
+		if strings.EqualFold(s.Name, strings.TrimSpace(name)) {
+			return s, true
+		}
+	}
+	return fleetgen.Size{}, false
+}
+
+// examples times 'gpufleet build' of each example fleet, which must feel
+// instant in a pre-commit hook.
+func examples(gpufleet, fleets, tmp string, runs int) error {
+	dirs, err := filepath.Glob(filepath.Join(fleets, "*"))
+	if err != nil {
+		return err
+	}
+	for _, dir := range dirs {
+		out := filepath.Join(tmp, "example-out")
+		m, err := median(runs, func() (sample, error) {
+			if err := os.RemoveAll(out); err != nil {
+				return sample{}, err
+			}
+			return measure(gpufleet, "build", dir, "-o", out)
+		})
+		if err != nil {
+			return fmt.Errorf("fleet %s: %w", dir, err)
+		}
+		fmt.Printf("fleet=%s gpufleet_s=%.3f gpufleet_rss_mb=%.0f\n", filepath.Base(dir), m.wall.Seconds(), m.rssMB())
+	}
+	return nil
+}
