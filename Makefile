@@ -36,15 +36,36 @@ golden-check: ## Fail if regenerating golden/ would change it
 
 .PHONY: test-kubesched
 test-kubesched: ## Differential test against kube-scheduler v1.35.4 (nested module; first build takes minutes)
-	set -o pipefail; cd kubesched && $(GO) vet ./... && $(GO) test ./... -v -count=1 2>&1 | grep -vE '^\s*$$|^=== (PAUSE|CONT)' 
+	set -o pipefail; cd kubesched && $(GO) vet ./... && $(GO) test ./... -v -count=1 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (PAUSE|CONT)' 
+
+E2E_BIN ?= e2e/.bin
+
+.PHONY: e2e
+e2e: ## End to end: real etcd, kube-apiserver and kube-scheduler on loopback (first build ~7 min, cached in e2e/.bin)
+	scripts/e2e-binaries.sh $(E2E_BIN)
+	set -o pipefail; cd e2e && $(GO) vet ./... && E2E_BIN=$(abspath $(E2E_BIN)) $(GO) test ./... -v -count=1 -timeout 45m 2>&1 | grep --line-buffered -vE '^\s*$$'
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 	FUZZTIME=$${FUZZTIME:-30s} scripts/fuzz.sh
 
+# cue, whose export of the same spec is the floor 'make bench' compares
+# against, is built once into a git-ignored directory.
+CUE_VERSION := v0.17.1
+CUE         := .cache/cue-$(CUE_VERSION)/cue
+BENCH_RUNS  ?= 5
+
+$(CUE):
+	GOBIN=$(abspath $(dir $(CUE))) $(GO) install cuelang.org/go/cmd/cue@$(CUE_VERSION)
+
 .PHONY: bench
-bench: ## Run the benchmarks
+bench: $(CUE) ## Stage benchmarks, then whole-process build vs the cue export floor (S, M, L, XL)
 	$(GO) test ./compiler/ -run '^$$' -bench . -benchmem
+	$(GO) build -o $(BIN) ./cmd/gpufleet
+	$(GO) run ./internal/benchrun -gpufleet $(BIN) -cue $(CUE) -runs $(BENCH_RUNS)
+
+.PHONY: bench-kubesched
+bench-kubesched: ## Benchmark kube-scheduler's own Filter plugins (nested module)
 	cd kubesched && $(GO) test -run '^$$' -bench Filters .
 
 .PHONY: lint

@@ -68,10 +68,12 @@ func TestKustomizeTree(t *testing.T) {
 				want["ConfigMap"] = 1
 			}
 		}
-		// So does the NVIDIA device plugin's config, when a pool shares GPUs.
+		// So does the NVIDIA device plugin's config, in a namespace of its
+		// own, when a pool shares GPUs.
 		for _, p := range f.Pools {
 			if p.Sharing != nil {
 				want["ConfigMap"]++
+				want["Namespace"]++
 				break
 			}
 		}

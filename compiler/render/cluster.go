@@ -30,7 +30,7 @@ func (r *renderer) cluster() {
 		files = append(files, "priorityclasses.yaml")
 	}
 	if r.devicePlugin() {
-		files = append(files, path.Base(DevicePluginConfigPath))
+		files = append(files, path.Base(DevicePluginNamespacePath), path.Base(DevicePluginConfigPath))
 	}
 	if r.scheduler() {
 		files = append(files, path.Base(SchedulerConfigPath))

@@ -17,11 +17,14 @@ import (
 // (and the GPU Operator's devicePlugin.config) reads a ConfigMap by name
 // from its own release namespace, which NVIDIA's install guide names
 // nvidia-device-plugin; install with --set config.name=<DevicePluginConfigMap>.
-// Each node's nvidia.com/device-plugin.config label picks one key.
+// Each node's nvidia.com/device-plugin.config label picks one key. The tree
+// creates the namespace too: applied before the chart (as a GitOps tool
+// does on a new cluster), the ConfigMap alone would be refused.
 const (
-	DevicePluginConfigPath = "cluster/nvidia-device-plugin-config.yaml"
-	DevicePluginConfigMap  = "nvidia-device-plugin-config"
-	DevicePluginNamespace  = "nvidia-device-plugin"
+	DevicePluginNamespacePath = "cluster/nvidia-device-plugin-namespace.yaml"
+	DevicePluginConfigPath    = "cluster/nvidia-device-plugin-config.yaml"
+	DevicePluginConfigMap     = "nvidia-device-plugin-config"
+	DevicePluginNamespace     = "nvidia-device-plugin"
 )
 
 // DevicePluginConfig is the device plugin's config file (version v1), only
@@ -44,8 +47,8 @@ type ReplicatedResource struct {
 	Replicas int64               `json:"replicas"`
 }
 
-// devicePlugin emits the ConfigMap when a pool shares its GPUs, one key
-// per sharing profile, and reports whether it did.
+// devicePlugin emits the ConfigMap (one key per sharing profile) and its
+// namespace when a pool shares its GPUs, and reports whether it did.
 func (r *renderer) devicePlugin() bool {
 	data := map[string]string{}
 	for _, p := range r.d.Pools {
@@ -70,6 +73,10 @@ func (r *renderer) devicePlugin() bool {
 	if len(data) == 0 {
 		return false
 	}
+	r.emit(DevicePluginNamespacePath, &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: meta(DevicePluginNamespace, "", nil),
+	})
 	r.emit(DevicePluginConfigPath, &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: meta(DevicePluginConfigMap, DevicePluginNamespace, nil),

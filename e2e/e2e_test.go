@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/render"
+)
+
+// TestEndToEnd is rung 6 of the verification ladder (DESIGN.md): every
+// example fleet, and every broken one with the checker's verdict ignored,
+// against a real etcd, kube-apiserver, kube-controller-manager and
+// kube-scheduler on loopback. `make e2e` builds the binaries and runs it.
+func TestEndToEnd(t *testing.T) {
+	bin := os.Getenv("E2E_BIN")
+	if bin == "" {
+		t.Fatal("E2E_BIN is not set: run `make e2e`, which builds the control-plane binaries and sets it")
+	}
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
+			t.Fatalf("%s: %v (run `make e2e`)", b, err)
+		}
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Join(repo, "..", "shared")
+	crds, _ := filepath.Glob(filepath.Join(shared, "crds", "kueue", "*.yaml"))
+	karpenter, _ := filepath.Glob(filepath.Join(shared, "crds", "karpenter", "*.yaml"))
+	if len(crds) == 0 || len(karpenter) == 0 {
+		t.Fatalf("no CRDs under %s/crds: the end-to-end run needs ../shared beside the repository", shared)
+	}
+	for _, f := range karpenter {
+		// The AWS provider's NodePool CRD (core plus AWS label rules) is the
+		// one its chart installs; the core one has the same name.
+		if filepath.Base(f) != "karpenter.sh_nodepools.yaml" {
+			crds = append(crds, f)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	cp, err := Start(ctx, bin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Stop()
+	failed := true
+	defer func() {
+		if failed || t.Failed() {
+			t.Logf("control-plane logs:\n%s", cp.Logs(60))
+		}
+	}()
+	a, err := cp.Applier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := cp.InstallCRDs(ctx, a, crds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("control plane up in %s; %d CRDs Established", dir, n)
+	def, err := cp.StartScheduler(ctx, "kube-scheduler", []byte(defaultSchedulerConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer def.stop(10 * time.Second)
+
+	fleets, err := exampleFleets(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken, err := brokenFleets(repo, filepath.Join(dir, "broken"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &Stats{}
+	for _, fc := range append(fleets, broken...) {
+		t.Run(fc.name, func(t *testing.T) {
+			runFleet(t, ctx, cp, a, def, fc, st)
+		})
+	}
+	failed = false
+	t.Logf("e2e: %d fleets, %d objects applied, %d classes, %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes",
+		st.Fleets, st.Objects, st.Classes, st.Placed, st.Refused, st.Forbidden, st.Probes)
+}
+
+func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, fc fleetCase, st *Stats) {
+	res, err := compiler.Compile([]string{fc.path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch errs := res.Report.Errors(); {
+	case fc.broken && errs == 0:
+		t.Fatalf("%s is meant to be broken, but the checker finds no error", fc.path)
+	case !fc.broken && errs > 0:
+		t.Fatalf("the checker finds %d errors in an example fleet: %v", errs, res.Report.Findings)
+	}
+	cl, err := check.FromTree(res.Tree, res.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Fleets++
+	fr := &fleetRun{t: t, ctx: ctx, cp: cp, a: a, res: res, cl: cl, st: st, scheds: []*proc{def}, probeNS: map[string]bool{}}
+	applied := fr.apply()
+	defer fr.cleanup(applied)
+	for _, o := range applied {
+		if o.GetKind() != "Namespace" {
+			continue
+		}
+		if err := waitServiceAccount(ctx, cp, o.GetName()); err != nil {
+			t.Fatalf("namespace %s: no default ServiceAccount: %v", o.GetName(), err)
+		}
+		if err := waitQuotasReady(ctx, cp, o.GetName()); err != nil {
+			t.Fatalf("namespace %s: quotas have no status: %v", o.GetName(), err)
+		}
+	}
+	if raw, ok := res.Tree[render.SchedulerConfigPath]; ok {
+		var cm corev1.ConfigMap
+		if err := yaml.Unmarshal(raw, &cm); err != nil {
+			t.Fatal(err)
+		}
+		p, err := cp.StartScheduler(ctx, fc.name+"-scheduler", []byte(cm.Data["config.yaml"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr.scheds = append(fr.scheds, p)
+		fr.own = append(fr.own, p)
+	}
+	for i := range cl.Classes {
+		fr.class(&cl.Classes[i])
+	}
+}

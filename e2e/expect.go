@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+)
+
+// placementChecks are the checker's findings that say a class's pods
+// cannot all run: kube-scheduler must leave some Pending.
+var placementChecks = []string{"Lands", "Gang", "Capacity", "InterPodAffinity", "PodTopologySpread"}
+
+// denyChecks are findings that a class can land where it must not:
+// kube-scheduler must bind a pod there when it is pinned to the pool.
+var denyChecks = []string{"CPUOnGPU", "OnDemandOnSpot", "Dedicated"}
+
+// expectation is what the checker's report predicts for one class.
+type expectation struct {
+	// refused: some pods stay Pending, and a FailedScheduling message
+	// carries every one of reasons.
+	refused  bool
+	reasons  []string
+	findings []string
+	// allowed are the pools the checker proved the class lands on; no pod
+	// may be bound anywhere else.
+	allowed map[string]bool
+	// quota: the tenant's quota cannot hold the class, so quota admission
+	// must refuse one of its pods.
+	quota bool
+	// gpuOK: a CPU-only class the checker found on a GPU pool.
+	gpuOK bool
+}
+
+func expect(r *check.Report, class, tenant string, cellReasons func(pool string) []string) expectation {
+	e := expectation{allowed: map[string]bool{}}
+	reasons := map[string]bool{}
+	for _, cell := range r.Cells {
+		if cell.Class != class {
+			continue
+		}
+		if cell.Fits {
+			e.allowed[cell.Pool] = true
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Class != class {
+			continue
+		}
+		switch {
+		case slices.Contains(placementChecks, f.Check):
+			e.refused = true
+			e.findings = append(e.findings, f.Check+": "+f.Message)
+			for _, why := range findingReasons(r, f, cellReasons) {
+				reasons[why] = true
+			}
+		case f.Check == "QuotaFit" && f.Tenant == tenant:
+			e.quota = true
+			e.findings = append(e.findings, f.Check+": "+f.Message)
+		case f.Check == "CPUOnGPU":
+			e.gpuOK = true
+		}
+	}
+	for why := range reasons {
+		e.reasons = append(e.reasons, why)
+	}
+	sort.Strings(e.reasons)
+	return e
+}
+
+// findingReasons is the kube-scheduler wording a finding rests on: the
+// per-node reasons of every pool for Lands, and the reason the message ends
+// with for the multi-pod proofs.
+func findingReasons(r *check.Report, f check.Finding, cellReasons func(pool string) []string) []string {
+	if f.Check == "Lands" {
+		var out []string
+		for _, cell := range r.Cells {
+			if cell.Class == f.Class && !cell.Fits {
+				out = append(out, cellReasons(cell.Pool)...)
+			}
+		}
+		return out
+	}
+	i := strings.LastIndex(f.Message, ": ")
+	if i < 0 {
+		return nil
+	}
+	return strings.Split(f.Message[i+2:], ", ")
+}
+
+// cellReasons is the checker's reasons for a class on a pool's nodes of
+// the instance type the harness created: a cell's reasons are those of all
+// the pool's types, and another type may fail for another reason. (The
+// report keeps no per-node verdicts, so the cell is evaluated again.)
+func (fr *fleetRun) cellReasons(c *check.Class, pool string) []string {
+	for i := range fr.cl.Pools {
+		if fr.cl.Pools[i].Name != pool {
+			continue
+		}
+		seen := map[string]bool{}
+		var out []string
+		for _, v := range check.Evaluate(c, &fr.cl.Pools[i]).Nodes {
+			if v.InstanceType != fr.nodes.typeOf[pool] {
+				continue
+			}
+			for _, r := range v.Reasons {
+				if !seen[r] {
+					seen[r] = true
+					out = append(out, r)
+				}
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// runLabel marks the harness's pods, so one batch can be listed and deleted.
+const runLabel = "e2e.gpufleet.dev/run"
+
+// outcome is what became of a batch of pods.
+type outcome struct {
+	created int
+	// bound is pod name → node name.
+	bound map[string]string
+	// pending is pod name → the PodScheduled condition's message, for pods
+	// kube-scheduler tried against every node and could not place.
+	pending map[string]string
+	// forbidden are the API server's refusals to create a pod.
+	forbidden []string
+	// waiting is pod name → its PodScheduled message so far, for pods
+	// neither bound nor tried against every node when the wait ended.
+	waiting map[string]string
+}
+
+func (o outcome) String() string {
+	s := fmt.Sprintf("%d created, %d bound, %d pending, %d refused by the API server", o.created, len(o.bound), len(o.pending), len(o.forbidden))
+	for _, name := range slices.Sorted(maps.Keys(o.waiting)) {
+		s += fmt.Sprintf("; %s never settled (%q)", name, o.waiting[name])
+	}
+	return s
+}
+
+// runPods creates pods, then waits until each is bound or reported
+// unschedulable against all nodes of the fleet. It returns as soon as that
+// state satisfies done, or once it has held still for a few seconds, or at
+// the deadline: the scheduler may retry a pod whose first attempt raced a
+// node or pod event, so an unsatisfying state is given time to change.
+func runPods(ctx context.Context, cp *ControlPlane, ns, run string, pods []*corev1.Pod, nodes int, done func(outcome) bool) (outcome, error) {
+	o := outcome{bound: map[string]string{}, pending: map[string]string{}}
+	for _, p := range pods {
+		p = p.DeepCopy()
+		p.Namespace = ns
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels[runLabel] = run
+		_, err := cp.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{FieldManager: fieldManager})
+		if err != nil {
+			o.forbidden = append(o.forbidden, fmt.Sprintf("%s: %v", p.Name, err))
+			continue
+		}
+		o.created++
+	}
+	all := fmt.Sprintf("0/%d nodes are available", nodes)
+	var last outcome
+	stillSince := time.Now()
+	err := poll(60*time.Second, 100*time.Millisecond, func() (bool, error) {
+		if err := cp.Alive(); err != nil {
+			return false, err
+		}
+		list, err := cp.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: runLabel + "=" + run})
+		if err != nil {
+			return false, err
+		}
+		cur := outcome{created: o.created, forbidden: o.forbidden, bound: map[string]string{}, pending: map[string]string{}, waiting: map[string]string{}}
+		for _, p := range list.Items {
+			if p.Spec.NodeName != "" {
+				cur.bound[p.Name] = p.Spec.NodeName
+				continue
+			}
+			cur.waiting[p.Name] = ""
+			for _, c := range p.Status.Conditions {
+				if c.Type != corev1.PodScheduled {
+					continue
+				}
+				if c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable && strings.HasPrefix(c.Message, all) {
+					cur.pending[p.Name] = c.Message
+					delete(cur.waiting, p.Name)
+				} else {
+					cur.waiting[p.Name] = c.Message
+				}
+			}
+		}
+		o = cur
+		if len(cur.bound)+len(cur.pending) < cur.created {
+			stillSince = time.Now()
+			return false, nil
+		}
+		if done(cur) {
+			return true, nil
+		}
+		if !maps.Equal(cur.bound, last.bound) || !maps.Equal(cur.pending, last.pending) {
+			last, stillSince = cur, time.Now()
+		}
+		return time.Since(stillSince) > 5*time.Second, nil
+	})
+	if err != nil && !errors.Is(err, errTimeout) {
+		return o, err
+	}
+	return o, nil
+}
+
+// deletePods force-deletes a batch (no kubelet will confirm a graceful
+// stop) and waits, bounded, until the namespace's quota usage is back to
+// before: the resource-quota controller gives usage back asynchronously,
+// and the next batch's admission must not see this one's.
+func deletePods(ctx context.Context, cp *ControlPlane, ns, run string, before map[string]corev1.ResourceList) error {
+	zero := int64(0)
+	sel := metav1.ListOptions{LabelSelector: runLabel + "=" + run}
+	if err := cp.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel); err != nil {
+		return err
+	}
+	err := poll(30*time.Second, 100*time.Millisecond, func() (bool, error) {
+		l, err := cp.Client.CoreV1().Pods(ns).List(ctx, sel)
+		return err == nil && len(l.Items) == 0, err
+	})
+	if err != nil {
+		return fmt.Errorf("pods of %s still there: %w", run, err)
+	}
+	err = poll(30*time.Second, 100*time.Millisecond, func() (bool, error) {
+		now, err := quotaUsed(ctx, cp, ns)
+		if err != nil {
+			return false, err
+		}
+		return equality.Semantic.DeepEqual(now, before), nil
+	})
+	if err != nil {
+		return fmt.Errorf("quota in %s not released after %s: %w", ns, run, err)
+	}
+	return nil
+}
+
+// quotaUsed is each ResourceQuota's status.used in ns.
+func quotaUsed(ctx context.Context, cp *ControlPlane, ns string) (map[string]corev1.ResourceList, error) {
+	l, err := cp.Client.CoreV1().ResourceQuotas(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]corev1.ResourceList{}
+	for _, q := range l.Items {
+		out[q.Name] = q.Status.Used
+	}
+	return out, nil
+}
+
+// waitQuotasReady waits until the resource-quota controller has given every
+// quota in ns a status: until then quota admission refuses every pod.
+func waitQuotasReady(ctx context.Context, cp *ControlPlane, ns string) error {
+	return poll(60*time.Second, 100*time.Millisecond, func() (bool, error) {
+		l, err := cp.Client.CoreV1().ResourceQuotas(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, q := range l.Items {
+			if len(q.Status.Hard) == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// waitServiceAccount waits for the "default" ServiceAccount the
+// service-account controller creates, which admission requires of pods.
+func waitServiceAccount(ctx context.Context, cp *ControlPlane, ns string) error {
+	return poll(60*time.Second, 100*time.Millisecond, func() (bool, error) {
+		_, err := cp.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+}

@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
+)
+
+// Stats are the run's totals, for the summary line.
+type Stats struct {
+	Fleets, Objects, Classes, Placed, Refused, Forbidden, Probes int
+}
+
+// fleetRun is one fleet on the control plane.
+type fleetRun struct {
+	t       *testing.T
+	ctx     context.Context
+	cp      *ControlPlane
+	a       *Applier
+	res     *compiler.Result
+	cl      *check.Cluster
+	st      *Stats
+	nodeKey string
+	nodes   nodeSet
+	// scheds are the schedulers running for this fleet, for their logs;
+	// own are those started for this fleet alone.
+	scheds, own []*proc
+	probeNS     map[string]bool
+	syncs       int
+}
+
+func (fr *fleetRun) fail(format string, args ...any) {
+	fr.t.Helper()
+	fr.t.Errorf(format, args...)
+}
+
+// apply server-side applies every object of the tree and returns those
+// accepted, for cleanup.
+func (fr *fleetRun) apply() []*unstructured.Unstructured {
+	objs, err := treeObjects(fr.res)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	var applied []*unstructured.Unstructured
+	for _, o := range objs {
+		if _, err := fr.a.Apply(fr.ctx, o); err != nil {
+			fr.fail("the API server refused %s: %v", id(o), err)
+			continue
+		}
+		applied = append(applied, o)
+	}
+	fr.st.Objects += len(applied)
+	fr.t.Logf("applied %d/%d objects", len(applied), len(objs))
+	return applied
+}
+
+// cleanup deletes what the fleet created, each wait bounded: pods and nodes,
+// then the applied objects, namespaces last (the namespace controller
+// deletes what is left in them).
+func (fr *fleetRun) cleanup(applied []*unstructured.Unstructured) {
+	for _, p := range fr.own {
+		p.stop(10 * time.Second)
+	}
+	if err := deleteAllNodes(fr.ctx, fr.cp); err != nil {
+		fr.fail("cleanup: nodes: %v", err)
+	}
+	var namespaces []*unstructured.Unstructured
+	for i := len(applied) - 1; i >= 0; i-- {
+		o := applied[i]
+		if o.GetKind() == "Namespace" {
+			namespaces = append(namespaces, o)
+			continue
+		}
+		if o.GetNamespace() != "" {
+			continue
+		}
+		if err := fr.a.Delete(fr.ctx, o, 30*time.Second); err != nil {
+			fr.fail("cleanup: %s: %v", id(o), err)
+		}
+	}
+	for ns := range fr.probeNS {
+		namespaces = append(namespaces, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}})
+	}
+	for _, ns := range namespaces {
+		if err := fr.a.Delete(fr.ctx, ns, 90*time.Second); err != nil {
+			fr.fail("cleanup: %s: %v", id(ns), err)
+		}
+	}
+}
+
+// ensureNodes makes the cluster's nodes exactly set.
+func (fr *fleetRun) ensureNodes(set nodeSet) {
+	if k := set.key(); k != fr.nodeKey {
+		if err := deleteAllNodes(fr.ctx, fr.cp); err != nil {
+			fr.t.Fatal(err)
+		}
+		if err := createNodes(fr.ctx, fr.cp, set.nodes); err != nil {
+			fr.t.Fatal(err)
+		}
+		fr.nodeKey, fr.nodes = k, set
+	}
+}
+
+// diagnose prints what explains a failure: the namespace's events and what
+// the schedulers logged about the batch.
+func (fr *fleetRun) diagnose(ns, run string) {
+	evs, err := fr.cp.Client.CoreV1().Events(ns).List(fr.ctx, metav1.ListOptions{})
+	if err != nil {
+		fr.t.Logf("events: %v", err)
+		return
+	}
+	var lines []string
+	for _, e := range evs.Items {
+		if strings.HasPrefix(e.InvolvedObject.Name, run) {
+			lines = append(lines, fmt.Sprintf("%s %s/%s: %s", e.Reason, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Message))
+		}
+	}
+	sort.Strings(lines)
+	fr.t.Logf("events for %s in %s:\n%s", run, ns, strings.Join(lines, "\n"))
+	for _, p := range fr.scheds {
+		fr.t.Logf("%s log about %s:\n%s", p.name, run, p.grep(40, run))
+	}
+}
+
+// podsOf is n copies of the class's example pod.
+func podsOf(c *check.Class, run string, n int) []*corev1.Pod {
+	pods := make([]*corev1.Pod, n)
+	for i := range pods {
+		p := c.Pod.DeepCopy()
+		p.Name = fmt.Sprintf("%s-%d", run, i)
+		pods[i] = p
+	}
+	return pods
+}
