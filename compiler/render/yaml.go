@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
-	"sigs.k8s.io/yaml"
+	goyaml "go.yaml.in/yaml/v2"
 )
 
 // Header opens every generated YAML file. It names no path or time, so the
@@ -49,7 +50,9 @@ func marshalOne(obj any) ([]byte, error) {
 		return nil, fmt.Errorf("encoding %T: %w", obj, err)
 	}
 	var m any
-	if err := json.Unmarshal(j, &m); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
 		return nil, err
 	}
 	// Status belongs to the cluster; a StatefulSet's zero counters would
@@ -57,7 +60,41 @@ func marshalOne(obj any) ([]byte, error) {
 	if top, ok := m.(map[string]any); ok {
 		delete(top, "status")
 	}
-	return yaml.Marshal(prune(m))
+	return goyaml.Marshal(yamlNumbers(prune(m)))
+}
+
+// yamlNumbers gives each JSON number the Go type go-yaml gives it when it
+// parses the number's text: an int if it parses as one, then a uint64, then
+// a float64. go-yaml then writes exactly what sigs.k8s.io/yaml.Marshal
+// writes, which encodes to JSON and parses that again with go-yaml: the
+// parse was most of a big fleet's render time.
+func yamlNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = yamlNumbers(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = yamlNumbers(x)
+		}
+	case json.Number:
+		s := string(t)
+		if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+			if i == int64(int(i)) {
+				return int(i)
+			}
+			return i
+		}
+		if u, err := strconv.ParseUint(s, 0, 64); err == nil {
+			return u
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+		return s
+	}
+	return v
 }
 
 func prune(v any) any {
