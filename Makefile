@@ -54,6 +54,9 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
 CUE_VERSION := v0.17.1
 CUE         := .cache/cue-$(CUE_VERSION)/cue
 BENCH_RUNS  ?= 5
+# Where benchrun writes specs and trees; BENCH_DIR=/dev/shm leaves out the
+# disk's cost of creating thousands of files.
+BENCH_DIR   ?=
 
 $(CUE):
 	GOBIN=$(abspath $(dir $(CUE))) $(GO) install cuelang.org/go/cmd/cue@$(CUE_VERSION)
@@ -62,7 +65,7 @@ $(CUE):
 bench: $(CUE) ## Stage benchmarks, then whole-process build vs the cue export floor (S, M, L, XL)
 	$(GO) test ./compiler/ -run '^$$' -bench . -benchmem
 	$(GO) build -o $(BIN) ./cmd/gpufleet
-	$(GO) run ./internal/benchrun -gpufleet $(BIN) -cue $(CUE) -runs $(BENCH_RUNS)
+	$(GO) run ./internal/benchrun -gpufleet $(BIN) -cue $(CUE) -runs $(BENCH_RUNS) $(if $(BENCH_DIR),-dir $(BENCH_DIR))
 
 .PHONY: bench-kubesched
 bench-kubesched: ## Benchmark kube-scheduler's own Filter plugins (nested module)

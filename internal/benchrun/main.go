@@ -25,14 +25,15 @@ func main() {
 	runs := flag.Int("runs", 5, "runs per command and size; the median is reported")
 	seed := flag.Uint64("seed", 1, "fleet generator seed")
 	fleets := flag.String("fleets", "fleets", "directory of example fleets to time as well (empty: none)")
+	dir := flag.String("dir", "", "where specs and output trees go (default: the system's temporary directory); a tmpfs here leaves out the disk's cost of creating files")
 	flag.Parse()
-	if err := run(*gpufleet, *cue, *sizes, *fleets, *runs, *seed); err != nil {
+	if err := run(*gpufleet, *cue, *sizes, *fleets, *dir, *runs, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
 	}
 }
 
-func run(gpufleet, cue, sizeList, fleets string, runs int, seed uint64) error {
+func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs must be at least 1")
 	}
@@ -43,12 +44,12 @@ func run(gpufleet, cue, sizeList, fleets string, runs int, seed uint64) error {
 	if cue, err = filepath.Abs(cue); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "gpufleet-bench-")
+	tmp, err := os.MkdirTemp(dir, "gpufleet-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Printf("# whole process, median of %d runs each (wall time and peak RSS)\n", runs)
+	fmt.Printf("# whole process, median of %d runs each (wall time and peak RSS), in %s\n", runs, tmp)
 	if fleets != "" {
 		if err := examples(gpufleet, fleets, tmp, runs); err != nil {
 			return err

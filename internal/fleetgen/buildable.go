@@ -122,6 +122,10 @@ func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds
 		c.Kind = "Job"
 		gang := int32(1 + g.r.IntN(int(min(6, home.Size.Max))))
 		c.Gang = &gang
+		// As in a real fleet, batch work never outranks serving.
+		if c.Priority == "critical" {
+			c.Priority = "batch"
+		}
 	} else if g.chance(0.2) {
 		c.Kind = "StatefulSet"
 	}
