@@ -22,8 +22,14 @@ func hardTaint(t *corev1.Taint) bool {
 }
 
 func untoleratedTaint(pod *corev1.Pod, node *corev1.Node) (corev1.Taint, bool) {
+	// With only hard taints the filter would keep them all, in a copy made
+	// on every call: a big fleet makes millions of these calls.
+	filter := hardTaint
+	if countHard(node.Spec.Taints) == len(node.Spec.Taints) {
+		filter = nil
+	}
 	// Comparison operators for tolerations are alpha and off by default.
-	return corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, hardTaint, false)
+	return corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, filter, false)
 }
 
 func taintToleration(pi *PodInfo, node *corev1.Node) []string {
