@@ -5,8 +5,12 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/diag"
@@ -42,8 +46,81 @@ func NewDocument(r *check.Report) Document {
 }
 
 // JSON is the report as indented JSON; map keys are sorted, so it is stable.
+// A big fleet has millions of cells, so they are encoded on every CPU,
+// in chunks, and spliced in where the document without them says null; the
+// bytes are those of json.MarshalIndent of the whole document.
 func JSON(r *check.Report) ([]byte, error) {
-	return json.MarshalIndent(NewDocument(r), "", "  ")
+	if len(r.Cells) == 0 {
+		return json.MarshalIndent(NewDocument(r), "", "  ")
+	}
+	bare := *r
+	bare.Cells = nil
+	doc, err := json.MarshalIndent(NewDocument(&bare), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	const hole = "\n  \"cells\": null"
+	at := bytes.Index(doc, []byte(hole))
+	if at < 0 {
+		return nil, fmt.Errorf("report: no cells field in %.80s", doc)
+	}
+	chunks, err := encodeCells(r.Cells)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	n := len(doc) + 64 + len(",\n    ")*len(chunks)
+	for _, c := range chunks {
+		n += len(c)
+	}
+	// One allocation, with room for Write's final newline: a big fleet's
+	// report is a gigabyte, and growing it by doubling (and collecting the
+	// copies) cost twice what encoding it did.
+	b.Grow(n)
+	b.Write(doc[:at])
+	b.WriteString("\n  \"cells\": [\n    ")
+	for i, c := range chunks {
+		if i > 0 {
+			b.WriteString(",\n    ")
+		}
+		b.Write(c)
+	}
+	b.WriteString("\n  ]")
+	b.Write(doc[at+len(hole):])
+	return b.Bytes(), nil
+}
+
+// encodeCells encodes cells as they sit in the indented document, at depth
+// two, in chunks joined by ",\n    ".
+func encodeCells(cells []check.Cell) ([][]byte, error) {
+	const size = 4096
+	chunks := make([][]byte, (len(cells)+size-1)/size)
+	errs := make([]error, len(chunks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := int(next.Add(1)) - 1; k < len(chunks); k = int(next.Add(1)) - 1 {
+				var b bytes.Buffer
+				for i := k * size; i < min((k+1)*size, len(cells)); i++ {
+					if i > k*size {
+						b.WriteString(",\n    ")
+					}
+					c, err := json.MarshalIndent(&cells[i], "    ", "  ")
+					if err != nil {
+						errs[k] = err
+						return
+					}
+					b.Write(c)
+				}
+				chunks[k] = b.Bytes()
+			}
+		}()
+	}
+	wg.Wait()
+	return chunks, errors.Join(errs...)
 }
 
 // Write adds the report files to the tree. Positions are left out: they
