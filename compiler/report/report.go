@@ -5,9 +5,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,10 +64,7 @@ func JSON(r *check.Report) ([]byte, error) {
 	if at < 0 {
 		return nil, fmt.Errorf("report: no cells field in %.80s", doc)
 	}
-	chunks, err := encodeCells(r.Cells)
-	if err != nil {
-		return nil, err
-	}
+	chunks := encodeCells(r.Cells)
 	var b bytes.Buffer
 	n := len(doc) + 64 + len(",\n    ")*len(chunks)
 	for _, c := range chunks {
@@ -92,10 +89,9 @@ func JSON(r *check.Report) ([]byte, error) {
 
 // encodeCells encodes cells as they sit in the indented document, at depth
 // two, in chunks joined by ",\n    ".
-func encodeCells(cells []check.Cell) ([][]byte, error) {
+func encodeCells(cells []check.Cell) [][]byte {
 	const size = 4096
 	chunks := make([][]byte, (len(cells)+size-1)/size)
-	errs := make([]error, len(chunks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
@@ -108,19 +104,14 @@ func encodeCells(cells []check.Cell) ([][]byte, error) {
 					if i > k*size {
 						b.WriteString(",\n    ")
 					}
-					c, err := json.MarshalIndent(&cells[i], "    ", "  ")
-					if err != nil {
-						errs[k] = err
-						return
-					}
-					b.Write(c)
+					appendCell(&b, &cells[i])
 				}
 				chunks[k] = b.Bytes()
 			}
 		}()
 	}
 	wg.Wait()
-	return chunks, errors.Join(errs...)
+	return chunks
 }
 
 // Write adds the report files to the tree. Positions are left out: they
@@ -149,15 +140,26 @@ func Markdown(r *check.Report) []byte {
 	b.WriteString("Which class can land on which pool, proved with kube-scheduler's filters on nodes synthesised from the node groups at max size.\n\n")
 	b.WriteString("| class | " + strings.Join(r.Pools, " | ") + " |\n")
 	b.WriteString("|---" + strings.Repeat("|---", len(r.Pools)) + "|\n")
+	// A big fleet's matrix has millions of cells: written piece by piece
+	// into a buffer sized up front.
+	b.Grow(len(r.Classes) * len(r.Pools) * 64)
 	for _, c := range r.Classes {
-		b.WriteString("| " + c)
+		b.WriteString("| ")
+		b.WriteString(c)
 		for _, p := range r.Pools {
 			cell := r.Cell(c, p)
-			switch {
-			case cell.Fits:
-				fmt.Fprintf(&b, " | yes (%d)", cell.Capacity)
-			default:
-				b.WriteString(" | no: " + strings.Join(cell.Reasons, "; "))
+			if cell.Fits {
+				b.WriteString(" | yes (")
+				b.WriteString(strconv.FormatInt(cell.Capacity, 10))
+				b.WriteByte(')')
+				continue
+			}
+			b.WriteString(" | no: ")
+			for i, why := range cell.Reasons {
+				if i > 0 {
+					b.WriteString("; ")
+				}
+				b.WriteString(why)
 			}
 		}
 		b.WriteString(" |\n")
@@ -174,4 +176,48 @@ func Markdown(r *check.Report) []byte {
 		fmt.Fprintf(&b, "| %s | %s | %s | %.2f |\n", c.Resource, c.Quota, c.Capacity, c.Ratio)
 	}
 	return b.Bytes()
+}
+
+// appendCell writes what json.MarshalIndent(c, "    ", "  ") writes,
+// without reflection: the cells are most of a big fleet's report.
+func appendCell(b *bytes.Buffer, c *check.Cell) {
+	b.WriteString("{\n      \"class\": ")
+	quote(b, c.Class)
+	b.WriteString(",\n      \"pool\": ")
+	quote(b, c.Pool)
+	b.WriteString(",\n      \"fits\": ")
+	b.WriteString(strconv.FormatBool(c.Fits))
+	if len(c.Reasons) > 0 {
+		b.WriteString(",\n      \"reasons\": [")
+		for i, r := range c.Reasons {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n        ")
+			quote(b, r)
+		}
+		b.WriteString("\n      ]")
+	}
+	if c.Type != "" {
+		b.WriteString(",\n      \"type\": ")
+		quote(b, c.Type)
+	}
+	b.WriteString(",\n      \"capacity\": ")
+	b.WriteString(strconv.FormatInt(c.Capacity, 10))
+	b.WriteString("\n    }")
+}
+
+// quote writes s as encoding/json does: plain printable ASCII as is, and
+// anything it would escape through encoding/json itself.
+func quote(b *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			b.Write(q)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }

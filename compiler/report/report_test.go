@@ -61,6 +61,19 @@ func TestJSONMatchesMarshalIndent(t *testing.T) {
 	if !chunked {
 		t.Error("no report had several chunks of cells")
 	}
+	// Strings encoding/json escapes, and fields left out when empty.
+	odd := &check.Report{Pools: []string{"p"}, Classes: []string{"c"}, Cells: []check.Cell{
+		{Class: "c<&>", Pool: "p\"q\\", Fits: true, Type: "ü\u2028", Capacity: -3},
+		{Class: "c", Pool: "p", Reasons: []string{"a\tb", "ok"}},
+		{Class: "c", Pool: "p", Reasons: []string{}},
+	}}
+	got, err := report.JSON(odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.MarshalIndent(report.NewDocument(odd), "", "  "); !bytes.Equal(got, want) {
+		t.Errorf("odd cells: got\n%s\nwant\n%s", got, want)
+	}
 	empty, err := report.JSON(&check.Report{})
 	if err != nil {
 		t.Fatal(err)
