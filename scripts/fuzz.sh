@@ -9,6 +9,7 @@ fuzztime="${FUZZTIME:-30s}"
 targets=(
 	"./compiler/load FuzzLoad"
 	"./compiler FuzzCompile"
+	"./compiler/render FuzzEmitYAML"
 )
 
 for t in "${targets[@]}"; do

@@ -45,6 +45,19 @@ func Marshal(objs ...any) ([]byte, error) {
 }
 
 func marshalOne(obj any) ([]byte, error) {
+	v, err := yamlValue(obj)
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := emitYAML(v); ok {
+		return b, nil
+	}
+	return goyaml.Marshal(v)
+}
+
+// yamlValue is obj as the generic value go-yaml encodes: its JSON form,
+// without status and empty fields, numbers typed as go-yaml reads them.
+func yamlValue(obj any) (any, error) {
 	j, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %T: %w", obj, err)
@@ -60,7 +73,7 @@ func marshalOne(obj any) ([]byte, error) {
 	if top, ok := m.(map[string]any); ok {
 		delete(top, "status")
 	}
-	return goyaml.Marshal(yamlNumbers(prune(m)))
+	return yamlNumbers(prune(m)), nil
 }
 
 // yamlNumbers gives each JSON number the Go type go-yaml gives it when it

@@ -1,0 +1,320 @@
+package render
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	goyaml "go.yaml.in/yaml/v2"
+)
+
+// emitYAML writes a document as go-yaml v2 writes it, without go-yaml's
+// general emitter, which was most of a big fleet's render time. It knows
+// exactly only what marshalOne produces in practice (block mappings and
+// sequences of plain or double-quoted scalars) and reports false for
+// anything else, so that the caller asks go-yaml: every rule below is
+// go-yaml's, and TestEmitMatchesGoYAML and FuzzEmitYAML hold it to that.
+func emitYAML(v any) ([]byte, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	if len(m) == 0 {
+		return []byte("{}\n"), true
+	}
+	e := emitter{b: make([]byte, 0, 512)}
+	if !e.mapping(m, 0, false) {
+		return nil, false
+	}
+	return e.b, true
+}
+
+type emitter struct{ b []byte }
+
+// bestWidth is go-yaml's line width: a plain scalar is folded at a space
+// past it.
+const bestWidth = 80
+
+// mapping writes m's entries at indent; inItem means the first entry
+// follows a sequence item's "- " on the same line.
+func (e *emitter) mapping(m map[string]any, indent int, inItem bool) bool {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		// go-yaml writes a key longer than 128 as a complex key, "? k".
+		if len(k) > 128 || strings.IndexByte(k, ' ') >= 0 {
+			return false
+		}
+		keys = append(keys, k)
+	}
+	if !ordered(keys) {
+		return false
+	}
+	sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
+	for i, k := range keys {
+		if i > 0 || !inItem {
+			e.indent(indent)
+		}
+		start := len(e.b)
+		if !e.scalar(k, 0) {
+			return false
+		}
+		e.b = append(e.b, ':')
+		if !e.value(m[k], indent, indent+len(e.b)-start) {
+			return false
+		}
+	}
+	return true
+}
+
+// value writes what follows "key:", col being the column after the colon.
+func (e *emitter) value(v any, indent, col int) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) == 0 {
+			e.b = append(e.b, " {}\n"...)
+			return true
+		}
+		e.b = append(e.b, '\n')
+		return e.mapping(t, indent+2, false)
+	case []any:
+		if len(t) == 0 {
+			e.b = append(e.b, " []\n"...)
+			return true
+		}
+		// A sequence in a mapping is not indented.
+		e.b = append(e.b, '\n')
+		return e.sequence(t, indent)
+	}
+	e.b = append(e.b, ' ')
+	if !e.scalar(v, col+1) {
+		return false
+	}
+	e.b = append(e.b, '\n')
+	return true
+}
+
+func (e *emitter) sequence(s []any, indent int) bool {
+	for _, x := range s {
+		e.indent(indent)
+		e.b = append(e.b, "- "...)
+		switch t := x.(type) {
+		case map[string]any:
+			if len(t) == 0 {
+				e.b = append(e.b, "{}\n"...)
+				continue
+			}
+			if !e.mapping(t, indent+2, true) {
+				return false
+			}
+		case []any:
+			return false
+		default:
+			if !e.scalar(t, indent+2) {
+				return false
+			}
+			e.b = append(e.b, '\n')
+		}
+	}
+	return true
+}
+
+func (e *emitter) indent(n int) {
+	for range n {
+		e.b = append(e.b, ' ')
+	}
+}
+
+// scalar writes v starting at column col.
+func (e *emitter) scalar(v any, col int) bool {
+	switch t := v.(type) {
+	case nil:
+		e.b = append(e.b, "null"...)
+	case bool:
+		e.b = strconv.AppendBool(e.b, t)
+	case int:
+		e.b = strconv.AppendInt(e.b, int64(t), 10)
+	case int64:
+		e.b = strconv.AppendInt(e.b, t, 10)
+	case uint64:
+		e.b = strconv.AppendUint(e.b, t, 10)
+	case float64:
+		switch {
+		case math.IsInf(t, 1):
+			e.b = append(e.b, ".inf"...)
+		case math.IsInf(t, -1):
+			e.b = append(e.b, "-.inf"...)
+		case math.IsNaN(t):
+			e.b = append(e.b, ".nan"...)
+		default:
+			e.b = strconv.AppendFloat(e.b, t, 'g', -1, 64)
+		}
+	case string:
+		switch styleOf(t) {
+		case plain:
+			// Past the line width, go-yaml folds at a space.
+			if col+len(t) > bestWidth && strings.IndexByte(t, ' ') >= 0 {
+				return false
+			}
+			e.b = append(e.b, t...)
+		case doubleQuoted:
+			e.b = append(e.b, '"')
+			e.b = append(e.b, t...)
+			e.b = append(e.b, '"')
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+type style int
+
+const (
+	unknown style = iota
+	plain
+	doubleQuoted
+)
+
+// styleOf is how go-yaml writes a string, for strings of letters, digits,
+// ". _ / - +", ':' not before a space or at the end, and single inner
+// spaces: none of these makes go-yaml's emitter refuse the plain style,
+// so the style is the encoder's choice, plain unless the string would read
+// back as another type.
+func styleOf(s string) style {
+	if s == "" || !(isLetter(s[0]) || isDigit(s[0]) || s[0] == '/') {
+		return unknown
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isLetter(c), isDigit(c), c == '.', c == '_', c == '/', c == '-', c == '+':
+		case c == ':', c == ' ':
+			if i == len(s)-1 || s[i+1] == ' ' {
+				return unknown
+			}
+		default:
+			return unknown
+		}
+	}
+	if !isDigit(s[0]) {
+		// Only go-yaml's words (booleans, null) read back as other than a
+		// string when they start with a letter.
+		if resolvesToWord[s] {
+			return doubleQuoted
+		}
+		return plain
+	}
+	// Numbers, timestamps and base-60 floats: go-yaml's own verdict.
+	if strings.ContainsAny(s, ": ") {
+		return unknown
+	}
+	if st, ok := numberish.Load(s); ok {
+		return st.(style)
+	}
+	st := unknown
+	if out, err := goyaml.Marshal(s); err == nil {
+		switch string(out) {
+		case s + "\n":
+			st = plain
+		case `"` + s + `"` + "\n":
+			st = doubleQuoted
+		}
+	}
+	numberish.Store(s, st)
+	return st
+}
+
+// numberish memoises go-yaml's style for strings starting with a digit:
+// quantities and counts repeat across a fleet's objects.
+var numberish sync.Map
+
+// resolvesToWord are the letter-first entries of go-yaml v2's resolve map.
+var resolvesToWord = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("y Y yes Yes YES true True TRUE on On ON n N no No NO false False FALSE off Off OFF null Null NULL") {
+		resolvesToWord[w] = true
+	}
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+
+// ordered reports whether keyLess is a total order on keys, so that any
+// sort gives go-yaml's order. Compared where they first differ, runes that
+// are not digits order as in a dictionary; a digit there brings in
+// keyLess's numbers, which are not transitive with the rest ("6a" < "48" <
+// "67" < "6a"), and go-yaml's order then depends on map iteration.
+func ordered(keys []string) bool {
+	digits := false
+	for _, k := range keys {
+		if strings.ContainsAny(k, "0123456789") {
+			digits = true
+			break
+		}
+	}
+	if !digits {
+		return true
+	}
+	if len(keys) > 64 {
+		return false
+	}
+	for i, a := range keys {
+		for _, b := range keys[i+1:] {
+			p := 0
+			for p < len(a) && p < len(b) && a[p] == b[p] {
+				p++
+			}
+			if p < len(a) && p < len(b) && (isDigit(a[p]) || isDigit(b[p])) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// keyLess is go-yaml v2's order of string keys (keyList.Less): digits
+// compare by the number they spell, and letters sort before other runes.
+func keyLess(a, b string) bool {
+	ar, br := []rune(a), []rune(b)
+	for i := 0; i < len(ar) && i < len(br); i++ {
+		if ar[i] == br[i] {
+			continue
+		}
+		al, bl := unicode.IsLetter(ar[i]), unicode.IsLetter(br[i])
+		if al && bl {
+			return ar[i] < br[i]
+		}
+		if al || bl {
+			return bl
+		}
+		var ai, bi int
+		var an, bn int64
+		if ar[i] == '0' || br[i] == '0' {
+			for j := i - 1; j >= 0 && unicode.IsDigit(ar[j]); j-- {
+				if ar[j] != '0' {
+					an, bn = 1, 1
+					break
+				}
+			}
+		}
+		for ai = i; ai < len(ar) && unicode.IsDigit(ar[ai]); ai++ {
+			an = an*10 + int64(ar[ai]-'0')
+		}
+		for bi = i; bi < len(br) && unicode.IsDigit(br[bi]); bi++ {
+			bn = bn*10 + int64(br[bi]-'0')
+		}
+		if an != bn {
+			return an < bn
+		}
+		if ai != bi {
+			return ai < bi
+		}
+		return ar[i] < br[i]
+	}
+	return len(ar) < len(br)
+}

@@ -1,0 +1,7 @@
+package render
+
+// For the differential tests of the YAML emitter.
+var (
+	YAMLValue = yamlValue
+	EmitYAML  = emitYAML
+)
