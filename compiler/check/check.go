@@ -166,3 +166,19 @@ func parallel(n int, f func(i int, scratch *[]NodeVerdict)) {
 	}
 	wg.Wait()
 }
+
+// forEach runs f for 0..n-1 on every CPU and returns the error of the
+// lowest i that failed, so that what is reported does not depend on
+// scheduling. Reading a big fleet's YAML back is the checker's costliest
+// step, and the documents are independent.
+func forEach(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	parallel(n, func(i int, _ *[]NodeVerdict) { errs[i] = f(i) })
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+

@@ -132,15 +132,22 @@ func FromTree(tree render.Tree, cat catalog.Catalog) (*Cluster, error) {
 		}
 		c.Pools = append(c.Pools, p)
 	}
+	var examples []string
 	for _, f := range tree.Paths() {
-		if path.Base(f) != "example.yaml" || !strings.HasPrefix(f, "classes/") {
-			continue
+		if path.Base(f) == "example.yaml" && strings.HasPrefix(f, "classes/") {
+			examples = append(examples, f)
 		}
-		cl, err := classFrom(path.Base(path.Dir(f)), tree[f])
-		if err != nil {
-			return nil, fmt.Errorf("check: %s: %w", f, err)
+	}
+	c.Classes = make([]Class, len(examples))
+	err = forEach(len(examples), func(i int) (err error) {
+		f := examples[i]
+		if c.Classes[i], err = classFrom(path.Base(path.Dir(f)), tree[f]); err != nil {
+			return fmt.Errorf("check: %s: %w", f, err)
 		}
-		c.Classes = append(c.Classes, cl)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(c.Pools, func(i, j int) bool { return c.Pools[i].Name < c.Pools[j].Name })
 	return c, nil

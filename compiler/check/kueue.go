@@ -244,16 +244,16 @@ func (c cohorts) quota(cq *kueue.ClusterQueue, flavor string, res corev1.Resourc
 
 // decodeAll strictly decodes a generated YAML stream into a slice.
 func decodeAll[T any](raw []byte, out *[]T) error {
+	var docs []string
 	for _, doc := range strings.Split(string(raw), "\n---\n") {
-		doc = strings.TrimPrefix(doc, render.Header)
-		if strings.TrimSpace(doc) == "" {
-			continue
+		if doc = strings.TrimPrefix(doc, render.Header); strings.TrimSpace(doc) != "" {
+			docs = append(docs, doc)
 		}
-		var v T
-		if err := yaml.UnmarshalStrict([]byte(doc), &v); err != nil {
-			return err
-		}
-		*out = append(*out, v)
 	}
+	vs := make([]T, len(docs))
+	if err := forEach(len(docs), func(i int) error { return yaml.UnmarshalStrict([]byte(docs[i]), &vs[i]) }); err != nil {
+		return err
+	}
+	*out = append(*out, vs...)
 	return nil
 }
