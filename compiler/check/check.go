@@ -181,4 +181,3 @@ func forEach(n int, f func(i int) error) error {
 	}
 	return nil
 }
-
