@@ -36,3 +36,21 @@ func TestReportCell(t *testing.T) {
 		t.Fatalf("Cell(y, d) with a fourth pool = %+v", got)
 	}
 }
+
+// Cells share their reason sets; an append to one must not show in another.
+func TestInternedReasons(t *testing.T) {
+	w := &worker{}
+	a := w.intern([]string{"x", "y"})
+	b := w.intern([]string{"x", "y"})
+	if &a[0] != &b[0] {
+		t.Fatal("equal reason sets are not shared")
+	}
+	a = append(a, "z")
+	if len(b) != 2 || b[0] != "x" || b[1] != "y" {
+		t.Fatalf("an append to one cell's reasons changed another's: %v", b)
+	}
+	if c := w.intern([]string{"y"}); len(c) != 1 || c[0] != "y" {
+		t.Fatalf("intern(y) = %v", c)
+	}
+	_ = a
+}

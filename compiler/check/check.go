@@ -101,11 +101,11 @@ func Run(tree render.Tree, cat catalog.Catalog, in Intent) (*Report, error) {
 	np := len(cl.Pools)
 	r.Cells = make([]Cell, len(cl.Classes)*np)
 	found := make([][]Finding, len(cl.Classes))
-	parallel(len(cl.Classes), func(i int, scratch *[]NodeVerdict) {
+	parallel(len(cl.Classes), func(i int, w *worker) {
 		c := &cl.Classes[i]
 		cells := r.Cells[i*np : (i+1)*np]
 		for j := range cl.Pools {
-			cells[j] = evaluate(c, &cl.Pools[j], false, scratch)
+			cells[j] = evaluate(c, &cl.Pools[j], false, w)
 		}
 		f := Lands(c, cells)
 		f = append(f, Gang(c, cells, cl.Pools)...)
@@ -149,18 +149,18 @@ func index(names []string) map[string]int {
 	return m
 }
 
-// parallel runs f for 0..n-1 on every CPU, each worker with its own
-// scratch space for node verdicts.
-func parallel(n int, f func(i int, scratch *[]NodeVerdict)) {
+// parallel runs f for 0..n-1 on every CPU, each goroutine with a worker
+// of its own.
+func parallel(n int, f func(i int, w *worker)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var scratch []NodeVerdict
+			w := &worker{}
 			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				f(i, &scratch)
+				f(i, w)
 			}
 		}()
 	}
@@ -173,7 +173,7 @@ func parallel(n int, f func(i int, scratch *[]NodeVerdict)) {
 // step, and the documents are independent.
 func forEach(n int, f func(i int) error) error {
 	errs := make([]error, n)
-	parallel(n, func(i int, _ *[]NodeVerdict) { errs[i] = f(i) })
+	parallel(n, func(i int, _ *worker) { errs[i] = f(i) })
 	for _, err := range errs {
 		if err != nil {
 			return err

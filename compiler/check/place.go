@@ -55,17 +55,42 @@ type FilterStatus struct {
 // Evaluate runs every node filter for a class on a pool.
 func Evaluate(c *Class, p *Pool) Cell { return evaluate(c, p, false, nil) }
 
+// worker is one goroutine's reusable space in Run.
+type worker struct {
+	verdicts []NodeVerdict
+	reasons  []string
+	// sets are the reason sets its cells share; clipped, so that an append
+	// to one cell's reasons cannot write into another's.
+	sets [][]string
+}
+
+// intern returns the shared copy of a reason set.
+func (w *worker) intern(rs []string) []string {
+	for _, s := range w.sets {
+		if slices.Equal(s, rs) {
+			return s
+		}
+	}
+	own := slices.Clip(slices.Clone(rs))
+	if len(w.sets) < 64 {
+		w.sets = append(w.sets, own)
+	}
+	return own
+}
+
 // Explain is Evaluate that also records what each filter compared.
 func Explain(c *Class, p *Pool) Cell { return evaluate(c, p, true, nil) }
 
-// evaluate keeps the per-node verdicts in the cell, unless given scratch
-// space for them: Run evaluates every class on every pool, and a big
-// fleet's millions of cells would otherwise each hold a slice of them.
-func evaluate(c *Class, p *Pool, explain bool, scratch *[]NodeVerdict) Cell {
+// evaluate keeps the per-node verdicts in the cell, unless given a
+// worker: Run evaluates every class on every pool, and a big fleet's
+// millions of cells would otherwise each hold a slice of them, and of
+// reasons that are the same few sets over and over.
+func evaluate(c *Class, p *Pool, explain bool, w *worker) Cell {
 	cell := Cell{Class: c.Name, Pool: p.Name}
 	var verdicts []NodeVerdict
-	if scratch != nil {
-		verdicts = (*scratch)[:0]
+	var reasons []string
+	if w != nil {
+		verdicts, reasons = w.verdicts[:0], w.reasons[:0]
 	} else {
 		verdicts = make([]NodeVerdict, 0, len(p.Nodes))
 	}
@@ -88,23 +113,26 @@ func evaluate(c *Class, p *Pool, explain bool, scratch *[]NodeVerdict) Cell {
 			cell.Fits = true
 		} else if !cell.Fits {
 			for _, r := range v.Reasons {
-				if !slices.Contains(cell.Reasons, r) {
-					cell.Reasons = append(cell.Reasons, r)
+				if !slices.Contains(reasons, r) {
+					reasons = append(reasons, r)
 				}
 			}
 		}
 		verdicts = append(verdicts, v)
 	}
-	if scratch != nil {
-		*scratch = verdicts
+	if w != nil {
+		w.verdicts, w.reasons = verdicts, reasons
 	} else {
 		cell.Nodes = verdicts
 	}
 	if !cell.Fits {
-		sort.Strings(cell.Reasons)
+		sort.Strings(reasons)
+		if w != nil {
+			reasons = w.intern(reasons)
+		}
+		cell.Reasons = reasons
 		return cell
 	}
-	cell.Reasons = nil
 	// A node group's nodes are any of its types; the checker credits the
 	// type that holds the most pods (see README, "The placement checker").
 	perType := map[string]int64{}
