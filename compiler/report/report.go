@@ -6,11 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/diag"
@@ -64,54 +61,7 @@ func JSON(r *check.Report) ([]byte, error) {
 	if at < 0 {
 		return nil, fmt.Errorf("report: no cells field in %.80s", doc)
 	}
-	chunks := encodeCells(r.Cells)
-	var b bytes.Buffer
-	n := len(doc) + 64 + len(",\n    ")*len(chunks)
-	for _, c := range chunks {
-		n += len(c)
-	}
-	// One allocation, with room for Write's final newline: a big fleet's
-	// report is a gigabyte, and growing it by doubling (and collecting the
-	// copies) cost twice what encoding it did.
-	b.Grow(n)
-	b.Write(doc[:at])
-	b.WriteString("\n  \"cells\": [\n    ")
-	for i, c := range chunks {
-		if i > 0 {
-			b.WriteString(",\n    ")
-		}
-		b.Write(c)
-	}
-	b.WriteString("\n  ]")
-	b.Write(doc[at+len(hole):])
-	return b.Bytes(), nil
-}
-
-// encodeCells encodes cells as they sit in the indented document, at depth
-// two, in chunks joined by ",\n    ".
-func encodeCells(cells []check.Cell) [][]byte {
-	const size = 4096
-	chunks := make([][]byte, (len(cells)+size-1)/size)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := int(next.Add(1)) - 1; k < len(chunks); k = int(next.Add(1)) - 1 {
-				var b bytes.Buffer
-				for i := k * size; i < min((k+1)*size, len(cells)); i++ {
-					if i > k*size {
-						b.WriteString(",\n    ")
-					}
-					appendCell(&b, &cells[i])
-				}
-				chunks[k] = b.Bytes()
-			}
-		}()
-	}
-	wg.Wait()
-	return chunks
+	return spliceCells(doc, at, len(hole), r.Cells), nil
 }
 
 // Write adds the report files to the tree. Positions are left out: they
@@ -176,48 +126,4 @@ func Markdown(r *check.Report) []byte {
 		fmt.Fprintf(&b, "| %s | %s | %s | %.2f |\n", c.Resource, c.Quota, c.Capacity, c.Ratio)
 	}
 	return b.Bytes()
-}
-
-// appendCell writes what json.MarshalIndent(c, "    ", "  ") writes,
-// without reflection: the cells are most of a big fleet's report.
-func appendCell(b *bytes.Buffer, c *check.Cell) {
-	b.WriteString("{\n      \"class\": ")
-	quote(b, c.Class)
-	b.WriteString(",\n      \"pool\": ")
-	quote(b, c.Pool)
-	b.WriteString(",\n      \"fits\": ")
-	b.WriteString(strconv.FormatBool(c.Fits))
-	if len(c.Reasons) > 0 {
-		b.WriteString(",\n      \"reasons\": [")
-		for i, r := range c.Reasons {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("\n        ")
-			quote(b, r)
-		}
-		b.WriteString("\n      ]")
-	}
-	if c.Type != "" {
-		b.WriteString(",\n      \"type\": ")
-		quote(b, c.Type)
-	}
-	b.WriteString(",\n      \"capacity\": ")
-	b.WriteString(strconv.FormatInt(c.Capacity, 10))
-	b.WriteString("\n    }")
-}
-
-// quote writes s as encoding/json does: plain printable ASCII as is, and
-// anything it would escape through encoding/json itself.
-func quote(b *bytes.Buffer, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			b.Write(q)
-			return
-		}
-	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
 }
