@@ -64,10 +64,14 @@ func BenchmarkStages(b *testing.B) {
 				}
 			}
 		})
+		evaluated, err := load.Evaluate([]string{spec})
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Run("decode/"+size.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := res.Source.Decode(); err != nil {
+				if err := evaluated.Decode(); err != nil {
 					b.Fatal(err)
 				}
 			}

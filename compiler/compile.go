@@ -52,7 +52,13 @@ func (r *Result) derive() error {
 		return err
 	}
 	r.Fleet = derive.Derive(r.Source.Fleet, r.Catalog)
-	return verify.Fleet(r.Source, r.Fleet)
+	if err := verify.Fleet(r.Source, r.Fleet); err != nil {
+		return err
+	}
+	// Rendering and checking need no CUE, and a big spec's CUE values are
+	// most of the memory held while the tree is built.
+	r.Source.Release()
+	return nil
 }
 
 func (r *Result) render() (err error) {

