@@ -1,13 +1,11 @@
 package check
 
 import (
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/internal/par"
 )
 
 // Intent is what the spec meant, which the rendered objects alone cannot
@@ -152,19 +150,7 @@ func index(names []string) map[string]int {
 // parallel runs f for 0..n-1 on every CPU, each goroutine with a worker
 // of its own.
 func parallel(n int, f func(i int, w *worker)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := &worker{}
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				f(i, w)
-			}
-		}()
-	}
-	wg.Wait()
+	par.EachWith(n, func() *worker { return &worker{} }, f)
 }
 
 // forEach runs f for 0..n-1 on every CPU and returns the error of the

@@ -5,15 +5,13 @@ package render
 
 import (
 	"path"
-	"runtime"
 	"sort"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/internal/par"
 )
 
 // Tree is the output: slash-separated paths relative to the output root.
@@ -89,18 +87,7 @@ func (r *renderer) flush() {
 	r.queued = nil
 	out := make([][]byte, len(q))
 	errs := make([]error, len(q))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(q)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(q); i = int(next.Add(1)) - 1 {
-				out[i], errs[i] = Marshal(q[i].objs...)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(len(q), func(i int) { out[i], errs[i] = Marshal(q[i].objs...) })
 	for i, f := range q {
 		if errs[i] != nil {
 			if r.err == nil {

@@ -3,12 +3,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/internal/par"
 )
 
 // A big fleet's report is a gigabyte, nearly all cells. They are encoded on
@@ -28,7 +26,7 @@ func spliceCells(doc []byte, at, hole int, cells []check.Cell) []byte {
 	const open, closing = "\n  \"cells\": [\n    ", "\n  ]"
 	tasks := (len(cells) + chunk - 1) / chunk
 	size := make([]int, tasks)
-	each(tasks, func(k int) {
+	par.Each(tasks, func(k int) {
 		for i := k * chunk; i < min((k+1)*chunk, len(cells)); i++ {
 			size[k] += cellLen(&cells[i]) + len(cellSep)
 		}
@@ -47,7 +45,7 @@ func spliceCells(doc []byte, at, hole int, cells []check.Cell) []byte {
 	buf := make([]byte, n+len(closing)+len(tail), n+len(closing)+len(tail)+1)
 	copy(buf, doc[:at])
 	copy(buf[at:], open)
-	each(tasks, func(k int) {
+	par.Each(tasks, func(k int) {
 		if k > 0 {
 			copy(buf[offset[k]-len(cellSep):], cellSep)
 		}
@@ -65,22 +63,6 @@ func spliceCells(doc []byte, at, hole int, cells []check.Cell) []byte {
 	copy(buf[n:], closing)
 	copy(buf[n+len(closing):], tail)
 	return buf
-}
-
-// each runs f for 0..n-1 on every CPU.
-func each(n int, f func(k int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := int(next.Add(1)) - 1; k < n; k = int(next.Add(1)) - 1 {
-				f(k)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // appendCell appends what json.MarshalIndent(c, "    ", "  ") writes,
