@@ -159,7 +159,7 @@ func parallel(n int, f func(i int, w *worker)) {
 // step, and the documents are independent.
 func forEach(n int, f func(i int) error) error {
 	errs := make([]error, n)
-	parallel(n, func(i int, _ *worker) { errs[i] = f(i) })
+	par.Each(n, func(i int) { errs[i] = f(i) })
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -100,14 +100,9 @@ func (d *Fleet) DeriveQueues(lands func(class, pool string) bool) {
 
 // Pool returns the derived pool of that name.
 func (d *Fleet) Pool(name string) *Pool {
-	// Derive sorts pools by name; big fleets look pools up per tenant.
+	// Derive lists pools by name; big fleets look pools up per tenant.
 	if i := sort.Search(len(d.Pools), func(i int) bool { return d.Pools[i].Name >= name }); i < len(d.Pools) && d.Pools[i].Name == name {
 		return &d.Pools[i]
-	}
-	for i := range d.Pools {
-		if d.Pools[i].Name == name {
-			return &d.Pools[i]
-		}
 	}
 	return &Pool{}
 }
@@ -129,13 +124,9 @@ func (p *Pool) CapacityUnits(r corev1.ResourceName, unit resource.Quantity) int6
 
 // Class returns the derived class of that name.
 func (d *Fleet) Class(name string) *Class {
+	// Derive lists classes by name.
 	if i := sort.Search(len(d.Classes), func(i int) bool { return d.Classes[i].Name >= name }); i < len(d.Classes) && d.Classes[i].Name == name {
 		return &d.Classes[i]
-	}
-	for i := range d.Classes {
-		if d.Classes[i].Name == name {
-			return &d.Classes[i]
-		}
 	}
 	return nil
 }
