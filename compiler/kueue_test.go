@@ -7,12 +7,13 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
+	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
 // TestKueueCRDs validates every Kueue object of every example fleet against
 // Kueue's own CRDs (kueue.x-k8s.io/v1beta2), CEL rules included.
 func TestKueueCRDs(t *testing.T) {
-	v, err := crdtest.Load("../../shared/crds/kueue/*.yaml")
+	v, err := crdtest.Load(upstream.Kueue, upstream.KueueCRDs)
 	if err != nil {
 		t.Fatal(err)
 	}

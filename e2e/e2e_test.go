@@ -13,12 +13,12 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
-// TestEndToEnd is rung 6 of the verification ladder (DESIGN.md): every
-// example fleet, and every broken one with the checker's verdict ignored,
-// against a real etcd, kube-apiserver, kube-controller-manager and
-// kube-scheduler on loopback. `make e2e` builds the binaries and runs it.
+// TestEndToEnd runs every example fleet, and every broken one with the
+// checker's verdict ignored, against a real etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler on loopback. `make e2e` builds the binaries and runs it.
 func TestEndToEnd(t *testing.T) {
 	bin := os.Getenv("E2E_BIN")
 	if bin == "" {
@@ -29,23 +29,21 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("%s: %v (run `make e2e`)", b, err)
 		}
 	}
+	// Kueue's CRDs, and the CRDs Karpenter's AWS chart installs (its
+	// NodePool is core's plus AWS label rules), from the pinned releases.
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := filepath.Join(repo, "..", "shared")
-	crds, _ := filepath.Glob(filepath.Join(shared, "crds", "kueue", "*.yaml"))
-	karpenter, _ := filepath.Glob(filepath.Join(shared, "crds", "karpenter", "*.yaml"))
-	if len(crds) == 0 || len(karpenter) == 0 {
-		t.Fatalf("no CRDs under %s/crds: the end-to-end run needs ../shared beside the repository", shared)
+	crds, err := upstream.Kueue.Glob(upstream.KueueCRDs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range karpenter {
-		// The AWS provider's NodePool CRD (core plus AWS label rules) is the
-		// one its chart installs; the core one has the same name.
-		if filepath.Base(f) != "karpenter.sh_nodepools.yaml" {
-			crds = append(crds, f)
-		}
+	karpenter, err := upstream.KarpenterAWS.Glob(upstream.KarpenterCRDs)
+	if err != nil {
+		t.Fatal(err)
 	}
+	crds = append(crds, karpenter...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()

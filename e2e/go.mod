@@ -1,7 +1,8 @@
-// Nested module for rung 6 of the verification ladder (see DESIGN.md): the
-// compiled tree against a real etcd, kube-apiserver, kube-controller-manager
-// and kube-scheduler. The binaries are pinned in binaries/ and built by
-// scripts/e2e-binaries.sh; this module is the harness, a client of theirs.
+// Nested module for the end-to-end rung of the verification ladder
+// (docs/architecture.md): the compiled tree against a real etcd,
+// kube-apiserver, kube-controller-manager and kube-scheduler. The binaries
+// are pinned in binaries/ and built by scripts/e2e-binaries.sh; this module
+// is the harness, a client of theirs.
 module github.com/gpufleet/gpufleet/e2e
 
 go 1.26.0

@@ -1,8 +1,9 @@
 // Package kubesched runs the real kube-scheduler's Filter phase in-process.
 //
-// It is rung 5 of the verification ladder (DESIGN.md): gpufleet's own
-// placement checker is compared against kube-scheduler v1.35.4, so this
-// package deliberately adds no logic of its own. It builds the scheduler's
+// It is the differential rung of the verification ladder
+// (docs/architecture.md): gpufleet's own placement checker is compared
+// against kube-scheduler v1.35.4, so this package deliberately adds no logic
+// of its own. It builds the scheduler's
 // default profile from the in-tree plugin registry, exactly as kube-scheduler
 // does at startup, and drives it the way schedule_one.go's findNodesThatFitPod
 // does, minus scoring, preemption and binding.

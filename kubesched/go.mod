@@ -1,7 +1,8 @@
-// Nested module for rung 5 of the verification ladder (see DESIGN.md): it runs
-// the real kube-scheduler's Filter plugins in-process. It is a module of its
-// own because k8s.io/kubernetes needs the replace lines below, and the root
-// module must stay free of replace lines so that `go install` keeps working.
+// Nested module for the differential rung of the verification ladder
+// (docs/architecture.md): it runs the real kube-scheduler's Filter plugins
+// in-process. It is a module of its own because k8s.io/kubernetes needs the
+// replace lines below, and the root module must stay free of replace lines
+// so that `go install` keeps working.
 module github.com/gpufleet/gpufleet/kubesched
 
 go 1.26.0

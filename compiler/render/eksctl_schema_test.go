@@ -12,21 +12,24 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
-// eksctlSchemaPath is eksctl's published ClusterConfig schema, kept in the
-// shared directory beside the repository.
-const eksctlSchemaPath = "../../../shared/schemas/eksctl-clusterconfig.schema.json"
-
+// eksctlSchema compiles the ClusterConfig JSON Schema that the pinned eksctl
+// release publishes. It is required: this test never skips.
 func eksctlSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	raw, err := os.ReadFile(eksctlSchemaPath)
+	path, err := upstream.Eksctl.File(upstream.EksctlSchema)
 	if err != nil {
-		t.Fatalf("eksctl's JSON Schema is required and missing: %v\n(it lives in ../shared/schemas beside the repository; this test never skips)", err)
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		t.Fatalf("%s: %v", eksctlSchemaPath, err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource("eksctl-clusterconfig.schema.json", doc); err != nil {

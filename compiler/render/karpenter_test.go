@@ -17,6 +17,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
+	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
 // karpenterFleet exercises what the example fleets do not: karpenter-only
@@ -41,15 +42,16 @@ classes: {
 tenants: t: {namespaces: ["t"], classes: ["web", "train"]}
 `
 
-const crdDir = "../../../shared/crds/karpenter/"
-
 // karpenterValidators loads the core and AWS-provider NodePool CRDs (one
 // GroupVersionKind, so two validators) and EC2NodeClass's. Missing CRDs fail.
 func karpenterValidators(t *testing.T) (core, aws, nodeClass *crdtest.Validator) {
 	t.Helper()
 	var vs [3]*crdtest.Validator
-	for i, f := range []string{"karpenter.sh_nodepools.yaml", "karpenter.sh_nodepools.aws-provider.yaml", "karpenter.k8s.aws_ec2nodeclasses.yaml"} {
-		v, err := crdtest.Load(crdDir + f)
+	for i, src := range []struct {
+		m    upstream.Module
+		file string
+	}{{upstream.Karpenter, upstream.NodePoolCRD}, {upstream.KarpenterAWS, upstream.NodePoolCRD}, {upstream.KarpenterAWS, upstream.EC2NodeClassCRD}} {
+		v, err := crdtest.Load(src.m, src.file)
 		if err != nil {
 			t.Fatal(err)
 		}

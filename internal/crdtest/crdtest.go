@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -21,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
 type version struct {
@@ -34,14 +35,15 @@ type Validator struct {
 	versions map[schema.GroupVersionKind]*version
 }
 
-// Load reads every CRD file matching the globs. A glob that matches nothing
-// is an error: a test must never pass because its schemas are missing.
-func Load(globs ...string) (*Validator, error) {
+// Load reads the CRDs an upstream release publishes at each pattern
+// (relative to its module). A pattern that matches nothing is an error: a
+// test must never pass because its schemas are missing.
+func Load(m upstream.Module, patterns ...string) (*Validator, error) {
 	v := &Validator{versions: map[schema.GroupVersionKind]*version{}}
-	for _, g := range globs {
-		files, err := filepath.Glob(g)
-		if err != nil || len(files) == 0 {
-			return nil, fmt.Errorf("crdtest: no CRDs match %s (is ../shared beside the repository?)", g)
+	for _, p := range patterns {
+		files, err := m.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("crdtest: %w", err)
 		}
 		for _, f := range files {
 			if err := v.load(f); err != nil {

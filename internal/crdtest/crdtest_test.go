@@ -3,11 +3,13 @@ package crdtest
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
 // The validator reproduces the API server's messages, CEL included.
 func TestKueueRules(t *testing.T) {
-	v, err := Load("../../../shared/crds/kueue/*.yaml")
+	v, err := Load(upstream.Kueue, upstream.KueueCRDs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ spec: {clusterQueue: a, cluster: b}
 }
 
 func TestMissingCRDsFailLoudly(t *testing.T) {
-	if _, err := Load("/nonexistent/*.yaml"); err == nil {
+	if _, err := Load(upstream.Kueue, "config/nonexistent/*.yaml"); err == nil {
 		t.Fatal("Load of no CRDs succeeded")
 	}
 }

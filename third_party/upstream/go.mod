@@ -1,0 +1,12 @@
+// Pins of the upstream releases whose published files (CRDs, JSON Schemas)
+// the tests and the end-to-end run check gpufleet's output against. Nothing
+// here is compiled: internal/upstream resolves each module's directory with
+// `go mod download -json`, verified against this go.sum.
+module github.com/gpufleet/gpufleet/third_party/upstream
+
+go 1.26.0
+
+require (
+	github.com/eksctl-io/eksctl v0.230.0
+	sigs.k8s.io/kueue v0.19.2
+)
