@@ -123,13 +123,13 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run("run/"+fleet.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := check.Run(res.Tree, res.Catalog, in); err != nil {
+				if _, err := check.Run(res.Tree, res.Groups, res.Catalog, in); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 		})
-		cl, err := check.FromTree(res.Tree, res.Catalog)
+		cl, err := res.Cluster()
 		if err != nil {
 			b.Fatal(err)
 		}

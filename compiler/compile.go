@@ -1,7 +1,10 @@
-// Package compiler runs the pipeline: load, validate, derive, verify, render,
-// check, then Kueue queues (which need the checker's verdicts) and their
-// check. The stages live in subpackages named after them; writing to disk is
-// left to the caller so that vet and diff compile without touching it.
+// Package compiler runs the pipeline, one named stage after another:
+//
+//	load → validate → derive → verify → render → nodes → check
+//	     → queues (derive.Queues, render.Queues) → check Kueue → report
+//
+// The stages live in subpackages named after them; writing to disk is left
+// to the caller so that vet and diff compile without touching it.
 package compiler
 
 import (
@@ -9,8 +12,11 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/load"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/provider"
 	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/compiler/report"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/validate"
 	"github.com/gpufleet/gpufleet/compiler/verify"
 	"github.com/gpufleet/gpufleet/compiler/write"
@@ -20,7 +26,9 @@ import (
 type Result struct {
 	Source *load.Source
 	Fleet  *derive.Fleet
-	Tree   render.Tree
+	Tree   tree.Tree
+	// Groups are the node groups the providers launch, read back from Tree.
+	Groups []nodes.Group
 	// Report is the placement checker's; error-level findings mean the
 	// tree must not be written.
 	Report *check.Report
@@ -37,12 +45,18 @@ func Compile(paths []string) (*Result, error) {
 	}
 	r := &Result{Source: src}
 	// Each stage is a method so that the benchmarks time them one by one.
-	for _, stage := range []func() error{r.derive, r.render, r.check} {
+	for _, stage := range []func() error{r.derive, r.render, r.check, r.queues, r.report} {
 		if err := stage(); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// Cluster is what the checker placed pods on: the providers' nodes and the
+// class examples.
+func (r *Result) Cluster() (*check.Cluster, error) {
+	return check.FromTree(r.Tree, r.Groups, r.Catalog)
 }
 
 // derive validates the decoded spec and decides the policy.
@@ -61,34 +75,42 @@ func (r *Result) derive() error {
 	return nil
 }
 
+// render writes everything that does not need the checker's verdicts.
 func (r *Result) render() (err error) {
 	r.Tree, err = render.Render(r.Fleet)
 	return err
 }
 
-// check runs the placement checker on the rendered tree, then derives,
-// renders and checks the Kueue queues, which need its verdicts, and adds
-// the report to the tree.
-func (r *Result) check() error {
-	rep, err := check.Run(r.Tree, r.Catalog, Intent(r.Fleet))
-	if err != nil {
+// check reads the providers' node groups back from the tree and runs the
+// placement checker on them and the class examples.
+func (r *Result) check() (err error) {
+	if r.Groups, err = provider.NodeGroups(r.Tree); err != nil {
 		return err
 	}
-	// A ClusterQueue offers a pool as a flavor only where one of the
-	// tenant's classes is proved to land.
-	r.Fleet.DeriveQueues(func(class, pool string) bool { return rep.Cell(class, pool).Fits })
-	if err := render.Kueue(r.Tree, r.Fleet); err != nil {
+	r.Report, err = check.Run(r.Tree, r.Groups, r.Catalog, Intent(r.Fleet))
+	return err
+}
+
+// queues decides and renders the ClusterQueues, which offer a pool as a
+// flavor only where one of the tenant's classes is proved to land, and
+// checks them in Kueue's terms.
+func (r *Result) queues() error {
+	rep := r.Report
+	queues := derive.Queues(r.Fleet, func(class, pool string) bool { return rep.Cell(class, pool).Fits })
+	if err := render.Queues(r.Tree, r.Fleet, queues); err != nil {
 		return err
 	}
-	if err := check.Kueue(r.Tree, rep, KueueIntent(r.Fleet)); err != nil {
-		return err
-	}
-	severities(r.Source.Fleet, rep)
-	position(r.Source, rep)
-	if err := report.Write(r.Tree, rep); err != nil {
+	return check.Kueue(r.Tree, rep, KueueIntent(r.Fleet))
+}
+
+// report applies the spec's severities and positions to the findings and
+// adds the report and the manifest to the tree.
+func (r *Result) report() error {
+	severities(r.Source.Fleet, r.Report)
+	position(r.Source, r.Report)
+	if err := report.Write(r.Tree, r.Report); err != nil {
 		return err
 	}
 	write.AddManifest(r.Tree)
-	r.Report = rep
 	return nil
 }

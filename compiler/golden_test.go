@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
@@ -55,7 +55,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 	return got
 }
 
-func asStrings(tree render.Tree) map[string]string {
+func asStrings(tree tree.Tree) map[string]string {
 	m := make(map[string]string, len(tree))
 	for p, b := range tree {
 		m[p] = string(b)

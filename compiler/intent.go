@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -37,7 +38,7 @@ func Intent(d *derive.Fleet) check.Intent {
 }
 
 var quotaNames = map[corev1.ResourceName]string{
-	derive.QuotaGPU: derive.ResourceGPU, derive.QuotaCPU: "cpu", derive.QuotaMemory: "memory", derive.QuotaPods: "pods",
+	derive.QuotaGPU: keys.ResourceGPU, derive.QuotaCPU: "cpu", derive.QuotaMemory: "memory", derive.QuotaPods: "pods",
 }
 
 func quotaMilli(rl corev1.ResourceList) map[string]int64 {

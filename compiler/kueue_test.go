@@ -49,23 +49,23 @@ func TestKueueCRDs(t *testing.T) {
 // generator bug would, and requires the Kueue checks to catch each.
 func TestKueueChecksCanFail(t *testing.T) {
 	res := compile(t, "../fleets/platform")
-	tree := map[string][]byte{}
+	tr := map[string][]byte{}
 	for p, b := range res.Tree {
-		tree[p] = b
+		tr[p] = b
 	}
-	cq := string(tree["kueue/clusterqueues.yaml"])
+	cq := string(tr["kueue/clusterqueues.yaml"])
 	// Drop nvidia.com/gpu from coveredResources and from ml-platform's
 	// first flavor: the GPU classes' request is then uncovered, and the
 	// flavor's resources no longer follow coveredResources.
 	cq = strings.Replace(cq, "    - memory\n    - nvidia.com/gpu\n", "    - memory\n", -1)
-	tree["kueue/clusterqueues.yaml"] = []byte(cq)
-	fl := string(tree["kueue/resourceflavors.yaml"])
+	tr["kueue/clusterqueues.yaml"] = []byte(cq)
+	fl := string(tr["kueue/resourceflavors.yaml"])
 	fl = strings.Replace(fl, "  nodeLabels:\n", "  nodeLabels:\n    a: x\n    b: x\n    c: x\n    d: x\n", 1)
-	tree["kueue/resourceflavors.yaml"] = []byte(fl)
+	tr["kueue/resourceflavors.yaml"] = []byte(fl)
 
 	rep := *res.Report
 	rep.Findings = nil
-	if err := check.Kueue(tree, &rep, compiler.KueueIntent(res.Fleet)); err != nil {
+	if err := check.Kueue(tr, &rep, compiler.KueueIntent(res.Fleet)); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 func kustomize(t *testing.T, res *compiler.Result, extra map[string]string, dir string) resmap.ResMap {
@@ -176,7 +177,7 @@ func TestClassComponents(t *testing.T) {
 					tpl = j.Spec.Template
 				}
 				if r.GetName() == "other-class" {
-					if _, ok := tpl.Labels[derive.LabelClass]; ok || tpl.Spec.Affinity != nil || tpl.Spec.PriorityClassName != "" {
+					if _, ok := tpl.Labels[keys.LabelClass]; ok || tpl.Spec.Affinity != nil || tpl.Spec.PriorityClassName != "" {
 						t.Errorf("%s: component %s patched a workload of another class", dir, c.Name)
 					}
 					continue
@@ -197,8 +198,8 @@ func mustStrict(t *testing.T, b []byte, obj any) {
 func checkStamped(t *testing.T, where string, c *derive.Class, got corev1.PodTemplateSpec) {
 	t.Helper()
 	want := c.Template.Spec
-	if got.Labels[derive.LabelClass] != c.Name {
-		t.Errorf("%s: pod label %s = %q", where, derive.LabelClass, got.Labels[derive.LabelClass])
+	if got.Labels[keys.LabelClass] != c.Name {
+		t.Errorf("%s: pod label %s = %q", where, keys.LabelClass, got.Labels[keys.LabelClass])
 	}
 	gs := got.Spec
 	for _, f := range []struct {

@@ -11,8 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -104,7 +103,7 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 	case !fc.broken && errs > 0:
 		t.Fatalf("the checker finds %d errors in an example fleet: %v", errs, res.Report.Findings)
 	}
-	cl, err := check.FromTree(res.Tree, res.Catalog)
+	cl, err := res.Cluster()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +122,7 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 			t.Fatalf("namespace %s: quotas have no status: %v", o.GetName(), err)
 		}
 	}
-	if raw, ok := res.Tree[render.SchedulerConfigPath]; ok {
+	if raw, ok := res.Tree[tree.SchedulerConfigPath]; ok {
 		var cm corev1.ConfigMap
 		if err := yaml.Unmarshal(raw, &cm); err != nil {
 			t.Fatal(err)

@@ -58,7 +58,7 @@ func (fc fleetCase) compile(t testing.TB) (*compiler.Result, *check.Cluster) {
 	if err != nil {
 		t.Fatalf("%s: %v", fc.name, err)
 	}
-	cl, err := check.FromTree(res.Tree, res.Catalog)
+	cl, err := res.Cluster()
 	if err != nil {
 		t.Fatalf("%s: %v", fc.name, err)
 	}
@@ -160,7 +160,7 @@ func BenchmarkFilters(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cl, err := check.FromTree(res.Tree, res.Catalog)
+	cl, err := res.Cluster()
 	if err != nil {
 		b.Fatal(err)
 	}

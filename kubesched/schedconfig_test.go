@@ -21,7 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
 
 // loadSchedulerConfig does what kube-scheduler --config does with a file:
@@ -80,19 +81,19 @@ func exampleSchedulerConfigs(t *testing.T) map[string][]byte {
 		if err != nil {
 			t.Fatalf("%s: %v", d, err)
 		}
-		raw, ok := res.Tree[render.SchedulerConfigPath]
+		raw, ok := res.Tree[tree.SchedulerConfigPath]
 		if !ok {
 			continue
 		}
 		var cm v1.ConfigMap
 		if err := yaml.UnmarshalStrict(raw, &cm); err != nil {
-			t.Fatalf("%s: %s: %v", d, render.SchedulerConfigPath, err)
+			t.Fatalf("%s: %s: %v", d, tree.SchedulerConfigPath, err)
 		}
-		out[filepath.Base(d)] = []byte(cm.Data[render.SchedulerConfigKey])
+		out[filepath.Base(d)] = []byte(cm.Data[schedconfig.ConfigKey])
 	}
 	// platform uses both profiles; a test over no config must not pass.
 	if _, ok := out["platform"]; !ok {
-		t.Fatalf("fleets/platform emits no %s", render.SchedulerConfigPath)
+		t.Fatalf("fleets/platform emits no %s", tree.SchedulerConfigPath)
 	}
 	return out
 }

@@ -9,7 +9,7 @@ fuzztime="${FUZZTIME:-30s}"
 targets=(
 	"./compiler/load FuzzLoad"
 	"./compiler FuzzCompile"
-	"./compiler/render FuzzEmitYAML"
+	"./compiler/encode FuzzEmitYAML"
 )
 
 for t in "${targets[@]}"; do

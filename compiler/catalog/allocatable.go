@@ -3,10 +3,12 @@ package catalog
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // ResourceGPU is the NVIDIA device plugin's extended resource.
-const ResourceGPU corev1.ResourceName = "nvidia.com/gpu"
+const ResourceGPU corev1.ResourceName = keys.ResourceGPU
 
 // EvictionMemoryMi is the kubelet's default hard eviction threshold
 // (memory.available<100Mi), which allocatable also excludes.

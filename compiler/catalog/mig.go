@@ -8,12 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// Node labels the NVIDIA GPU stack reads: the device plugin picks its
-// config entry by the first, and the MIG manager partitions the GPUs by
-// the mig-parted layout the second names.
 const (
-	LabelDevicePluginConfig = "nvidia.com/device-plugin.config"
-	LabelMIGConfig          = "nvidia.com/mig.config"
 	// MIGResourcePrefix names a MIG slice's resource under the device
 	// plugin's "mixed" strategy: nvidia.com/mig-1g.10gb.
 	MIGResourcePrefix = "nvidia.com/mig-"

@@ -4,8 +4,9 @@ import (
 	"sort"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/render"
-	"github.com/gpufleet/gpufleet/internal/par"
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // Intent is what the spec meant, which the rendered objects alone cannot
@@ -82,9 +83,9 @@ func (r *Report) Cell(class, pool string) *Cell {
 	return nil
 }
 
-// Run checks a rendered tree.
-func Run(tree render.Tree, cat catalog.Catalog, in Intent) (*Report, error) {
-	cl, err := FromTree(tree, cat)
+// Run checks a rendered tree whose providers launch groups.
+func Run(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Report, error) {
+	cl, err := FromTree(t, groups, cat)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // ErrReasonAntiAffinity is kube-scheduler's InterPodAffinity reason.
@@ -26,7 +28,7 @@ func InterPodAffinity(c *Class, cells []Cell) []Finding {
 		}
 		limit, unit := int64(0), ""
 		switch term.TopologyKey {
-		case labelHostname:
+		case keys.LabelHostname:
 			for _, cell := range cells {
 				for _, z := range cell.Zones {
 					if z.PodsPerNode > 0 {
@@ -35,7 +37,7 @@ func InterPodAffinity(c *Class, cells []Cell) []Finding {
 				}
 			}
 			unit = "nodes"
-		case labelZone:
+		case keys.LabelZone:
 			limit, unit = int64(len(fittingZones(cells))), "zones"
 		default:
 			continue

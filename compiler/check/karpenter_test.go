@@ -5,8 +5,12 @@ import (
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/provider"
+	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
@@ -43,11 +47,11 @@ func compileKarpenter(t *testing.T) *compiler.Result {
 // and max size, and get verdicts both ways.
 func TestKarpenterOnlyPoolsChecked(t *testing.T) {
 	res := compileKarpenter(t)
-	eks := string(res.Tree[render.EksctlPath])
+	eks := string(res.Tree[eks.EksctlPath])
 	if strings.Contains(eks, "name: h100") || strings.Contains(eks, "name: l4-spot") || !strings.Contains(eks, "name: cpu") {
 		t.Fatalf("eksctl.yaml should hold cpu alone:\n%s", eks)
 	}
-	cl, err := check.FromTree(res.Tree, res.Catalog)
+	cl, err := res.Cluster()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +109,7 @@ func TestKarpenterOnlyPoolsChecked(t *testing.T) {
 // generator bug would, and requires FromTree to refuse each.
 func TestKarpenterReaderCanFail(t *testing.T) {
 	res := compileKarpenter(t)
-	kp := string(res.Tree[render.KarpenterPath])
+	kp := string(res.Tree[karpenter.Path])
 	for _, tc := range []struct {
 		name, from, to, want string
 	}{
@@ -119,15 +123,25 @@ func TestKarpenterReaderCanFail(t *testing.T) {
 			if !strings.Contains(kp, tc.from) {
 				t.Fatalf("karpenter.yaml has no %q", tc.from)
 			}
-			tree := render.Tree{}
+			tr := tree.Tree{}
 			for p, b := range res.Tree {
-				tree[p] = b
+				tr[p] = b
 			}
-			tree[render.KarpenterPath] = []byte(strings.Replace(kp, tc.from, tc.to, 1))
-			_, err := check.FromTree(tree, res.Catalog)
+			tr[karpenter.Path] = []byte(strings.Replace(kp, tc.from, tc.to, 1))
+			_, err := readBack(tr, res.Catalog)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
+}
+
+// readBack reads a tree as the pipeline does: the providers' node groups,
+// then the cluster.
+func readBack(tr tree.Tree, cat catalog.Catalog) (*check.Cluster, error) {
+	groups, err := provider.NodeGroups(tr)
+	if err != nil {
+		return nil, err
+	}
+	return check.FromTree(tr, groups, cat)
 }

@@ -7,10 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/kueue"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
 // QueueIntent says which classes a tenant queues through which ClusterQueue.
@@ -26,11 +25,11 @@ type QueueIntent struct {
 // admits it, with quota to spare, sends it where it cannot land; quota plus
 // borrowing holds one whole workload; every requested resource is covered;
 // and the CRDs' limits hold.
-func Kueue(tree render.Tree, r *Report, queues []QueueIntent) error {
+func Kueue(tr tree.Tree, r *Report, queues []QueueIntent) error {
 	flavors := map[string]kueue.ResourceFlavorSpec{}
 	var fs []kueue.ResourceFlavor
-	if err := decodeAll(tree[render.KueueFlavorsPath], &fs); err != nil {
-		return fmt.Errorf("check: %s: %w", render.KueueFlavorsPath, err)
+	if err := decodeAll(tr[tree.KueueFlavorsPath], &fs); err != nil {
+		return fmt.Errorf("check: %s: %w", tree.KueueFlavorsPath, err)
 	}
 	for _, f := range fs {
 		flavors[f.Name] = f.Spec
@@ -44,12 +43,12 @@ func Kueue(tree render.Tree, r *Report, queues []QueueIntent) error {
 		}
 	}
 	var cqs []kueue.ClusterQueue
-	if err := decodeAll(tree[render.KueueQueuesPath], &cqs); err != nil {
-		return fmt.Errorf("check: %s: %w", render.KueueQueuesPath, err)
+	if err := decodeAll(tr[tree.KueueQueuesPath], &cqs); err != nil {
+		return fmt.Errorf("check: %s: %w", tree.KueueQueuesPath, err)
 	}
 	var cohorts []kueue.Cohort
-	if err := decodeAll(tree[render.KueueCohortsPath], &cohorts); err != nil {
-		return fmt.Errorf("check: %s: %w", render.KueueCohortsPath, err)
+	if err := decodeAll(tr[tree.KueueCohortsPath], &cohorts); err != nil {
+		return fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
 	}
 	parent := map[string]string{}
 	for _, c := range cohorts {
@@ -244,14 +243,9 @@ func (c cohorts) quota(cq *kueue.ClusterQueue, flavor string, res corev1.Resourc
 
 // decodeAll strictly decodes a generated YAML stream into a slice.
 func decodeAll[T any](raw []byte, out *[]T) error {
-	var docs []string
-	for _, doc := range strings.Split(string(raw), "\n---\n") {
-		if doc = strings.TrimPrefix(doc, render.Header); strings.TrimSpace(doc) != "" {
-			docs = append(docs, doc)
-		}
-	}
+	docs := tree.Docs(raw)
 	vs := make([]T, len(docs))
-	if err := forEach(len(docs), func(i int) error { return yaml.UnmarshalStrict([]byte(docs[i]), &vs[i]) }); err != nil {
+	if err := forEach(len(docs), func(i int) error { return tree.Decode(docs[i], &vs[i]) }); err != nil {
 		return err
 	}
 	*out = append(*out, vs...)

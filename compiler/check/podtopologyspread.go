@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // ErrReasonSpread is kube-scheduler's PodTopologySpread reason.
@@ -76,7 +78,7 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 		}
 		return true
 	}
-	oneEach := selfAntiAffinity(c, labelHostname)
+	oneEach := selfAntiAffinity(c, keys.LabelHostname)
 	byName := map[string]*domain{}
 	get := func(name string) *domain {
 		if byName[name] == nil {
@@ -102,7 +104,7 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 			if oneEach {
 				perNode = min(perNode, 1) // required anti-affinity: one per node
 			}
-			if tsc.TopologyKey == labelHostname {
+			if tsc.TopologyKey == keys.LabelHostname {
 				for k := int64(0); k < nodes; k++ {
 					d := get(fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k))
 					if perNode > 0 {

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 func TestPlaceSpread(t *testing.T) {
@@ -48,7 +50,7 @@ func TestPlaceSpread(t *testing.T) {
 // tolerating, pool "closed" (zones b, c).
 func spreadFleet(pods int32, policy *corev1.NodeInclusionPolicy) (*Class, []Cell, []Pool) {
 	mk := func(pool, zone string, taints []corev1.Taint) Node {
-		n := node(map[string]string{"gpu": "H100", labelZone: zone, labelHostname: pool + zone}, taints, "cpu=8,pods=10")
+		n := node(map[string]string{"gpu": "H100", keys.LabelZone: zone, keys.LabelHostname: pool + zone}, taints, "cpu=8,pods=10")
 		return Node{InstanceType: "t", Zone: zone, Node: n}
 	}
 	taint := []corev1.Taint{{Key: "dedicated", Value: "x", Effect: corev1.TaintEffectNoSchedule}}
@@ -60,7 +62,7 @@ func spreadFleet(pods int32, policy *corev1.NodeInclusionPolicy) (*Class, []Cell
 		Affinity:   required([]corev1.NodeSelectorRequirement{r("gpu", corev1.NodeSelectorOpIn, "H100")}),
 		Containers: []corev1.Container{container("cpu=1")},
 		TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
-			MaxSkew: 1, TopologyKey: labelZone, WhenUnsatisfiable: corev1.DoNotSchedule, NodeTaintsPolicy: policy,
+			MaxSkew: 1, TopologyKey: keys.LabelZone, WhenUnsatisfiable: corev1.DoNotSchedule, NodeTaintsPolicy: policy,
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
 		}},
 	})
@@ -107,7 +109,7 @@ func TestInterPodAffinity(t *testing.T) {
 	c, cells, _ := spreadFleet(5, nil)
 	c.Pod.Spec.TopologySpreadConstraints = nil
 	c.Pod.Spec.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-		TopologyKey: labelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
+		TopologyKey: keys.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
 	}}}
 	// Only pool "open" fits, with 4 nodes: 5 pods with one per node fail.
 	if f := InterPodAffinity(c, cells); len(f) != 1 || f[0].Check != "InterPodAffinity" {
@@ -118,7 +120,7 @@ func TestInterPodAffinity(t *testing.T) {
 		t.Fatalf("4 pods on 4 nodes fit: %v", f)
 	}
 	// Zone anti-affinity: one zone fits.
-	c.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey = labelZone
+	c.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey = keys.LabelZone
 	c.Pods = 2
 	if f := InterPodAffinity(c, cells); len(f) != 1 {
 		t.Fatalf("2 pods, one per zone, one zone: want a finding, got %v", f)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
@@ -89,7 +89,7 @@ func TestSharingPlacement(t *testing.T) {
 // filters refuse a whole-GPU pod there even without the affinity.
 func TestSharingAllocatable(t *testing.T) {
 	res := compileSharing(t)
-	cl, err := check.FromTree(res.Tree, res.Catalog)
+	cl, err := res.Cluster()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +121,12 @@ func TestSharingAllocatable(t *testing.T) {
 // ConfigMap lacks would leave the node with whole GPUs, so FromTree refuses.
 func TestSharingReaderCanFail(t *testing.T) {
 	res := compileSharing(t)
-	tree := render.Tree{}
+	tr := tree.Tree{}
 	for p, b := range res.Tree {
-		tree[p] = b
+		tr[p] = b
 	}
-	tree[render.DevicePluginConfigPath] = []byte(strings.Replace(string(tree[render.DevicePluginConfigPath]), "time-slicing-4:", "time-slicing-8:", 1))
-	if _, err := check.FromTree(tree, res.Catalog); err == nil || !strings.Contains(err.Error(), `names "time-slicing-4", which cluster/nvidia-device-plugin-config.yaml lacks`) {
+	tr[tree.DevicePluginConfigPath] = []byte(strings.Replace(string(tr[tree.DevicePluginConfigPath]), "time-slicing-4:", "time-slicing-8:", 1))
+	if _, err := readBack(tr, res.Catalog); err == nil || !strings.Contains(err.Error(), `names "time-slicing-4", which cluster/nvidia-device-plugin-config.yaml lacks`) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -8,41 +8,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/kueue"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
+	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
 
 // SpotGraceSeconds is the default termination grace period of Jobs that may
 // run on spot: AWS gives two minutes' notice before reclaiming an instance.
 const SpotGraceSeconds = 120
 
-// Scheduler profiles a class may choose (schedulerProfile). The placement
-// checker ignores schedulerName, rightly: these profiles change only
-// scoring (which feasible node wins), never filtering (which nodes are
-// feasible), so a class lands under its profile wherever it lands under
-// default-scheduler.
-const (
-	ProfileBinpack = "binpack"
-	ProfileSpread  = "spread"
-)
-
-// SchedulerNames is each profile's schedulerName, the name its pods carry.
-var SchedulerNames = map[string]string{
-	ProfileBinpack: "gpufleet-binpack",
-	ProfileSpread:  "gpufleet-spread",
-}
-
 // SchedulerName is the schedulerName a class's pods carry: its profile's,
 // else its own (empty means default-scheduler).
 func SchedulerName(c spec.Class) string {
 	if c.SchedulerProfile != "" {
-		return SchedulerNames[c.SchedulerProfile]
+		return schedconfig.SchedulerNames[c.SchedulerProfile]
 	}
 	return c.SchedulerName
 }
 
 func deriveClass(name string, c spec.Class, dedicated []string) Class {
-	labels := map[string]string{LabelClass: name}
+	labels := map[string]string{keys.LabelClass: name}
 	ps := corev1.PodSpec{
 		PriorityClassName:         c.Priority,
 		SchedulerName:             SchedulerName(c),
@@ -84,13 +70,13 @@ func deriveClass(name string, c spec.Class, dedicated []string) Class {
 func tolerations(c spec.Class, dedicated []string) []corev1.Toleration {
 	var ts []corev1.Toleration
 	if c.GPU != nil {
-		ts = append(ts, corev1.Toleration{Key: TaintGPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+		ts = append(ts, corev1.Toleration{Key: keys.TaintGPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
 	if c.Capacity != spec.OnDemand {
-		ts = append(ts, corev1.Toleration{Key: TaintSpot, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+		ts = append(ts, corev1.Toleration{Key: keys.TaintSpot, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
 	for _, pool := range dedicated {
-		ts = append(ts, corev1.Toleration{Key: TaintDedicated, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule})
+		ts = append(ts, corev1.Toleration{Key: keys.TaintDedicated, Operator: corev1.TolerationOpEqual, Value: pool, Effect: corev1.TaintEffectNoSchedule})
 	}
 	for _, t := range c.Tolerations {
 		ts = append(ts, corev1.Toleration{
@@ -108,8 +94,8 @@ func affinity(name string, c spec.Class, dedicated []string) *corev1.Affinity {
 	}
 	if c.AntiAffinity != "" {
 		term := corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelClass: name}},
-			TopologyKey:   LabelHostname,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: name}},
+			TopologyKey:   keys.LabelHostname,
 		}
 		anti := &corev1.PodAntiAffinity{}
 		if c.AntiAffinity == spec.Required {
@@ -131,15 +117,15 @@ func affinity(name string, c spec.Class, dedicated []string) *corev1.Affinity {
 func nodeAffinity(c spec.Class, dedicated []string) *corev1.NodeAffinity {
 	var derived []corev1.NodeSelectorRequirement
 	if c.GPU != nil && len(c.GPU.Products) > 0 {
-		derived = append(derived, req(LabelGPUProduct, corev1.NodeSelectorOpIn, c.GPU.Products...))
+		derived = append(derived, req(keys.LabelGPUProduct, corev1.NodeSelectorOpIn, c.GPU.Products...))
 	}
 	if c.GPU != nil && c.GPU.MinMemoryGiB > 0 {
-		derived = append(derived, req(LabelGPUMemory, corev1.NodeSelectorOpGt, strconv.FormatInt(c.GPU.MinMemoryGiB-1, 10)))
+		derived = append(derived, req(keys.LabelGPUMemory, corev1.NodeSelectorOpGt, strconv.FormatInt(c.GPU.MinMemoryGiB-1, 10)))
 	}
 	derived = append(derived, gpuKind(c)...)
 	switch c.Capacity {
 	case spec.OnDemand, spec.Spot:
-		derived = append(derived, req(LabelCapacity, corev1.NodeSelectorOpIn, c.Capacity))
+		derived = append(derived, req(keys.LabelCapacity, corev1.NodeSelectorOpIn, c.Capacity))
 	}
 	var terms []corev1.NodeSelectorTerm
 	for _, t := range c.Affinity.Required {
@@ -153,11 +139,11 @@ func nodeAffinity(c spec.Class, dedicated []string) *corev1.NodeAffinity {
 	var preferred []corev1.PreferredSchedulingTerm
 	if c.Capacity == spec.PreferSpot {
 		preferred = append(preferred, corev1.PreferredSchedulingTerm{Weight: 100, Preference: corev1.NodeSelectorTerm{
-			MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelCapacity, corev1.NodeSelectorOpIn, spec.Spot)}}})
+			MatchExpressions: []corev1.NodeSelectorRequirement{req(keys.LabelCapacity, corev1.NodeSelectorOpIn, spec.Spot)}}})
 	}
 	if len(dedicated) > 0 {
 		preferred = append(preferred, corev1.PreferredSchedulingTerm{Weight: 50, Preference: corev1.NodeSelectorTerm{
-			MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelPool, corev1.NodeSelectorOpIn, dedicated...)}}})
+			MatchExpressions: []corev1.NodeSelectorRequirement{req(keys.LabelPool, corev1.NodeSelectorOpIn, dedicated...)}}})
 	}
 	for _, p := range c.Affinity.Preferred {
 		preferred = append(preferred, corev1.PreferredSchedulingTerm{Weight: p.Weight, Preference: corev1.NodeSelectorTerm{
@@ -183,13 +169,13 @@ func gpuKind(c spec.Class) []corev1.NodeSelectorRequirement {
 	case c.GPU == nil:
 		return nil
 	case c.GPU.MIG != "":
-		return []corev1.NodeSelectorRequirement{req(LabelMIGConfig, corev1.NodeSelectorOpIn, catalog.LayoutsWithProfile(c.GPU.MIG)...)}
+		return []corev1.NodeSelectorRequirement{req(keys.LabelMIGConfig, corev1.NodeSelectorOpIn, catalog.LayoutsWithProfile(c.GPU.MIG)...)}
 	case c.GPU.Shared:
-		return []corev1.NodeSelectorRequirement{req(LabelDevicePluginConfig, corev1.NodeSelectorOpExists)}
+		return []corev1.NodeSelectorRequirement{req(keys.LabelDevicePluginConfig, corev1.NodeSelectorOpExists)}
 	}
 	return []corev1.NodeSelectorRequirement{
-		req(LabelDevicePluginConfig, corev1.NodeSelectorOpDoesNotExist),
-		req(LabelMIGConfig, corev1.NodeSelectorOpNotIn, catalog.AllMIGLayouts()...),
+		req(keys.LabelDevicePluginConfig, corev1.NodeSelectorOpDoesNotExist),
+		req(keys.LabelMIGConfig, corev1.NodeSelectorOpNotIn, catalog.AllMIGLayouts()...),
 	}
 }
 
@@ -198,7 +184,7 @@ func GPUResource(g *spec.GPU) corev1.ResourceName {
 	if g != nil && g.MIG != "" {
 		return catalog.MIGResource(g.MIG)
 	}
-	return ResourceGPU
+	return keys.ResourceGPU
 }
 
 func req(key string, op corev1.NodeSelectorOperator, values ...string) corev1.NodeSelectorRequirement {
@@ -224,7 +210,7 @@ func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
 		}
 		var minDomains *int32
 		// minDomains is only valid with DoNotSchedule.
-		if key == LabelZone && mode == spec.Required {
+		if key == keys.LabelZone && mode == spec.Required {
 			minDomains = c.Spread.MinZones
 		}
 		when := corev1.DoNotSchedule
@@ -236,11 +222,11 @@ func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
 			MinDomains:        minDomains,
 			TopologyKey:       key,
 			WhenUnsatisfiable: when,
-			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{LabelClass: name}},
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: name}},
 		})
 	}
-	add(c.Spread.Zones, LabelZone)
-	add(c.Spread.Hosts, LabelHostname)
+	add(c.Spread.Zones, keys.LabelZone)
+	add(c.Spread.Hosts, keys.LabelHostname)
 	return out
 }
 

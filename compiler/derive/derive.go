@@ -62,8 +62,6 @@ type Tenant struct {
 	// MaxGPUPerPod is the most GPUs any of the tenant's classes asks for in
 	// one pod: the LimitRange's per-pod maximum.
 	MaxGPUPerPod int64
-	// Queue is the tenant's Kueue ClusterQueue.
-	Queue *Queue
 }
 
 // Derive computes the policy of a validated fleet.
@@ -89,13 +87,17 @@ func Derive(f *spec.Fleet, cat catalog.Catalog) *Fleet {
 	return d
 }
 
-// DeriveQueues decides every tenant's ClusterQueue; lands says where the
-// placement checker proved a class can land.
-func (d *Fleet) DeriveQueues(lands func(class, pool string) bool) {
+// Queues is the pipeline's second derive pass, the one that needs the
+// placement checker: every tenant's ClusterQueue, in tenant order. A queue
+// offers a pool as a flavor only where lands says the checker proved one
+// of the tenant's classes can land.
+func Queues(d *Fleet, lands func(class, pool string) bool) []*Queue {
 	l := &landing{d: d, lands: lands, on: map[string][]int{}, admitted: map[string][]int{}}
+	out := make([]*Queue, len(d.Tenants))
 	for i := range d.Tenants {
-		d.Tenants[i].Queue = deriveQueue(d.Tenants[i].Spec, d, l)
+		out[i] = deriveQueue(d.Tenants[i].Spec, d, l)
 	}
+	return out
 }
 
 // Pool returns the derived pool of that name.

@@ -8,12 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 var (
-	tolGPU  = corev1.Toleration{Key: TaintGPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
-	tolSpot = corev1.Toleration{Key: TaintSpot, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	tolGPU  = corev1.Toleration{Key: keys.TaintGPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	tolSpot = corev1.Toleration{Key: keys.TaintSpot, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
 )
 
 func gpuClass(capacity string) spec.Class {
@@ -22,10 +23,10 @@ func gpuClass(capacity string) spec.Class {
 }
 
 func TestClassPlacement(t *testing.T) {
-	product := req(LabelGPUProduct, corev1.NodeSelectorOpIn, "H100")
+	product := req(keys.LabelGPUProduct, corev1.NodeSelectorOpIn, "H100")
 	// Whole-GPU classes stay off time-sliced and MIG nodes.
-	noShare := req(LabelDevicePluginConfig, corev1.NodeSelectorOpDoesNotExist)
-	noMIG := req(LabelMIGConfig, corev1.NodeSelectorOpNotIn, "all-1g.10gb", "all-1g.18gb", "all-1g.5gb", "all-2g.10gb",
+	noShare := req(keys.LabelDevicePluginConfig, corev1.NodeSelectorOpDoesNotExist)
+	noMIG := req(keys.LabelMIGConfig, corev1.NodeSelectorOpNotIn, "all-1g.10gb", "all-1g.18gb", "all-1g.5gb", "all-2g.10gb",
 		"all-2g.20gb", "all-2g.35gb", "all-3g.20gb", "all-3g.40gb", "all-3g.71gb")
 	for _, tc := range []struct {
 		name      string
@@ -39,20 +40,20 @@ func TestClassPlacement(t *testing.T) {
 			name:     "on-demand GPU",
 			class:    gpuClass(spec.OnDemand),
 			tols:     []corev1.Toleration{tolGPU},
-			required: [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG, req(LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
+			required: [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG, req(keys.LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
 		},
 		{
 			name:     "spot only",
 			class:    gpuClass(spec.Spot),
 			tols:     []corev1.Toleration{tolGPU, tolSpot},
-			required: [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG, req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
+			required: [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG, req(keys.LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
 		},
 		{
 			name:      "prefer spot",
 			class:     gpuClass(spec.PreferSpot),
 			tols:      []corev1.Toleration{tolGPU, tolSpot},
 			required:  [][]corev1.NodeSelectorRequirement{{product, noShare, noMIG}},
-			preferred: []corev1.PreferredSchedulingTerm{{Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}}}},
+			preferred: []corev1.PreferredSchedulingTerm{{Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(keys.LabelCapacity, corev1.NodeSelectorOpIn, "spot")}}}},
 		},
 		{
 			name:     "any capacity",
@@ -68,7 +69,7 @@ func TestClassPlacement(t *testing.T) {
 				return c
 			}(),
 			tols:     []corev1.Toleration{tolGPU, tolSpot},
-			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelGPUMemory, corev1.NodeSelectorOpGt, "39"), noShare, noMIG}},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(keys.LabelGPUMemory, corev1.NodeSelectorOpGt, "39"), noShare, noMIG}},
 		},
 		{
 			name: "user terms are each ANDed with the derived policy",
@@ -94,8 +95,8 @@ func TestClassPlacement(t *testing.T) {
 				return c
 			}(),
 			tols: []corev1.Toleration{tolGPU},
-			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelDevicePluginConfig, corev1.NodeSelectorOpExists),
-				req(LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(keys.LabelDevicePluginConfig, corev1.NodeSelectorOpExists),
+				req(keys.LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
 		},
 		{
 			name: "MIG slice: layouts offering the profile, GPU toleration kept",
@@ -105,20 +106,20 @@ func TestClassPlacement(t *testing.T) {
 				return c
 			}(),
 			tols: []corev1.Toleration{tolGPU, tolSpot},
-			required: [][]corev1.NodeSelectorRequirement{{product, req(LabelMIGConfig, corev1.NodeSelectorOpIn, "all-1g.10gb"),
-				req(LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
+			required: [][]corev1.NodeSelectorRequirement{{product, req(keys.LabelMIGConfig, corev1.NodeSelectorOpIn, "all-1g.10gb"),
+				req(keys.LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
 		},
 		{
 			name:      "dedicated pool: Equal toleration, preferred pool",
 			class:     spec.Class{Capacity: spec.AnyCap},
 			dedicated: []string{"h100-train"},
-			tols:      []corev1.Toleration{tolSpot, {Key: TaintDedicated, Operator: corev1.TolerationOpEqual, Value: "h100-train", Effect: corev1.TaintEffectNoSchedule}},
-			preferred: []corev1.PreferredSchedulingTerm{{Weight: 50, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(LabelPool, corev1.NodeSelectorOpIn, "h100-train")}}}},
+			tols:      []corev1.Toleration{tolSpot, {Key: keys.TaintDedicated, Operator: corev1.TolerationOpEqual, Value: "h100-train", Effect: corev1.TaintEffectNoSchedule}},
+			preferred: []corev1.PreferredSchedulingTerm{{Weight: 50, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(keys.LabelPool, corev1.NodeSelectorOpIn, "h100-train")}}}},
 		},
 		{
 			name:     "CPU only: no GPU toleration",
 			class:    spec.Class{Capacity: spec.OnDemand},
-			required: [][]corev1.NodeSelectorRequirement{{req(LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
+			required: [][]corev1.NodeSelectorRequirement{{req(keys.LabelCapacity, corev1.NodeSelectorOpIn, "on-demand")}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,16 +156,16 @@ func TestSpreadAndAntiAffinity(t *testing.T) {
 	got := map[string]corev1.UnsatisfiableConstraintAction{}
 	for _, tsc := range ps.TopologySpreadConstraints {
 		got[tsc.TopologyKey] = tsc.WhenUnsatisfiable
-		if tsc.MaxSkew != 2 || tsc.LabelSelector.MatchLabels[LabelClass] != "c" {
+		if tsc.MaxSkew != 2 || tsc.LabelSelector.MatchLabels[keys.LabelClass] != "c" {
 			t.Errorf("constraint %+v: want maxSkew 2 selecting the class's pods", tsc)
 		}
 	}
-	want := map[string]corev1.UnsatisfiableConstraintAction{LabelZone: corev1.DoNotSchedule, LabelHostname: corev1.ScheduleAnyway}
+	want := map[string]corev1.UnsatisfiableConstraintAction{keys.LabelZone: corev1.DoNotSchedule, keys.LabelHostname: corev1.ScheduleAnyway}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("spread (-want +got):\n%s", diff)
 	}
 	anti := ps.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-	if len(anti) != 1 || anti[0].TopologyKey != LabelHostname || anti[0].LabelSelector.MatchLabels[LabelClass] != "c" {
+	if len(anti) != 1 || anti[0].TopologyKey != keys.LabelHostname || anti[0].LabelSelector.MatchLabels[keys.LabelClass] != "c" {
 		t.Errorf("required anti-affinity = %+v, want one hostname term on the class label", anti)
 	}
 }
@@ -189,7 +190,7 @@ func TestGraceAndResources(t *testing.T) {
 	c := gpuClass(spec.OnDemand)
 	c.GPU.Count = 4
 	ctr := deriveClass("c", c, nil).Template.Spec.Containers[0]
-	r, l := ctr.Resources.Requests[ResourceGPU], ctr.Resources.Limits[ResourceGPU]
+	r, l := ctr.Resources.Requests[keys.ResourceGPU], ctr.Resources.Limits[keys.ResourceGPU]
 	if r.Value() != 4 || l.Value() != 4 {
 		t.Errorf("GPU request %s limit %s, want 4 and 4", r.String(), l.String())
 	}
@@ -202,14 +203,14 @@ func TestPools(t *testing.T) {
 	zones := []string{"a", "b"}
 	gpuSpot := derivePool("g", spec.Pool{InstanceTypes: []string{"p4d.24xlarge", "p4de.24xlarge"}, Capacity: spec.Spot, DedicatedTo: []string{"x"}}, zones, cat)
 	wantTaints := []corev1.Taint{
-		{Key: TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule},
-		{Key: TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule},
-		{Key: TaintDedicated, Value: "g", Effect: corev1.TaintEffectNoSchedule},
+		{Key: keys.TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+		{Key: keys.TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+		{Key: keys.TaintDedicated, Value: "g", Effect: corev1.TaintEffectNoSchedule},
 	}
 	if diff := cmp.Diff(wantTaints, gpuSpot.Taints); diff != "" {
 		t.Errorf("taints (-want +got):\n%s", diff)
 	}
-	wantLabels := map[string]string{LabelPool: "g", LabelCapacity: "spot", LabelGPUProduct: "A100", LabelGPUMemory: "40", LabelGPUCount: "8", LabelDedicated: "g"}
+	wantLabels := map[string]string{keys.LabelPool: "g", keys.LabelCapacity: "spot", keys.LabelGPUProduct: "A100", keys.LabelGPUMemory: "40", keys.LabelGPUCount: "8", keys.LabelDedicated: "g"}
 	if diff := cmp.Diff(wantLabels, gpuSpot.Labels); diff != "" {
 		t.Errorf("labels (-want +got): the memory label must be the smallest:\n%s", diff)
 	}
@@ -217,7 +218,7 @@ func TestPools(t *testing.T) {
 		t.Errorf("zones default to the cluster's (-want +got):\n%s", diff)
 	}
 	mixed := derivePool("m", spec.Pool{InstanceTypes: []string{"g5.xlarge", "g5.12xlarge"}, Capacity: spec.OnDemand}, zones, cat)
-	if _, ok := mixed.Labels[LabelGPUCount]; ok {
+	if _, ok := mixed.Labels[keys.LabelGPUCount]; ok {
 		t.Errorf("a pool whose types differ in GPU count must not claim one: %v", mixed.Labels)
 	}
 	cpu := derivePool("c", spec.Pool{InstanceTypes: []string{"m7i.large"}, Capacity: spec.OnDemand}, zones, cat)
@@ -253,8 +254,8 @@ func TestGPURequests(t *testing.T) {
 		gpu  spec.GPU
 		want corev1.ResourceName
 	}{
-		{"whole", spec.GPU{Count: 2}, ResourceGPU},
-		{"shared", spec.GPU{Count: 2, Shared: true}, ResourceGPU},
+		{"whole", spec.GPU{Count: 2}, keys.ResourceGPU},
+		{"shared", spec.GPU{Count: 2, Shared: true}, keys.ResourceGPU},
 		{"mig", spec.GPU{Count: 2, MIG: "3g.40gb"}, "nvidia.com/mig-3g.40gb"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -280,13 +281,13 @@ func TestPoolSharing(t *testing.T) {
 		Sharing: &spec.Sharing{Strategy: "time-slicing", Replicas: 4}}, zones, cat)
 	mig := derivePool("mig", spec.Pool{InstanceTypes: []string{"p4de.24xlarge"}, Capacity: spec.OnDemand, Size: spec.Size{Max: 2},
 		MIG: "all-2g.20gb"}, zones, cat)
-	if got := ts.Labels[LabelDevicePluginConfig]; got != "time-slicing-4" {
-		t.Errorf("time-sliced pool's %s = %q", LabelDevicePluginConfig, got)
+	if got := ts.Labels[keys.LabelDevicePluginConfig]; got != "time-slicing-4" {
+		t.Errorf("time-sliced pool's %s = %q", keys.LabelDevicePluginConfig, got)
 	}
-	if got := mig.Labels[LabelMIGConfig]; got != "all-2g.20gb" {
-		t.Errorf("MIG pool's %s = %q", LabelMIGConfig, got)
+	if got := mig.Labels[keys.LabelMIGConfig]; got != "all-2g.20gb" {
+		t.Errorf("MIG pool's %s = %q", keys.LabelMIGConfig, got)
 	}
-	if _, ok := mig.Labels[LabelDevicePluginConfig]; ok {
+	if _, ok := mig.Labels[keys.LabelDevicePluginConfig]; ok {
 		t.Error("MIG pool has a device plugin sharing label")
 	}
 	one := resource.MustParse("1")
@@ -295,8 +296,8 @@ func TestPoolSharing(t *testing.T) {
 		r    corev1.ResourceName
 		want int64
 	}{
-		{&ts, ResourceGPU, 4 * 4 * 3},
-		{&mig, ResourceGPU, 0},
+		{&ts, keys.ResourceGPU, 4 * 4 * 3},
+		{&mig, keys.ResourceGPU, 0},
 		{&mig, "nvidia.com/mig-2g.20gb", 8 * 3 * 2},
 		{&mig, "nvidia.com/mig-1g.10gb", 0},
 	} {

@@ -9,8 +9,9 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/kueue"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
 // LocalQueueName is the LocalQueue in every tenant namespace: one name
@@ -19,13 +20,13 @@ const LocalQueueName = "gpufleet"
 
 // CoveredResources are what every ClusterQueue accounts, in this order;
 // a tenant's queue also covers the MIG slices its classes request.
-var CoveredResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, ResourceGPU}
+var CoveredResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, keys.ResourceGPU}
 
 // quotaUnit is the granularity quota is split in across flavors.
 var quotaUnit = map[corev1.ResourceName]resource.Quantity{
 	corev1.ResourceCPU:    resource.MustParse("1"),
 	corev1.ResourceMemory: resource.MustParse("1Gi"),
-	ResourceGPU:           resource.MustParse("1"),
+	keys.ResourceGPU:      resource.MustParse("1"),
 }
 
 // Queue is a tenant's Kueue ClusterQueue, decided.

@@ -7,7 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
 func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Catalog) Pool {
@@ -20,30 +22,30 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Cat
 	}
 	pool.GPU = poolGPU(pool.Instances)
 
-	pool.Labels[LabelPool] = name
-	pool.Labels[LabelCapacity] = p.Capacity
+	pool.Labels[keys.LabelPool] = name
+	pool.Labels[keys.LabelCapacity] = p.Capacity
 	if pool.GPU != nil {
-		pool.Labels[LabelGPUProduct] = pool.GPU.Product
-		pool.Labels[LabelGPUMemory] = strconv.FormatInt(pool.GPU.MemoryGiB, 10)
+		pool.Labels[keys.LabelGPUProduct] = pool.GPU.Product
+		pool.Labels[keys.LabelGPUMemory] = strconv.FormatInt(pool.GPU.MemoryGiB, 10)
 		if pool.GPU.Count > 0 {
-			pool.Labels[LabelGPUCount] = strconv.FormatInt(pool.GPU.Count, 10)
+			pool.Labels[keys.LabelGPUCount] = strconv.FormatInt(pool.GPU.Count, 10)
 		}
 		// GPU nodes repel everything that does not ask for a GPU.
-		pool.Taints = append(pool.Taints, corev1.Taint{Key: TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	}
 	if p.Capacity == spec.Spot {
-		pool.Taints = append(pool.Taints, corev1.Taint{Key: TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	}
 	if len(p.DedicatedTo) > 0 {
-		pool.Labels[LabelDedicated] = name
-		pool.Taints = append(pool.Taints, corev1.Taint{Key: TaintDedicated, Value: name, Effect: corev1.TaintEffectNoSchedule})
+		pool.Labels[keys.LabelDedicated] = name
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintDedicated, Value: name, Effect: corev1.TaintEffectNoSchedule})
 	}
 	// The device plugin and the MIG manager act on these labels.
 	if p.Sharing != nil {
-		pool.Labels[LabelDevicePluginConfig] = SharingProfile(*p.Sharing)
+		pool.Labels[keys.LabelDevicePluginConfig] = SharingProfile(*p.Sharing)
 	}
 	if p.MIG != "" {
-		pool.Labels[LabelMIGConfig] = p.MIG
+		pool.Labels[keys.LabelMIGConfig] = p.MIG
 	}
 	for k, v := range p.Labels {
 		pool.Labels[k] = v
@@ -79,13 +81,6 @@ func poolGPU(instances []catalog.Instance) *catalog.GPU {
 	return g
 }
 
-// Labels of the NVIDIA GPU stack that gpufleet sets from a pool's sharing
-// and mig; pools may not set them by hand.
-const (
-	LabelDevicePluginConfig = catalog.LabelDevicePluginConfig
-	LabelMIGConfig          = catalog.LabelMIGConfig
-)
-
 // SharingProfile names a sharing config: its key in the device plugin's
 // ConfigMap and the value of the label that selects it, e.g. "time-slicing-4".
 func SharingProfile(s spec.Sharing) string {
@@ -103,7 +98,7 @@ func (p *Pool) Replicas() int64 {
 // Units is CapacityUnits as the device plugin advertises the pool's
 // resources: time-sliced GPUs multiplied, MIG pools in slices.
 func (p *Pool) Units(r corev1.ResourceName, unit resource.Quantity) int64 {
-	if r != ResourceGPU && !catalog.IsMIGResource(r) {
+	if r != keys.ResourceGPU && !catalog.IsMIGResource(r) {
 		return p.CapacityUnits(r, unit)
 	}
 	var best int64
@@ -112,4 +107,32 @@ func (p *Pool) Units(r corev1.ResourceName, unit resource.Quantity) int64 {
 		best = max(best, q.Value()/unit.Value())
 	}
 	return best * int64(p.Spec.Size.Max)
+}
+
+// Default node volumes: GPU nodes pull multi-GiB CUDA images and cache
+// model weights; the AMIs' own 20 GiB fills up on the first pull.
+const (
+	defaultVolumeGiB    = 100
+	defaultGPUVolumeGiB = 500
+)
+
+// VolumeGiB is the size of the pool's nodes' root (or, on Bottlerocket,
+// data) volume.
+func (p *Pool) VolumeGiB() int32 {
+	switch {
+	case p.Spec.VolumeSizeGiB != nil:
+		return *p.Spec.VolumeSizeGiB
+	case p.GPU != nil:
+		return defaultGPUVolumeGiB
+	}
+	return defaultVolumeGiB
+}
+
+// AMIFamily is the node image family, AmazonLinux2023 unless the pool
+// names one.
+func (p *Pool) AMIFamily() string {
+	if p.Spec.AMIFamily == "" {
+		return eksctl.AmazonLinux2023
+	}
+	return p.Spec.AMIFamily
 }

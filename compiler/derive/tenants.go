@@ -4,12 +4,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 // Quota resource names. Extended resources are quota'd on requests only.
 const (
-	QuotaGPU    corev1.ResourceName = "requests." + ResourceGPU
+	QuotaGPU    corev1.ResourceName = "requests." + keys.ResourceGPU
 	QuotaCPU    corev1.ResourceName = corev1.ResourceRequestsCPU
 	QuotaMemory corev1.ResourceName = corev1.ResourceRequestsMemory
 	QuotaPods   corev1.ResourceName = corev1.ResourcePods

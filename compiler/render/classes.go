@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/templates"
 )
 
@@ -39,13 +40,13 @@ func (r *renderer) classes() {
 			r.emit(path.Join(dir, file), policyPatch(c, wk.Group+"/"+wk.Version, wk.Kind))
 			comp.Patches = append(comp.Patches, types.Patch{Path: file, Target: &types.Selector{
 				ResId:         resid.ResId{Gvk: resid.Gvk{Group: wk.Group, Kind: wk.Kind}},
-				LabelSelector: derive.LabelClass + "=" + c.Name,
+				LabelSelector: keys.LabelClass + "=" + c.Name,
 			}})
 		}
 		r.emit(path.Join(dir, "kustomization.yaml"), &comp)
 		ex, err := Example(c)
 		if err != nil {
-			r.err = err
+			r.fail(err)
 			return
 		}
 		r.emit(path.Join(dir, "example.yaml"), ex)
@@ -94,8 +95,8 @@ func Example(c *derive.Class) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	labels := map[string]string{derive.LabelClass: c.Name, "app.kubernetes.io/name": c.Name}
-	selector := &metav1.LabelSelector{MatchLabels: map[string]string{derive.LabelClass: c.Name}}
+	labels := map[string]string{keys.LabelClass: c.Name, "app.kubernetes.io/name": c.Name}
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: c.Name}}
 	podTemplate := func(skeleton corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 		tpl := *c.Template.DeepCopy()
 		tpl.Spec.RestartPolicy = skeleton.Spec.RestartPolicy

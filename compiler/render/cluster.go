@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 func (r *renderer) cluster() {
@@ -30,10 +32,10 @@ func (r *renderer) cluster() {
 		files = append(files, "priorityclasses.yaml")
 	}
 	if r.devicePlugin() {
-		files = append(files, path.Base(DevicePluginNamespacePath), path.Base(DevicePluginConfigPath))
+		files = append(files, path.Base(tree.DevicePluginNamespacePath), path.Base(tree.DevicePluginConfigPath))
 	}
 	if r.scheduler() {
-		files = append(files, path.Base(SchedulerConfigPath))
+		files = append(files, path.Base(tree.SchedulerConfigPath))
 	}
 	r.kustomization("cluster", files)
 }

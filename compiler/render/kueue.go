@@ -1,33 +1,32 @@
 package render
 
 import (
+	"path"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
-	"github.com/gpufleet/gpufleet/compiler/kueue"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
-)
-
-// Kueue output paths, read back by the checker.
-const (
-	KueueFlavorsPath = "kueue/resourceflavors.yaml"
-	KueueQueuesPath  = "kueue/clusterqueues.yaml"
-	KueueCohortsPath = "kueue/cohorts.yaml"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
 func kueueMeta(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: kueue.APIVersion, Kind: kind}
 }
 
+// kueue emits what Kueue needs before the checker has run: flavors,
+// cohorts, priorities and each namespace's LocalQueue.
 func (r *renderer) kueue() {
-	var flavors, queues, cohorts, wpcs []any
+	var flavors, cohorts, wpcs []any
 	for _, p := range r.d.Pools {
 		flavors = append(flavors, &kueue.ResourceFlavor{TypeMeta: kueueMeta("ResourceFlavor"), ObjectMeta: meta(p.Name, "", nil), Spec: derive.Flavor(p)})
 	}
 	for _, t := range r.d.Tenants {
-		queues = append(queues, clusterQueue(t))
+		r.emit(path.Join("tenants", t.Name, "localqueues.yaml"), localQueues(t, map[string]string{keys.LabelTenant: t.Name})...)
 	}
 	for _, name := range cohortNames(r.d.Spec) {
 		c := &kueue.Cohort{TypeMeta: kueueMeta("Cohort"), ObjectMeta: meta(name, "", nil)}
@@ -41,13 +40,13 @@ func (r *renderer) kueue() {
 		wpcs = append(wpcs, &kueue.WorkloadPriorityClass{TypeMeta: kueueMeta("WorkloadPriorityClass"), ObjectMeta: meta(p.Name, "", nil), Value: p.Value, Description: p.Description})
 	}
 	files := []string{"resourceflavors.yaml"}
-	r.emit(KueueFlavorsPath, flavors...)
+	r.emit(tree.KueueFlavorsPath, flavors...)
 	if len(cohorts) > 0 {
 		files = append(files, "cohorts.yaml")
-		r.emit(KueueCohortsPath, cohorts...)
+		r.emit(tree.KueueCohortsPath, cohorts...)
 	}
-	files = append(files, "clusterqueues.yaml", "workloadpriorityclasses.yaml")
-	r.emit(KueueQueuesPath, queues...)
+	// The ClusterQueues follow the checker's verdicts (Queues).
+	files = append(files, path.Base(tree.KueueQueuesPath), "workloadpriorityclasses.yaml")
 	r.emit("kueue/workloadpriorityclasses.yaml", wpcs...)
 	r.kustomization("kueue", files)
 }
@@ -78,8 +77,7 @@ func weight(w *float64) *kueue.FairSharing {
 	return &kueue.FairSharing{Weight: &q}
 }
 
-func clusterQueue(t derive.Tenant) *kueue.ClusterQueue {
-	q := t.Queue
+func clusterQueue(t derive.Tenant, q *derive.Queue) *kueue.ClusterQueue {
 	rg := kueue.ResourceGroup{CoveredResources: q.Covered, Flavors: []kueue.FlavorQuotas{}}
 	for _, f := range q.Flavors {
 		fq := kueue.FlavorQuotas{Name: f}
@@ -106,7 +104,7 @@ func clusterQueue(t derive.Tenant) *kueue.ClusterQueue {
 	}
 	return &kueue.ClusterQueue{
 		TypeMeta:   kueueMeta("ClusterQueue"),
-		ObjectMeta: meta(t.Name, "", map[string]string{derive.LabelTenant: t.Name}),
+		ObjectMeta: meta(t.Name, "", map[string]string{keys.LabelTenant: t.Name}),
 		Spec: kueue.ClusterQueueSpec{
 			CohortName: t.Spec.Cohort,
 			// Exactly the tenant's namespaces: the API server sets this

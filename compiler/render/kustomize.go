@@ -14,15 +14,18 @@ func (r *renderer) kustomization(dir string, resources []string) {
 	r.emit(path.Join(dir, "kustomization.yaml"), &k)
 }
 
-// root includes everything a cluster applies. Classes are Components that
-// users pull into their own workloads' kustomizations, so they are not
-// resources here.
-func (r *renderer) root() {
+// root includes everything a cluster applies: the providers' applied files
+// (Karpenter's NodePools are cluster objects; eksctl's and Terraform's files
+// are not). Classes are Components that users pull into their own
+// workloads' kustomizations, so they are not resources here.
+func (r *renderer) root(applied []string) {
 	resources := []string{"cluster", "kueue"}
-	// Karpenter's NodePools and EC2NodeClasses are cluster objects the
-	// GitOps controller applies; eksctl's and Terraform's files are not.
-	if _, ok := r.tree[KarpenterPath]; ok {
-		r.kustomization("nodegroups", []string{path.Base(KarpenterPath)})
+	if len(applied) > 0 {
+		var files []string
+		for _, f := range applied {
+			files = append(files, path.Base(f))
+		}
+		r.kustomization("nodegroups", files)
 		resources = append(resources, "nodegroups")
 	}
 	for _, t := range r.d.Tenants {

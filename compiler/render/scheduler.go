@@ -7,8 +7,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
 
 // The kube-scheduler profiles classes choose with schedulerProfile.
@@ -31,10 +33,6 @@ import (
 // pod names would be dead weight, and unused profiles would invite pods
 // the fleet spec never described.
 const (
-	SchedulerConfigPath = "cluster/kube-scheduler-config.yaml"
-	SchedulerConfigMap  = "gpufleet-scheduler-config"
-	// SchedulerConfigKey is the ConfigMap key holding the configuration.
-	SchedulerConfigKey = "config.yaml"
 	schedulerNamespace = "kube-system"
 	schedulerLease     = "gpufleet-scheduler"
 )
@@ -42,64 +40,16 @@ const (
 // schedulerConfigHeader opens the embedded config: how to run it.
 const schedulerConfigHeader = `# Profiles for a second kube-scheduler, beside the control plane's
 # default-scheduler (left unchanged). Mount this key and run
-# kube-scheduler --config=<mount>/` + SchedulerConfigKey + `; pods choose a profile by
+# kube-scheduler --config=<mount>/` + schedconfig.ConfigKey + `; pods choose a profile by
 # spec.schedulerName, which each class's Component sets.
 `
-
-// The subset of kubescheduler.config.k8s.io/v1 gpufleet writes. Tests
-// strict-decode it into k8s.io/kube-scheduler's own types, and validate it
-// with kube-scheduler's validation in the kubesched module.
-type schedulerConfig struct {
-	APIVersion     string             `json:"apiVersion"`
-	Kind           string             `json:"kind"`
-	LeaderElection leaderElection     `json:"leaderElection"`
-	Profiles       []schedulerProfile `json:"profiles"`
-}
-
-type leaderElection struct {
-	LeaderElect       bool   `json:"leaderElect"`
-	ResourceName      string `json:"resourceName"`
-	ResourceNamespace string `json:"resourceNamespace"`
-}
-
-type schedulerProfile struct {
-	SchedulerName            string         `json:"schedulerName"`
-	PercentageOfNodesToScore *int32         `json:"percentageOfNodesToScore,omitempty"`
-	PluginConfig             []pluginConfig `json:"pluginConfig"`
-}
-
-// pluginConfig's args carry no apiVersion or kind: kube-scheduler takes
-// the type from the plugin's name (<name>Args).
-type pluginConfig struct {
-	Name string `json:"name"`
-	Args any    `json:"args"`
-}
-
-type nodeResourcesFitArgs struct {
-	ScoringStrategy scoringStrategy `json:"scoringStrategy"`
-}
-
-type scoringStrategy struct {
-	Type      string           `json:"type"`
-	Resources []resourceWeight `json:"resources"`
-}
-
-type resourceWeight struct {
-	Name   string `json:"name"`
-	Weight int64  `json:"weight"`
-}
-
-type podTopologySpreadArgs struct {
-	DefaultConstraints []corev1.TopologySpreadConstraint `json:"defaultConstraints"`
-	DefaultingType     string                            `json:"defaultingType"`
-}
 
 // gpuWeighted scores GPUs five times cpu or memory: they are the scarce,
 // expensive resource. NodeResourcesFit skips a resource a node has none
 // of, so CPU nodes are scored on cpu and memory alone.
-func gpuWeighted(strategy string) nodeResourcesFitArgs {
-	return nodeResourcesFitArgs{ScoringStrategy: scoringStrategy{Type: strategy, Resources: []resourceWeight{
-		{Name: derive.ResourceGPU, Weight: 5},
+func gpuWeighted(strategy string) schedconfig.NodeResourcesFitArgs {
+	return schedconfig.NodeResourcesFitArgs{ScoringStrategy: schedconfig.ScoringStrategy{Type: strategy, Resources: []schedconfig.ResourceWeight{
+		{Name: keys.ResourceGPU, Weight: 5},
 		{Name: string(corev1.ResourceCPU), Weight: 1},
 		{Name: string(corev1.ResourceMemory), Weight: 1},
 	}}}
@@ -107,18 +57,18 @@ func gpuWeighted(strategy string) nodeResourcesFitArgs {
 
 // profiles builds each profile on kube-scheduler's default plugins, changing
 // only plugin args, and so only scoring.
-var profiles = map[string]func() schedulerProfile{
+var profiles = map[string]func() schedconfig.Profile{
 	// binpack fills nodes before opening new ones (MostAllocated, the
 	// successor of the removed NodeResourcesMostAllocated plugin), so whole
 	// GPU nodes stay free for big gangs and empty ones scale in. It scores
 	// every feasible node: sampling a subset, the default past 100 nodes,
 	// would leave half-full nodes unconsidered.
-	derive.ProfileBinpack: func() schedulerProfile {
+	schedconfig.ProfileBinpack: func() schedconfig.Profile {
 		all := int32(100)
-		return schedulerProfile{
-			SchedulerName:            derive.SchedulerNames[derive.ProfileBinpack],
+		return schedconfig.Profile{
+			SchedulerName:            schedconfig.SchedulerNames[schedconfig.ProfileBinpack],
 			PercentageOfNodesToScore: &all,
-			PluginConfig:             []pluginConfig{{Name: "NodeResourcesFit", Args: gpuWeighted("MostAllocated")}},
+			PluginConfig:             []schedconfig.PluginConfig{{Name: "NodeResourcesFit", Args: gpuWeighted("MostAllocated")}},
 		}
 	},
 	// spread prefers the emptiest nodes by GPU too (LeastAllocated counts
@@ -126,16 +76,16 @@ var profiles = map[string]func() schedulerProfile{
 	// of their own over zones and nodes. ScheduleAnyway keeps it to scoring.
 	// Default constraints apply to pods of Services, ReplicaSets and
 	// StatefulSets only; a class's own spread covers Jobs.
-	derive.ProfileSpread: func() schedulerProfile {
+	schedconfig.ProfileSpread: func() schedconfig.Profile {
 		soft := func(key string) corev1.TopologySpreadConstraint {
 			return corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: corev1.ScheduleAnyway}
 		}
-		return schedulerProfile{
-			SchedulerName: derive.SchedulerNames[derive.ProfileSpread],
-			PluginConfig: []pluginConfig{
+		return schedconfig.Profile{
+			SchedulerName: schedconfig.SchedulerNames[schedconfig.ProfileSpread],
+			PluginConfig: []schedconfig.PluginConfig{
 				{Name: "NodeResourcesFit", Args: gpuWeighted("LeastAllocated")},
-				{Name: "PodTopologySpread", Args: podTopologySpreadArgs{
-					DefaultConstraints: []corev1.TopologySpreadConstraint{soft(derive.LabelZone), soft(derive.LabelHostname)},
+				{Name: "PodTopologySpread", Args: schedconfig.PodTopologySpreadArgs{
+					DefaultConstraints: []corev1.TopologySpreadConstraint{soft(keys.LabelZone), soft(keys.LabelHostname)},
 					DefaultingType:     "List",
 				}},
 			},
@@ -155,28 +105,28 @@ func (r *renderer) scheduler() bool {
 	if len(used) == 0 || r.err != nil {
 		return false
 	}
-	cfg := schedulerConfig{
+	cfg := schedconfig.Config{
 		APIVersion:     "kubescheduler.config.k8s.io/v1",
 		Kind:           "KubeSchedulerConfiguration",
-		LeaderElection: leaderElection{LeaderElect: true, ResourceName: schedulerLease, ResourceNamespace: schedulerNamespace},
+		LeaderElection: schedconfig.LeaderElection{LeaderElect: true, ResourceName: schedulerLease, ResourceNamespace: schedulerNamespace},
 	}
 	for _, name := range spec.Keys(used) {
 		build, ok := profiles[name]
 		if !ok {
-			r.err = fmt.Errorf("render: unknown scheduler profile %q", name)
+			r.fail(fmt.Errorf("render: unknown scheduler profile %q", name))
 			return false
 		}
 		cfg.Profiles = append(cfg.Profiles, build())
 	}
 	b, err := yaml.Marshal(cfg)
 	if err != nil {
-		r.err = fmt.Errorf("render: scheduler config: %w", err)
+		r.fail(fmt.Errorf("render: scheduler config: %w", err))
 		return false
 	}
-	r.emit(SchedulerConfigPath, &corev1.ConfigMap{
+	r.emit(tree.SchedulerConfigPath, &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: meta(SchedulerConfigMap, schedulerNamespace, nil),
-		Data:       map[string]string{SchedulerConfigKey: schedulerConfigHeader + string(b)},
+		ObjectMeta: meta(schedconfig.ConfigMapName, schedulerNamespace, nil),
+		Data:       map[string]string{schedconfig.ConfigKey: schedulerConfigHeader + string(b)},
 	})
 	return true
 }

@@ -13,7 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
@@ -21,12 +22,12 @@ import (
 // KubeSchedulerConfiguration in it into k8s.io/kube-scheduler's v1 types,
 // plugin args included (kube-scheduler keeps those raw until it knows the
 // plugin). Unknown fields anywhere are errors.
-func schedulerConfig(tree render.Tree) (*corev1.ConfigMap, *schedv1.KubeSchedulerConfiguration, error) {
+func schedulerConfig(tr tree.Tree) (*corev1.ConfigMap, *schedv1.KubeSchedulerConfiguration, error) {
 	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict(tree[render.SchedulerConfigPath], &cm); err != nil {
+	if err := yaml.UnmarshalStrict(tr[tree.SchedulerConfigPath], &cm); err != nil {
 		return nil, nil, err
 	}
-	cfg, err := decodeSchedulerConfig([]byte(cm.Data[render.SchedulerConfigKey]))
+	cfg, err := decodeSchedulerConfig([]byte(cm.Data[schedconfig.ConfigKey]))
 	return &cm, cfg, err
 }
 
@@ -64,8 +65,8 @@ func profilesUsed(t *testing.T, fleet string, d *derive.Fleet) []string {
 	t.Helper()
 	var names []string
 	for _, c := range d.Classes {
-		if p := c.Spec.SchedulerProfile; p != "" && !slices.Contains(names, derive.SchedulerNames[p]) {
-			names = append(names, derive.SchedulerNames[p])
+		if p := c.Spec.SchedulerProfile; p != "" && !slices.Contains(names, schedconfig.SchedulerNames[p]) {
+			names = append(names, schedconfig.SchedulerNames[p])
 		}
 		if got, want := c.Template.Spec.SchedulerName, derive.SchedulerName(c.Spec); got != want {
 			t.Errorf("%s: class %s template schedulerName %q, want %q", fleet, c.Name, got, want)
@@ -85,27 +86,27 @@ func TestSchedulerConfigStrict(t *testing.T) {
 	}
 	seen := 0
 	for name, r := range fleets {
-		want := profilesUsed(t, name, r.d)
+		want := profilesUsed(t, name, r.D)
 		var k types.Kustomization
-		if err := yaml.UnmarshalStrict(r.tree["cluster/kustomization.yaml"], &k); err != nil {
+		if err := yaml.UnmarshalStrict(r.Tree["cluster/kustomization.yaml"], &k); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		listed := slices.Contains(k.Resources, filepath.Base(render.SchedulerConfigPath))
-		if _, ok := r.tree[render.SchedulerConfigPath]; !ok || !listed {
+		listed := slices.Contains(k.Resources, filepath.Base(tree.SchedulerConfigPath))
+		if _, ok := r.Tree[tree.SchedulerConfigPath]; !ok || !listed {
 			if len(want) > 0 || ok || listed {
 				t.Errorf("%s: profiles %v used; config emitted %v, in kustomization %v", name, want, ok, listed)
 			}
 			continue
 		}
 		seen++
-		if bytes.Contains(r.tree[render.SchedulerConfigPath], []byte("NodeResourcesMostAllocated")) {
+		if bytes.Contains(r.Tree[tree.SchedulerConfigPath], []byte("NodeResourcesMostAllocated")) {
 			t.Errorf("%s: names the removed NodeResourcesMostAllocated plugin", name)
 		}
-		cm, cfg, err := schedulerConfig(r.tree)
+		cm, cfg, err := schedulerConfig(r.Tree)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if cm.Namespace != "kube-system" || cm.Name != render.SchedulerConfigMap || len(cm.Data) != 1 {
+		if cm.Namespace != "kube-system" || cm.Name != schedconfig.ConfigMapName || len(cm.Data) != 1 {
 			t.Errorf("%s: ConfigMap %s/%s with %d keys", name, cm.Namespace, cm.Name, len(cm.Data))
 		}
 		if cfg.APIVersion != "kubescheduler.config.k8s.io/v1" || cfg.Kind != "KubeSchedulerConfiguration" {
@@ -182,15 +183,15 @@ tenants: t: {namespaces: ["t"], classes: ["infer", "web"]}
 // TestSchedulerConfigStrictRejects proves the strict decoding above can fail.
 func TestSchedulerConfigStrictRejects(t *testing.T) {
 	r := renderFleet(t, filepath.Join("..", "..", "fleets", "platform"))
-	_, cfg, err := schedulerConfig(r.tree)
+	_, cfg, err := schedulerConfig(r.Tree)
 	if err != nil || len(cfg.Profiles) == 0 {
 		t.Fatalf("platform: %v", err)
 	}
 	var cm corev1.ConfigMap
-	if err := yaml.Unmarshal(r.tree[render.SchedulerConfigPath], &cm); err != nil {
+	if err := yaml.Unmarshal(r.Tree[tree.SchedulerConfigPath], &cm); err != nil {
 		t.Fatal(err)
 	}
-	good := cm.Data[render.SchedulerConfigKey]
+	good := cm.Data[schedconfig.ConfigKey]
 	for _, tc := range []struct{ name, from, to string }{
 		{"unknown top-level field", "profiles:", "profile: []\nprofiles:"},
 		{"unknown profile field", "schedulerName: gpufleet-binpack", "schedulerName: gpufleet-binpack\n  scheduler: x"},

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -19,7 +20,7 @@ const (
 func (r *renderer) tenants() {
 	for _, t := range r.d.Tenants {
 		dir := path.Join("tenants", t.Name)
-		labels := map[string]string{derive.LabelTenant: t.Name}
+		labels := map[string]string{keys.LabelTenant: t.Name}
 		var nss, quotas, limits []any
 		for _, ns := range t.Spec.Namespaces {
 			nss = append(nss, &corev1.Namespace{
@@ -72,8 +73,8 @@ func tenantQuotas(t derive.Tenant, ns string, labels map[string]string) []any {
 // containers default to zero GPUs: CPU-only pods keep being admitted.
 func limitRange(t derive.Tenant, ns string, labels map[string]string) *corev1.LimitRange {
 	zero := *resource.NewQuantity(0, resource.DecimalSI)
-	defaults := corev1.ResourceList{derive.ResourceGPU: zero}
-	requests := corev1.ResourceList{derive.ResourceGPU: zero}
+	defaults := corev1.ResourceList{keys.ResourceGPU: zero}
+	requests := corev1.ResourceList{keys.ResourceGPU: zero}
 	if t.Spec.Defaults.CPU != "" {
 		requests[corev1.ResourceCPU] = resource.MustParse(string(t.Spec.Defaults.CPU))
 	}
@@ -86,7 +87,7 @@ func limitRange(t derive.Tenant, ns string, labels map[string]string) *corev1.Li
 		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{
 			{Type: corev1.LimitTypeContainer, Default: defaults, DefaultRequest: requests},
 			{Type: corev1.LimitTypePod, Max: corev1.ResourceList{
-				derive.ResourceGPU: *resource.NewQuantity(t.MaxGPUPerPod, resource.DecimalSI),
+				keys.ResourceGPU: *resource.NewQuantity(t.MaxGPUPerPod, resource.DecimalSI),
 			}},
 		}},
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
-	"github.com/gpufleet/gpufleet/internal/par"
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 )
 
 // A big fleet's report is a gigabyte, nearly all cells. They are encoded on

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/diag"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // Paths of the report in the output tree.
@@ -67,7 +67,7 @@ func JSON(r *check.Report) ([]byte, error) {
 // Write adds the report files to the tree. Positions are left out: they
 // name the spec as this run was given it, and the tree must not depend on
 // where the spec lives.
-func Write(tree render.Tree, r *check.Report) error {
+func Write(tree tree.Tree, r *check.Report) error {
 	portable := *r
 	portable.Findings = make([]check.Finding, len(r.Findings))
 	for i, f := range r.Findings {

@@ -6,8 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
 
 func (c *checker) classes() {
@@ -82,10 +82,10 @@ func (c *checker) gpuKind(name string, g spec.GPU) {
 func (c *checker) schedulerProfile(name string, cl spec.Class) {
 	if cl.SchedulerProfile != "" && cl.SchedulerName != "" {
 		c.errorf(p("classes", name, "schedulerProfile"), "schedulerProfile and schedulerName are mutually exclusive: profile %q sets schedulerName %q",
-			cl.SchedulerProfile, derive.SchedulerNames[cl.SchedulerProfile])
+			cl.SchedulerProfile, schedconfig.SchedulerNames[cl.SchedulerProfile])
 	}
-	for _, profile := range spec.Keys(derive.SchedulerNames) {
-		if cl.SchedulerName == derive.SchedulerNames[profile] {
+	for _, profile := range spec.Keys(schedconfig.SchedulerNames) {
+		if cl.SchedulerName == schedconfig.SchedulerNames[profile] {
 			c.errorf(p("classes", name, "schedulerName"), "scheduler name %q is gpufleet's %s profile: set schedulerProfile: %q instead, so that its config is emitted",
 				cl.SchedulerName, profile, profile)
 		}

@@ -7,9 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/derive"
-	"github.com/gpufleet/gpufleet/compiler/eksctl"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
 func (c *checker) pools() {
@@ -34,7 +34,7 @@ func (c *checker) pools() {
 		}
 		c.labels(pool.Labels, "pools", name, "labels")
 		for _, k := range spec.Keys(pool.Labels) {
-			if derive.Reserved(k) {
+			if keys.Reserved(k) {
 				c.errorf(p("pools", name, "labels", k), "label key %q is reserved: gpufleet derives it", k)
 			}
 		}
@@ -46,7 +46,7 @@ func (c *checker) pools() {
 			for _, msg := range validation.IsValidLabelValue(t.Value) {
 				c.errorf(tp, "taint value %q is invalid: %s", t.Value, msg)
 			}
-			if derive.Reserved(t.Key) {
+			if keys.Reserved(t.Key) {
 				c.errorf(tp, "taint key %q is reserved: gpufleet derives it", t.Key)
 			}
 			// cluster-autoscaler's node template holds one taint per key.
@@ -114,7 +114,7 @@ const maxMPSReplicas = 48
 // some of them, and a MIG-partitioned GPU cannot also be time-sliced here
 // (the device plugin would advertise slices, not replicas of nvidia.com/gpu).
 func (c *checker) gpuSharing(name string, pool spec.Pool) {
-	for _, k := range []string{derive.LabelDevicePluginConfig, derive.LabelMIGConfig} {
+	for _, k := range []string{keys.LabelDevicePluginConfig, keys.LabelMIGConfig} {
 		if _, ok := pool.Labels[k]; ok {
 			c.errorf(p("pools", name, "labels", k), "label key %q is reserved: gpufleet derives it from sharing and mig", k)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/load"
 )
 
@@ -83,7 +84,7 @@ func PodTemplate(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 		for _, msg := range validation.IsDNS1123Label(c.Name) {
 			errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
 		}
-		req, lim := c.Resources.Requests[derive.ResourceGPU], c.Resources.Limits[derive.ResourceGPU]
+		req, lim := c.Resources.Requests[keys.ResourceGPU], c.Resources.Limits[keys.ResourceGPU]
 		if req.Cmp(lim) != 0 {
 			errs = append(errs, field.Invalid(cp.Child("resources"), req.String(), "GPU request must equal limit "+lim.String()))
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // Change is one generated file that the tree on disk does not match.
@@ -24,20 +24,20 @@ type Change struct {
 // Compare reports every generated file that is missing from dir or differs
 // from what the spec compiles to. Files gpufleet does not generate are not
 // its business and are ignored.
-func Compare(dir string, tree render.Tree) ([]Change, error) {
+func Compare(dir string, tr tree.Tree) ([]Change, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, errors.New("output path " + dir + " exists and is not a directory")
 	}
 	var changes []Change
-	for _, p := range tree.Paths() {
+	for _, p := range tr.Paths() {
 		onDisk, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			changes = append(changes, Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tree[p]))})
+			changes = append(changes, Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tr[p]))})
 		case err != nil:
 			return nil, err
-		case !bytes.Equal(onDisk, tree[p]):
-			changes = append(changes, Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, tree[p]))})
+		case !bytes.Equal(onDisk, tr[p]):
+			changes = append(changes, Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, tr[p]))})
 		}
 	}
 	return changes, nil

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 func TestCompare(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	tree := render.Tree{"a.yaml": []byte("a: 1\nb: 2\n"), "sub/c.yaml": []byte("c\n")}
-	if _, err := Tree(out, tree); err != nil {
+	tr := tree.Tree{"a.yaml": []byte("a: 1\nb: 2\n"), "sub/c.yaml": []byte("c\n")}
+	if _, err := Tree(out, tr); err != nil {
 		t.Fatal(err)
 	}
-	if ch, err := Compare(out, tree); err != nil || len(ch) != 0 {
+	if ch, err := Compare(out, tr); err != nil || len(ch) != 0 {
 		t.Fatalf("fresh tree: %v %v", ch, err)
 	}
 	// A hand edit, a deleted file and a user's own file.
@@ -28,7 +28,7 @@ func TestCompare(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "mine.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ch, err := Compare(out, tree)
+	ch, err := Compare(out, tr)
 	if err != nil {
 		t.Fatal(err)
 	}

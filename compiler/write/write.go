@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // Result says what Tree changed.
@@ -30,7 +30,7 @@ type Options struct {
 // existing dir, each file is renamed over its old version, and files that
 // gpufleet does not generate are left alone. Every check that can fail runs
 // before the first rename.
-func Tree(dir string, tree render.Tree, opts ...Options) (*Result, error) {
+func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	var opt Options
 	if len(opts) > 0 {
 		opt = opts[0]
@@ -45,7 +45,7 @@ func Tree(dir string, tree render.Tree, opts ...Options) (*Result, error) {
 	}
 	var old []string
 	if exists {
-		if err := preflight(abs, tree); err != nil {
+		if err := preflight(abs, tr); err != nil {
 			return nil, err
 		}
 		if old, err = readManifest(abs); err != nil {
@@ -54,7 +54,7 @@ func Tree(dir string, tree render.Tree, opts ...Options) (*Result, error) {
 		if !opt.Prune {
 			// Files an earlier build generated stay gpufleet's until
 			// pruned, so the manifest keeps listing them.
-			tree = keepOwned(abs, old, tree)
+			tr = keepOwned(abs, old, tr)
 			old = nil
 		}
 	}
@@ -69,10 +69,10 @@ func Tree(dir string, tree render.Tree, opts ...Options) (*Result, error) {
 	defer os.RemoveAll(stage)
 
 	res := &Result{}
-	for _, p := range tree.Paths() {
+	for _, p := range tr.Paths() {
 		if exists {
 			old, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(p)))
-			if err == nil && bytes.Equal(old, tree[p]) {
+			if err == nil && bytes.Equal(old, tr[p]) {
 				res.Unchanged = append(res.Unchanged, p)
 				continue
 			}
@@ -81,7 +81,7 @@ func Tree(dir string, tree render.Tree, opts ...Options) (*Result, error) {
 		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(f, tree[p], 0o644); err != nil {
+		if err := os.WriteFile(f, tr[p], 0o644); err != nil {
 			return nil, err
 		}
 		res.Written = append(res.Written, p)
@@ -104,7 +104,7 @@ func Tree(dir string, tree render.Tree, opts ...Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	res.Pruned, err = prune(abs, old, tree)
+	res.Pruned, err = prune(abs, old, tr)
 	return res, err
 }
 
@@ -124,9 +124,9 @@ func isDir(p string) (bool, error) {
 // preflight finds what would stop a rename halfway: a generated file whose
 // place is a directory, a directory whose place is a file, or a directory
 // that cannot be written.
-func preflight(abs string, tree render.Tree) error {
+func preflight(abs string, tr tree.Tree) error {
 	dirs := map[string]bool{abs: true}
-	for _, p := range tree.Paths() {
+	for _, p := range tr.Paths() {
 		dst := filepath.Join(abs, filepath.FromSlash(p))
 		if fi, err := os.Stat(dst); err == nil && fi.IsDir() {
 			return fmt.Errorf("cannot write %s: it is a directory", dst)

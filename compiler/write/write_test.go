@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 func read(t *testing.T, p string) string {
@@ -31,7 +31,7 @@ func noStage(t *testing.T, parent string) {
 func TestNewDir(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
-	res, err := Tree(out, render.Tree{"a.yaml": []byte("a\n"), "sub/b.yaml": []byte("b\n")})
+	res, err := Tree(out, tree.Tree{"a.yaml": []byte("a\n"), "sub/b.yaml": []byte("b\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,13 +47,13 @@ func TestNewDir(t *testing.T) {
 func TestExistingDirKeepsUserFiles(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
-	if _, err := Tree(out, render.Tree{"a.yaml": []byte("a\n"), "b.yaml": []byte("b\n")}); err != nil {
+	if _, err := Tree(out, tree.Tree{"a.yaml": []byte("a\n"), "b.yaml": []byte("b\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(out, "README.md"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Tree(out, render.Tree{"a.yaml": []byte("a\n"), "b.yaml": []byte("b2\n")})
+	res, err := Tree(out, tree.Tree{"a.yaml": []byte("a\n"), "b.yaml": []byte("b2\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestOutputIsAFile(t *testing.T) {
 	if err := os.WriteFile(out, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Tree(out, render.Tree{"a.yaml": []byte("a\n")})
+	_, err := Tree(out, tree.Tree{"a.yaml": []byte("a\n")})
 	if err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Fatalf("err = %v, want 'is not a directory'", err)
 	}
@@ -86,13 +86,13 @@ func TestOutputIsAFile(t *testing.T) {
 func TestBlockedPathChangesNothing(t *testing.T) {
 	parent := t.TempDir()
 	out := filepath.Join(parent, "out")
-	if _, err := Tree(out, render.Tree{"a.yaml": []byte("a\n")}); err != nil {
+	if _, err := Tree(out, tree.Tree{"a.yaml": []byte("a\n")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(out, "z.yaml"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Tree(out, render.Tree{"a.yaml": []byte("CHANGED\n"), "z.yaml": []byte("z\n")})
+	_, err := Tree(out, tree.Tree{"a.yaml": []byte("CHANGED\n"), "z.yaml": []byte("z\n")})
 	if err == nil || !strings.Contains(err.Error(), "it is a directory") {
 		t.Fatalf("err = %v, want 'it is a directory'", err)
 	}
@@ -105,7 +105,7 @@ func TestBlockedPathChangesNothing(t *testing.T) {
 // Prune deletes only what an earlier build's manifest listed.
 func TestPrune(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	first := render.Tree{"a.yaml": []byte("a\n"), "old/b.yaml": []byte("b\n")}
+	first := tree.Tree{"a.yaml": []byte("a\n"), "old/b.yaml": []byte("b\n")}
 	AddManifest(first)
 	if _, err := Tree(out, first); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestPrune(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "old", "user.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	second := render.Tree{"a.yaml": []byte("a\n")}
+	second := tree.Tree{"a.yaml": []byte("a\n")}
 	AddManifest(second)
 	res, err := Tree(out, second, Options{Prune: true})
 	if err != nil {

@@ -41,7 +41,7 @@ against tolerations, requests against allocatable).`,
 			if pool != "" && !contains(r.Pools, pool) {
 				return usageError(c, "no pool %q in the fleet (pools: %v)", pool, r.Pools)
 			}
-			cl, err := check.FromTree(res.Tree, res.Catalog)
+			cl, err := res.Cluster()
 			if err != nil {
 				return err
 			}

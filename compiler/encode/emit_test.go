@@ -1,4 +1,4 @@
-package render_test
+package encode_test
 
 import (
 	"bytes"
@@ -11,7 +11,8 @@ import (
 	goyaml "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/encode"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
@@ -35,21 +36,21 @@ func TestEmitMatchesGoYAML(t *testing.T) {
 	}
 	docs, emitted := 0, 0
 	for name, r := range fleets {
-		for _, p := range r.tree.Paths() {
+		for _, p := range r.Tree.Paths() {
 			if !strings.HasSuffix(p, ".yaml") {
 				continue
 			}
-			for _, doc := range bytes.Split(bytes.TrimPrefix(r.tree[p], []byte(render.Header)), []byte("\n---\n")) {
+			for _, doc := range bytes.Split(bytes.TrimPrefix(r.Tree[p], []byte(tree.Header)), []byte("\n---\n")) {
 				var m map[string]any
 				if err := yaml.Unmarshal(doc, &m); err != nil {
 					t.Fatalf("%s/%s: %v", name, p, err)
 				}
-				v, err := render.YAMLValue(m)
+				v, err := encode.YAMLValue(m)
 				if err != nil {
 					t.Fatal(err)
 				}
 				docs++
-				got, ok := render.EmitYAML(v)
+				got, ok := encode.EmitYAML(v)
 				if !ok {
 					continue
 				}
@@ -80,7 +81,7 @@ func FuzzEmitYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g := &valueGen{data: data}
 		v := g.mapping(0)
-		got, ok := render.EmitYAML(v)
+		got, ok := encode.EmitYAML(v)
 		if !ok {
 			return
 		}

@@ -1,4 +1,4 @@
-package render_test
+package encode_test
 
 import (
 	"bytes"
@@ -10,7 +10,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/encode"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
@@ -27,13 +28,13 @@ func TestMarshalMatchesSigsYAML(t *testing.T) {
 	}
 	fleets["generated-M"] = renderFleet(t, spec)
 	for name, r := range fleets {
-		for _, p := range r.tree.Paths() {
+		for _, p := range r.Tree.Paths() {
 			if !strings.HasSuffix(p, ".yaml") {
 				continue
 			}
 			// A file re-encoded from its own documents comes out the same.
 			var objs []any
-			for _, doc := range bytes.Split(bytes.TrimPrefix(r.tree[p], []byte(render.Header)), []byte("\n---\n")) {
+			for _, doc := range bytes.Split(bytes.TrimPrefix(r.Tree[p], []byte(tree.Header)), []byte("\n---\n")) {
 				var m map[string]any
 				if err := yaml.Unmarshal(doc, &m); err != nil {
 					t.Fatalf("%s/%s: %v", name, p, err)
@@ -41,12 +42,12 @@ func TestMarshalMatchesSigsYAML(t *testing.T) {
 				objs = append(objs, m)
 				docs = append(docs, doc)
 			}
-			again, err := render.Marshal(objs...)
+			again, err := encode.Marshal(objs...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(again, r.tree[p]) {
-				t.Errorf("%s/%s: re-encoding its documents changes it:\n%s\nwant:\n%s", name, p, again, r.tree[p])
+			if !bytes.Equal(again, r.Tree[p]) {
+				t.Errorf("%s/%s: re-encoding its documents changes it:\n%s\nwant:\n%s", name, p, again, r.Tree[p])
 			}
 		}
 	}
@@ -61,7 +62,7 @@ func TestMarshalMatchesSigsYAML(t *testing.T) {
 		"nested":  []any{[]any{1, "2"}, map[string]any{"10": 1, "9": 2, "a": 3, "B": 4}},
 	}
 	for _, v := range []any{edge, map[string]any{"metadata": map[string]any{"labels": map[string]any{"x": "1"}}}} {
-		got, err := render.Marshal(v)
+		got, err := encode.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +70,7 @@ func TestMarshalMatchesSigsYAML(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != render.Header+string(want) {
+		if string(got) != tree.Header+string(want) {
 			t.Errorf("Marshal differs from sigs.k8s.io/yaml:\n%s\nwant:\n%s", got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package render_test
+package karpenter_test
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
@@ -17,7 +17,7 @@ import (
 func TestKarpenterCRDsCanFail(t *testing.T) {
 	core, aws, nodeClass := karpenterValidators(t)
 	extra := testfleet.Write(t, karpenterFleet)
-	docs := karpenterDocs(renderFleet(t, extra).tree[render.KarpenterPath])
+	docs := karpenterDocs(renderFleet(t, extra).Tree[karpenter.Path])
 	var pool, class []byte
 	for _, d := range docs {
 		if bytes.Contains(d, []byte("\nkind: NodePool\n")) && pool == nil {

@@ -1,4 +1,4 @@
-package render
+package encode
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	goyaml "go.yaml.in/yaml/v2"
 )
@@ -211,7 +212,7 @@ func styleOf(s string) style {
 	if strings.ContainsAny(s, ": ") {
 		return unknown
 	}
-	if st, ok := numberish.Load(s); ok {
+	if st, ok := numberish.m.Load(s); ok {
 		return st.(style)
 	}
 	st := unknown
@@ -223,13 +224,22 @@ func styleOf(s string) style {
 			st = doubleQuoted
 		}
 	}
-	numberish.Store(s, st)
+	if numberish.n.Add(1) <= maxNumberish {
+		numberish.m.Store(s, st)
+	}
 	return st
 }
 
 // numberish memoises go-yaml's style for strings starting with a digit:
-// quantities and counts repeat across a fleet's objects.
-var numberish sync.Map
+// quantities and counts repeat across a fleet's objects. It is bounded, so
+// a hostile spec of distinct numbers cannot grow it without end; past the
+// bound go-yaml is asked each time.
+var numberish struct {
+	m sync.Map
+	n atomic.Int64
+}
+
+const maxNumberish = 1 << 16
 
 // resolvesToWord are the letter-first entries of go-yaml v2's resolve map.
 var resolvesToWord = map[string]bool{}

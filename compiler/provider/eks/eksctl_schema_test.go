@@ -1,4 +1,4 @@
-package render_test
+package eks_test
 
 import (
 	"bytes"
@@ -11,7 +11,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -64,11 +65,11 @@ func validateEksctl(s *jsonschema.Schema, doc any) error {
 }
 
 // eksctlDoc decodes a rendered eksctl.yaml into the schema library's values.
-func eksctlDoc(t *testing.T, tree render.Tree) any {
+func eksctlDoc(t *testing.T, tr tree.Tree) any {
 	t.Helper()
-	raw, ok := tree[render.EksctlPath]
+	raw, ok := tr[eks.EksctlPath]
 	if !ok {
-		t.Fatalf("%s missing from the tree", render.EksctlPath)
+		t.Fatalf("%s missing from the tree", eks.EksctlPath)
 	}
 	j, err := yaml.YAMLToJSON(raw)
 	if err != nil {
@@ -85,8 +86,8 @@ func TestEksctlSchema(t *testing.T) {
 	s := eksctlSchema(t)
 	for name, f := range renderedFleets(t) {
 		t.Run(name, func(t *testing.T) {
-			if err := validateEksctl(s, eksctlDoc(t, f.tree)); err != nil {
-				t.Fatalf("%s fails eksctl's schema:\n%v", render.EksctlPath, err)
+			if err := validateEksctl(s, eksctlDoc(t, f.Tree)); err != nil {
+				t.Fatalf("%s fails eksctl's schema:\n%v", eks.EksctlPath, err)
 			}
 		})
 	}
@@ -96,7 +97,7 @@ func TestEksctlSchema(t *testing.T) {
 // one field of a valid document and must be rejected, naming that field.
 func TestEksctlSchemaRejects(t *testing.T) {
 	s := eksctlSchema(t)
-	tree := renderedFleets(t)["platform"].tree
+	tr := renderedFleets(t)["platform"].Tree
 	for _, tc := range []struct {
 		name, want string
 		mutate     func(ng map[string]any)
@@ -112,7 +113,7 @@ func TestEksctlSchemaRejects(t *testing.T) {
 		{"unknown field", "efaEnable", func(ng map[string]any) { ng["efaEnable"] = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			doc := eksctlDoc(t, tree) // a fresh copy per case
+			doc := eksctlDoc(t, tr) // a fresh copy per case
 			if err := validateEksctl(s, doc); err != nil {
 				t.Fatalf("unmutated document rejected: %v", err)
 			}

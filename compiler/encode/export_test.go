@@ -1,4 +1,4 @@
-package render
+package encode
 
 // For the differential tests of the YAML emitter.
 var (

@@ -1,4 +1,4 @@
-package render_test
+package eks_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	tfwire "github.com/gpufleet/gpufleet/compiler/wire/terraform"
 )
 
 // nodeGroupAttrs are the attributes gpufleet sets, with their types in
@@ -99,7 +100,7 @@ variable %[4]q {
     error_message = "every node group needs its zones."
   }
 }
-`, render.TFNodeGroupsVar, strings.Join(attrs, "\n"), render.TFASGTagsVar, render.TFZonesVar)
+`, tfwire.NodeGroupsVar, strings.Join(attrs, "\n"), tfwire.ASGTagsVar, tfwire.ZonesVar)
 }
 
 func sortedNames[V any](m map[string]V) []string {
@@ -171,12 +172,12 @@ func checkAttrs(tfvars []byte) error {
 		return err
 	}
 	for _, v := range sortedNames(file) {
-		if v != render.TFNodeGroupsVar && v != render.TFASGTagsVar && v != render.TFZonesVar {
+		if v != tfwire.NodeGroupsVar && v != tfwire.ASGTagsVar && v != tfwire.ZonesVar {
 			return fmt.Errorf("undeclared variable %q", v)
 		}
 	}
 	var groups map[string]map[string]any
-	if err := json.Unmarshal(file[render.TFNodeGroupsVar], &groups); err != nil {
+	if err := json.Unmarshal(file[tfwire.NodeGroupsVar], &groups); err != nil {
 		return err
 	}
 	for _, name := range sortedNames(groups) {
@@ -193,15 +194,15 @@ func TestTerraformTypeCheck(t *testing.T) {
 	tf := newTerraform(t)
 	for name, f := range renderedFleets(t) {
 		t.Run(name, func(t *testing.T) {
-			tfvars, ok := f.tree[render.TerraformPath]
+			tfvars, ok := f.Tree[eks.TerraformPath]
 			if !ok {
-				t.Fatalf("%s missing from the tree", render.TerraformPath)
+				t.Fatalf("%s missing from the tree", eks.TerraformPath)
 			}
 			if err := checkAttrs(tfvars); err != nil {
 				t.Fatal(err)
 			}
 			if out, err := tf.plan(t, tfvars); err != nil {
-				t.Fatalf("terraform rejects %s: %v\n%s", render.TerraformPath, err, out)
+				t.Fatalf("terraform rejects %s: %v\n%s", eks.TerraformPath, err, out)
 			}
 		})
 	}
@@ -211,7 +212,7 @@ func TestTerraformTypeCheck(t *testing.T) {
 // field of a valid file, and terraform must reject it with the given words.
 func TestTerraformRejects(t *testing.T) {
 	tf := newTerraform(t)
-	valid := renderedFleets(t)["platform"].tree[render.TerraformPath]
+	valid := renderedFleets(t)["platform"].Tree[eks.TerraformPath]
 	for _, tc := range []struct {
 		name, want string
 		mutate     func(file map[string]any)
@@ -230,13 +231,13 @@ func TestTerraformRejects(t *testing.T) {
 		}},
 		{"desired above max", "min_size <= desired_size <= max_size", func(f map[string]any) { a100Train(f)["desired_size"] = 1000 }},
 		{"tag for an unknown node group", "every tag must name a node group", func(f map[string]any) {
-			for _, tag := range f[render.TFASGTagsVar].(map[string]any) {
+			for _, tag := range f[tfwire.ASGTagsVar].(map[string]any) {
 				tag.(map[string]any)["node_group"] = "ghost"
 				break
 			}
 		}},
 		{"taint tag without effect", "taint tag values must end in :<Effect>", func(f map[string]any) {
-			for _, tag := range f[render.TFASGTagsVar].(map[string]any) {
+			for _, tag := range f[tfwire.ASGTagsVar].(map[string]any) {
 				if tg := tag.(map[string]any); strings.Contains(tg["key"].(string), "/taint/") {
 					tg["value"] = "true"
 				}
@@ -267,14 +268,14 @@ func TestTerraformRejects(t *testing.T) {
 // a100Train is the first GPU node group (a100-train in fleets/platform): it
 // has taints to break.
 func a100Train(file map[string]any) map[string]any {
-	return file[render.TFNodeGroupsVar].(map[string]any)["a100-train"].(map[string]any)
+	return file[tfwire.NodeGroupsVar].(map[string]any)["a100-train"].(map[string]any)
 }
 
 // TestTerraformAttrsPinned proves checkAttrs catches what terraform's type
 // conversion would drop silently.
 func TestTerraformAttrsPinned(t *testing.T) {
 	var file map[string]any
-	if err := json.Unmarshal(renderedFleets(t)["platform"].tree[render.TerraformPath], &file); err != nil {
+	if err := json.Unmarshal(renderedFleets(t)["platform"].Tree[eks.TerraformPath], &file); err != nil {
 		t.Fatal(err)
 	}
 	a100Train(file)["disk_sise"] = 100

@@ -1,4 +1,4 @@
-package render_test
+package eks_test
 
 import (
 	"encoding/json"
@@ -10,8 +10,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
-	"github.com/gpufleet/gpufleet/compiler/eksctl"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
+	tfwire "github.com/gpufleet/gpufleet/compiler/wire/terraform"
 )
 
 // wantTags is every scale-from-zero tag a pool needs, computed here from
@@ -57,19 +58,19 @@ func TestNodeGroupsAgree(t *testing.T) {
 	for name, f := range renderedFleets(t) {
 		t.Run(name, func(t *testing.T) {
 			var cfg eksctl.ClusterConfig
-			if err := yaml.UnmarshalStrict(f.tree[render.EksctlPath], &cfg); err != nil {
+			if err := yaml.UnmarshalStrict(f.Tree[eks.EksctlPath], &cfg); err != nil {
 				t.Fatal(err)
 			}
 			var tf struct {
-				Groups map[string]render.TFNodeGroup `json:"eks_managed_node_groups"`
-				Tags   map[string]render.TFASGTag    `json:"eks_managed_node_group_asg_tags"`
-				Zones  map[string][]string           `json:"eks_managed_node_group_zones"`
+				Groups map[string]tfwire.NodeGroup `json:"eks_managed_node_groups"`
+				Tags   map[string]tfwire.ASGTag    `json:"eks_managed_node_group_asg_tags"`
+				Zones  map[string][]string         `json:"eks_managed_node_group_zones"`
 			}
-			if err := json.Unmarshal(f.tree[render.TerraformPath], &tf); err != nil {
+			if err := json.Unmarshal(f.Tree[eks.TerraformPath], &tf); err != nil {
 				t.Fatal(err)
 			}
-			if len(cfg.ManagedNodeGroups) != len(f.d.Pools) || len(tf.Groups) != len(f.d.Pools) {
-				t.Fatalf("%d pools, %d eksctl node groups, %d Terraform node groups", len(f.d.Pools), len(cfg.ManagedNodeGroups), len(tf.Groups))
+			if len(cfg.ManagedNodeGroups) != len(f.D.Pools) || len(tf.Groups) != len(f.D.Pools) {
+				t.Fatalf("%d pools, %d eksctl node groups, %d Terraform node groups", len(f.D.Pools), len(cfg.ManagedNodeGroups), len(tf.Groups))
 			}
 			tfTags := map[string]map[string]string{}
 			for k, tag := range tf.Tags {
@@ -81,7 +82,7 @@ func TestNodeGroupsAgree(t *testing.T) {
 				}
 				tfTags[tag.NodeGroup][tag.Key] = tag.Value
 			}
-			for i, p := range f.d.Pools {
+			for i, p := range f.D.Pools {
 				ng, g := cfg.ManagedNodeGroups[i], tf.Groups[p.Name]
 				if ng.Name != p.Name {
 					t.Fatalf("eksctl node group %d is %s, want %s", i, ng.Name, p.Name)
@@ -137,10 +138,10 @@ func TestNodeGroupsAgree(t *testing.T) {
 // TestNodeGroupDefaults pins the choices the spec leaves to gpufleet.
 func TestNodeGroupDefaults(t *testing.T) {
 	var tf struct {
-		Groups map[string]render.TFNodeGroup `json:"eks_managed_node_groups"`
+		Groups map[string]tfwire.NodeGroup `json:"eks_managed_node_groups"`
 	}
-	tree := renderedFleets(t)["nodegroups-test"].tree
-	if err := json.Unmarshal(tree[render.TerraformPath], &tf); err != nil {
+	tr := renderedFleets(t)["nodegroups-test"].Tree
+	if err := json.Unmarshal(tr[eks.TerraformPath], &tf); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]struct {
@@ -162,8 +163,8 @@ func TestNodeGroupDefaults(t *testing.T) {
 		}
 	}
 	tf.Groups = nil
-	platform := renderedFleets(t)["platform"].tree
-	if err := json.Unmarshal(platform[render.TerraformPath], &tf); err != nil {
+	platform := renderedFleets(t)["platform"].Tree
+	if err := json.Unmarshal(platform[eks.TerraformPath], &tf); err != nil {
 		t.Fatal(err)
 	}
 	if g := tf.Groups["general"]; g.AMIType != "AL2023_x86_64_STANDARD" || g.DiskSize != 100 {

@@ -1,4 +1,4 @@
-package render
+package eks
 
 import (
 	"strconv"
@@ -7,23 +7,19 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/derive"
-	"github.com/gpufleet/gpufleet/compiler/eksctl"
+	"github.com/gpufleet/gpufleet/compiler/encode"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
-// EksctlPath is where the node groups are written; the checker reads them
+// EksctlPath is where the node groups are written; NodeGroups reads them
 // back from there.
 const EksctlPath = "nodegroups/eksctl.yaml"
 
-// Default node volumes: GPU nodes pull multi-GiB CUDA images and cache
-// model weights; the AMIs' own 20 GiB fills up on the first pull.
-const (
-	defaultVolumeGiB    = 100
-	defaultGPUVolumeGiB = 500
-)
-
-func (r *renderer) nodegroups() {
-	cl := r.d.Spec.Cluster
+// eksctl lists the managed node groups in an eksctl ClusterConfig.
+func eksctlConfig(d *derive.Fleet, out *encode.Batch) {
+	cl := d.Spec.Cluster
 	cfg := eksctl.ClusterConfig{
 		APIVersion:        eksctl.APIVersion,
 		Kind:              eksctl.Kind,
@@ -31,20 +27,20 @@ func (r *renderer) nodegroups() {
 		AvailabilityZones: cl.Zones,
 		ManagedNodeGroups: []eksctl.ManagedNodeGroup{},
 	}
-	for _, p := range r.d.Pools {
+	for _, p := range d.Pools {
 		if !p.Spec.HasNodeGroup() {
 			continue // Karpenter provisions it: nodegroups/karpenter.yaml
 		}
 		ng := eksctl.ManagedNodeGroup{
 			Name:              p.Name,
-			AMIFamily:         amiFamily(p),
+			AMIFamily:         p.AMIFamily(),
 			InstanceTypes:     p.Spec.InstanceTypes,
 			Spot:              p.Spec.Capacity == spec.Spot,
 			AvailabilityZones: p.Zones,
 			MinSize:           p.Spec.Size.Min,
 			MaxSize:           p.Spec.Size.Max,
 			DesiredCapacity:   desired(p),
-			VolumeSize:        volumeSize(p),
+			VolumeSize:        p.VolumeGiB(),
 			EFAEnabled:        p.Spec.EFA,
 			Labels:            p.Labels,
 			Tags:              scaleFromZeroTags(p),
@@ -55,7 +51,7 @@ func (r *renderer) nodegroups() {
 		}
 		cfg.ManagedNodeGroups = append(cfg.ManagedNodeGroups, ng)
 	}
-	r.emit(EksctlPath, &cfg)
+	out.YAML(EksctlPath, &cfg)
 }
 
 func desired(p derive.Pool) int32 {
@@ -63,23 +59,6 @@ func desired(p derive.Pool) int32 {
 		return *p.Spec.Size.Desired
 	}
 	return p.Spec.Size.Min
-}
-
-func volumeSize(p derive.Pool) int32 {
-	switch {
-	case p.Spec.VolumeSizeGiB != nil:
-		return *p.Spec.VolumeSizeGiB
-	case p.GPU != nil:
-		return defaultGPUVolumeGiB
-	}
-	return defaultVolumeGiB
-}
-
-func amiFamily(p derive.Pool) string {
-	if p.Spec.AMIFamily == "" {
-		return eksctl.AmazonLinux2023
-	}
-	return p.Spec.AMIFamily
 }
 
 // scaleFromZeroTags are cluster-autoscaler's node-template tags for every
@@ -112,7 +91,7 @@ func gpuResources(p derive.Pool) map[corev1.ResourceName]int64 {
 			continue
 		}
 		for r, q := range in.Shared(in.Capacity(), p.Replicas(), p.Spec.MIG) {
-			if r != derive.ResourceGPU && !catalog.IsMIGResource(r) {
+			if r != keys.ResourceGPU && !catalog.IsMIGResource(r) {
 				continue
 			}
 			if n, ok := out[r]; !ok || q.Value() < n {

@@ -1,4 +1,4 @@
-package render_test
+package karpenter_test
 
 import (
 	"bytes"
@@ -13,10 +13,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
-	"github.com/gpufleet/gpufleet/compiler/eksctl"
-	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
+	wire "github.com/gpufleet/gpufleet/compiler/wire/karpenter"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
+	"github.com/gpufleet/gpufleet/internal/testrender"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -62,7 +66,7 @@ func karpenterValidators(t *testing.T) (core, aws, nodeClass *crdtest.Validator)
 
 func karpenterDocs(b []byte) [][]byte {
 	var out [][]byte
-	for _, d := range bytes.Split(bytes.TrimPrefix(b, []byte(render.Header)), []byte("\n---\n")) {
+	for _, d := range bytes.Split(bytes.TrimPrefix(b, []byte(tree.Header)), []byte("\n---\n")) {
 		if len(bytes.TrimSpace(d)) > 0 {
 			out = append(out, d)
 		}
@@ -95,14 +99,14 @@ func TestKarpenterCRDs(t *testing.T) {
 	extra := testfleet.Write(t, karpenterFleet)
 	fleets["karpenter-test"] = renderFleet(t, extra)
 	for _, name := range []string{"karpenter-test", "llm-serving", "platform"} {
-		if _, ok := fleets[name].tree[render.KarpenterPath]; !ok {
-			t.Errorf("%s: no %s", name, render.KarpenterPath)
+		if _, ok := fleets[name].Tree[karpenter.Path]; !ok {
+			t.Errorf("%s: no %s", name, karpenter.Path)
 		}
 	}
 	for name, f := range fleets {
 		var pools, classes int
 		nodeClasses := map[string]bool{}
-		for _, doc := range karpenterDocs(f.tree[render.KarpenterPath]) {
+		for _, doc := range karpenterDocs(f.Tree[karpenter.Path]) {
 			var obj struct {
 				Kind     string `json:"kind"`
 				Metadata struct {
@@ -118,11 +122,11 @@ func TestKarpenterCRDs(t *testing.T) {
 				for _, e := range crdErrors(t, doc, core, aws) {
 					t.Errorf("%s: NodePool %s: %s", name, obj.Metadata.Name, e)
 				}
-				var np render.NodePool
+				var np wire.NodePool
 				if err := yaml.UnmarshalStrict(doc, &np); err != nil {
 					t.Fatal(err)
 				}
-				checkNodePool(t, f.d, &np)
+				checkNodePool(t, f.D, &np)
 				if !nodeClasses[np.Spec.Template.Spec.NodeClassRef.Name] {
 					t.Errorf("%s: NodePool %s names EC2NodeClass %s, not defined before it", name, np.Name, np.Spec.Template.Spec.NodeClassRef.Name)
 				}
@@ -133,11 +137,11 @@ func TestKarpenterCRDs(t *testing.T) {
 					t.Errorf("%s: EC2NodeClass %s: %s", name, obj.Metadata.Name, e)
 				}
 			default:
-				t.Errorf("%s: unexpected %s in %s", name, obj.Kind, render.KarpenterPath)
+				t.Errorf("%s: unexpected %s in %s", name, obj.Kind, karpenter.Path)
 			}
 		}
 		want := 0
-		for _, p := range f.d.Pools {
+		for _, p := range f.D.Pools {
 			if p.Spec.HasNodePool() {
 				want++
 			}
@@ -152,7 +156,7 @@ func TestKarpenterCRDs(t *testing.T) {
 
 // checkNodePool compares a NodePool with its derived pool, computing the
 // limits here from the catalog rather than with the renderer's helper.
-func checkNodePool(t *testing.T, d *derive.Fleet, np *render.NodePool) {
+func checkNodePool(t *testing.T, d *derive.Fleet, np *wire.NodePool) {
 	t.Helper()
 	p := d.Pool(np.Name)
 	capacity := "on-demand"
@@ -205,22 +209,22 @@ func checkNodePool(t *testing.T, d *derive.Fleet, np *render.NodePool) {
 
 // checkNodeGroupsSkipKarpenter requires eksctl and Terraform to carry
 // exactly the pools with a managed node group.
-func checkNodeGroupsSkipKarpenter(t *testing.T, name string, f rendered) {
+func checkNodeGroupsSkipKarpenter(t *testing.T, name string, f testrender.Fleet) {
 	t.Helper()
 	var want []string
-	for _, p := range f.d.Pools {
+	for _, p := range f.D.Pools {
 		if p.Spec.HasNodeGroup() {
 			want = append(want, p.Name)
 		}
 	}
 	var cfg eksctl.ClusterConfig
-	if err := yaml.UnmarshalStrict(f.tree[render.EksctlPath], &cfg); err != nil {
+	if err := yaml.UnmarshalStrict(f.Tree[eks.EksctlPath], &cfg); err != nil {
 		t.Fatal(err)
 	}
 	var tf struct {
 		Groups map[string]json.RawMessage `json:"eks_managed_node_groups"`
 	}
-	if err := json.Unmarshal(f.tree[render.TerraformPath], &tf); err != nil {
+	if err := json.Unmarshal(f.Tree[eks.TerraformPath], &tf); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

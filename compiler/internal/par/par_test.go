@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/internal/par"
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 )
 
 // Every index runs exactly once, at any GOMAXPROCS, and each goroutine's

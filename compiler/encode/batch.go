@@ -1,0 +1,96 @@
+package encode
+
+import (
+	"bytes"
+	"encoding/json"
+	"path"
+
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+)
+
+// Batch lists files in a tree and encodes them together on every CPU: YAML
+// encoding is most of what rendering a big fleet costs, and the files are
+// independent. The error reported is the first in listing order, whatever
+// the scheduling.
+type Batch struct {
+	tree   tree.Tree
+	err    error
+	queued []queued
+}
+
+type queued struct {
+	path string
+	objs []any
+}
+
+// NewBatch returns a batch that writes into t.
+func NewBatch(t tree.Tree) *Batch { return &Batch{tree: t} }
+
+// Tree is the tree the batch writes into. A listed file is present, with no
+// bytes, until Flush.
+func (b *Batch) Tree() tree.Tree { return b.tree }
+
+// YAML lists a file of objs, one document each. The objects must not
+// change before Flush.
+func (b *Batch) YAML(p string, objs ...any) {
+	if b.err != nil {
+		return
+	}
+	p = path.Clean(p)
+	b.tree[p] = nil
+	b.queued = append(b.queued, queued{p, objs})
+}
+
+// JSON writes v as indented JSON with every object's keys sorted (a round
+// trip through maps), so the bytes depend on the spec alone.
+func (b *Batch) JSON(p string, v any) {
+	if b.err != nil {
+		return
+	}
+	raw, err := json.Marshal(v)
+	if err == nil {
+		var m any
+		if err = json.Unmarshal(raw, &m); err == nil {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			err = enc.Encode(m)
+			raw = buf.Bytes()
+		}
+	}
+	if err != nil {
+		b.err = err
+		return
+	}
+	b.tree[path.Clean(p)] = raw
+}
+
+// Fail records err, unless an earlier error was; nothing is listed after it.
+func (b *Batch) Fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
+
+// Err is the first error recorded so far.
+func (b *Batch) Err() error { return b.err }
+
+// Flush encodes the listed files and returns the first error.
+func (b *Batch) Flush() error {
+	q := b.queued
+	b.queued = nil
+	out := make([][]byte, len(q))
+	errs := make([]error, len(q))
+	par.Each(len(q), func(i int) { out[i], errs[i] = Marshal(q[i].objs...) })
+	for i, f := range q {
+		if errs[i] != nil {
+			b.Fail(errs[i])
+			delete(b.tree, f.path)
+			continue
+		}
+		b.tree[f.path] = out[i]
+	}
+	return b.err
+}

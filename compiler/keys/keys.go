@@ -1,0 +1,69 @@
+// Package keys names what every stage and the target APIs agree on: the
+// label, taint and resource keys gpufleet sets or reads, and the workload
+// kinds a class can be. One place, so a key is never spelled twice.
+package keys
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Label and taint keys gpufleet owns. Pools may not set them by hand.
+const (
+	Domain = "gpufleet.dev/"
+
+	LabelPool       = Domain + "pool"
+	LabelGPUProduct = Domain + "gpu-product"
+	LabelGPUCount   = Domain + "gpu-count"
+	LabelGPUMemory  = Domain + "gpu-memory-gib"
+	LabelCapacity   = Domain + "capacity-type"
+	LabelDedicated  = Domain + "dedicated"
+	LabelClass      = Domain + "class"
+	LabelTenant     = Domain + "tenant"
+	TaintSpot       = Domain + "spot"
+	TaintDedicated  = Domain + "dedicated"
+	// AnnotationMaxNodes is a Karpenter pool's max size. Karpenter bounds a
+	// pool by resources, not nodes; the checker needs the node count.
+	AnnotationMaxNodes = Domain + "max-nodes"
+
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	ManagedByValue = "gpufleet"
+)
+
+// Reserved reports whether a label or taint key belongs to gpufleet.
+func Reserved(key string) bool {
+	return len(key) >= len(Domain) && key[:len(Domain)] == Domain || key == TaintGPU
+}
+
+// NVIDIA's keys: the device plugin's resource and taint; the label whose
+// value picks the device plugin's config entry (gpufleet sets it from a
+// pool's sharing), and the mig-parted layout the MIG manager partitions the
+// GPUs by (from its mig). Pools may not set either by hand.
+const (
+	ResourceGPU             = "nvidia.com/gpu"
+	TaintGPU                = "nvidia.com/gpu"
+	LabelDevicePluginConfig = "nvidia.com/device-plugin.config"
+	LabelMIGConfig          = "nvidia.com/mig.config"
+)
+
+// Well-known node labels the kubelet and cloud provider set.
+const (
+	LabelHostname     = "kubernetes.io/hostname"
+	LabelZone         = "topology.kubernetes.io/zone"
+	LabelInstanceType = "node.kubernetes.io/instance-type"
+	LabelOS           = "kubernetes.io/os"
+)
+
+// Workload kinds a class's example can be.
+const (
+	KindDeployment  = "Deployment"
+	KindStatefulSet = "StatefulSet"
+	KindJob         = "Job"
+)
+
+// ObjectMeta is the metadata every generated object carries: its name and
+// namespace, the managed-by label, and extra labels.
+func ObjectMeta(name, namespace string, extra map[string]string) metav1.ObjectMeta {
+	labels := map[string]string{LabelManagedBy: ManagedByValue}
+	for k, v := range extra {
+		labels[k] = v
+	}
+	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels}
+}

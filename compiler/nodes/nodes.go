@@ -1,0 +1,82 @@
+// Package nodes is the contract between the providers, which know how each
+// pool's nodes are launched, and the placement checker, which places pods on
+// them: a Group is what one provisioner launches for one pool at max size,
+// read back from the provider's own files in the tree.
+package nodes
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Group is one pool's nodes as one provisioner launches them.
+type Group struct {
+	Pool string
+	// Source names the provider and file the group was read from, for
+	// messages.
+	Source string
+	Spot   bool
+	// InstanceTypes and Zones are the group's, in the order its file lists
+	// them: an auto scaling group balances over zones in that order.
+	InstanceTypes, Zones []string
+	MaxNodes             int32
+	// Labels every node of the pool carries, whoever launches it, and
+	// OwnLabels those only this provisioner's nodes carry (Karpenter's
+	// karpenter.sh/ labels).
+	Labels, OwnLabels map[string]string
+	Taints            []corev1.Taint
+}
+
+// NodeLabels are all the labels the group's nodes carry.
+func (g Group) NodeLabels() map[string]string {
+	out := make(map[string]string, len(g.Labels)+len(g.OwnLabels))
+	maps.Copy(out, g.Labels)
+	maps.Copy(out, g.OwnLabels)
+	return out
+}
+
+// Merge joins the groups of every provider, in provider order. A pool that
+// several provisioners launch is checked once, as the first provider's
+// group; every other provider's group of it must launch the same nodes, or
+// the checker would prove one and the cluster run another.
+func Merge(byProvider ...[]Group) ([]Group, error) {
+	var out []Group
+	at := map[string]int{}
+	for _, groups := range byProvider {
+		for _, g := range groups {
+			i, ok := at[g.Pool]
+			if !ok {
+				at[g.Pool] = len(out)
+				out = append(out, g)
+				continue
+			}
+			if err := same(out[i], g); err != nil {
+				return nil, fmt.Errorf("pool %s: %s and %s disagree: %w", g.Pool, out[i].Source, g.Source, err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// same compares two provisioners' groups of one pool, leaving out the
+// labels only one of them sets.
+func same(a, b Group) error {
+	switch {
+	case a.Spot != b.Spot:
+		return fmt.Errorf("spot %v and %v", a.Spot, b.Spot)
+	case a.MaxNodes != b.MaxNodes:
+		return fmt.Errorf("max nodes %d and %d", a.MaxNodes, b.MaxNodes)
+	case !slices.Equal(a.InstanceTypes, b.InstanceTypes):
+		return fmt.Errorf("instance types %v and %v", a.InstanceTypes, b.InstanceTypes)
+	case !slices.Equal(a.Zones, b.Zones):
+		return fmt.Errorf("zones %v and %v", a.Zones, b.Zones)
+	case !maps.Equal(a.Labels, b.Labels):
+		return fmt.Errorf("labels %v and %v", a.Labels, b.Labels)
+	case !slices.EqualFunc(a.Taints, b.Taints, func(x, y corev1.Taint) bool { return x.MatchTaint(&y) && x.Value == y.Value }):
+		return fmt.Errorf("taints %v and %v", a.Taints, b.Taints)
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package eks
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
+)
+
+// NodeGroups reads the managed node groups back from eksctl's file, which
+// every fleet has (with no managed group when Karpenter launches every
+// pool). Terraform's file holds the same groups, as its tests pin.
+func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
+	raw, ok := t[EksctlPath]
+	if !ok {
+		return nil, fmt.Errorf("check: %s missing from the tree", EksctlPath)
+	}
+	var cfg eksctl.ClusterConfig
+	if err := tree.Decode(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", EksctlPath, err)
+	}
+	var out []nodes.Group
+	for _, ng := range cfg.ManagedNodeGroups {
+		g := nodes.Group{
+			Pool: ng.Name, Source: EksctlPath, Spot: ng.Spot,
+			InstanceTypes: ng.InstanceTypes, Zones: ng.AvailabilityZones, MaxNodes: ng.MaxSize, Labels: ng.Labels,
+		}
+		for _, t := range ng.Taints {
+			g.Taints = append(g.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}

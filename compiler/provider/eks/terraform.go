@@ -1,0 +1,75 @@
+package eks
+
+import (
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/encode"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
+	"github.com/gpufleet/gpufleet/compiler/wire/terraform"
+)
+
+// TerraformPath holds the node groups as terraform-aws-modules/eks v21
+// input. Terraform loads *.auto.tfvars.json from the root module by itself.
+const TerraformPath = "nodegroups/eks-managed-node-groups.auto.tfvars.json"
+
+// terraformVars lists the managed node groups as terraform-aws-modules/eks
+// input.
+func terraformVars(d *derive.Fleet, out *encode.Batch) {
+	groups := map[string]terraform.NodeGroup{}
+	tags := map[string]terraform.ASGTag{}
+	zones := map[string][]string{}
+	for _, p := range d.Pools {
+		if !p.Spec.HasNodeGroup() {
+			continue // Karpenter provisions it: nodegroups/karpenter.yaml
+		}
+		ng := terraform.NodeGroup{
+			AMIType:          amiType(p),
+			CapacityType:     "ON_DEMAND",
+			InstanceTypes:    p.Spec.InstanceTypes,
+			MinSize:          p.Spec.Size.Min,
+			MaxSize:          p.Spec.Size.Max,
+			DesiredSize:      desired(p),
+			Labels:           p.Labels,
+			DiskSize:         p.VolumeGiB(),
+			EnableEFASupport: p.Spec.EFA,
+		}
+		if p.Spec.Capacity == spec.Spot {
+			ng.CapacityType = "SPOT"
+		}
+		// Bottlerocket's root volume holds only the OS; images and pods
+		// live on its data volume.
+		dev := "xvda"
+		if p.AMIFamily() == eksctl.Bottlerocket {
+			dev = "xvdb"
+		}
+		ng.BlockDeviceMappings = map[string]terraform.BlockDevice{dev: {
+			DeviceName: "/dev/" + dev,
+			EBS:        terraform.EBS{VolumeSize: p.VolumeGiB(), VolumeType: "gp3", DeleteOnTermination: true},
+		}}
+		for _, t := range p.Taints {
+			if ng.Taints == nil {
+				ng.Taints = map[string]terraform.Taint{}
+			}
+			// Keys are unique per pool (validation), so they name the taints.
+			ng.Taints[t.Key] = terraform.Taint{Key: t.Key, Value: t.Value, Effect: terraform.Effects[string(t.Effect)]}
+		}
+		groups[p.Name] = ng
+		for k, v := range scaleFromZeroTags(p) {
+			tags[p.Name+"|"+k] = terraform.ASGTag{NodeGroup: p.Name, Key: k, Value: v}
+		}
+		zones[p.Name] = p.Zones
+	}
+	out.JSON(TerraformPath, map[string]any{terraform.NodeGroupsVar: groups, terraform.ASGTagsVar: tags, terraform.ZonesVar: zones})
+}
+
+func amiType(p derive.Pool) string {
+	switch {
+	case p.AMIFamily() == eksctl.Bottlerocket && p.GPU != nil:
+		return "BOTTLEROCKET_x86_64_NVIDIA"
+	case p.AMIFamily() == eksctl.Bottlerocket:
+		return "BOTTLEROCKET_x86_64"
+	case p.GPU != nil:
+		return "AL2023_x86_64_NVIDIA"
+	}
+	return "AL2023_x86_64_STANDARD"
+}

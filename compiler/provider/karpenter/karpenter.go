@@ -1,0 +1,89 @@
+// Package karpenter is the provider of Karpenter NodePools: pools whose
+// provisioner is "karpenter" or "both" get a NodePool and an EC2NodeClass,
+// and the checker's nodes are read back from the NodePools.
+package karpenter
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	wire "github.com/gpufleet/gpufleet/compiler/wire/karpenter"
+)
+
+// Path holds the NodePools and EC2NodeClasses of Karpenter pools.
+const Path = "nodegroups/karpenter.yaml"
+
+// Provider is the Karpenter provider.
+type Provider struct{}
+
+// Name implements provider.Provider.
+func (Provider) Name() string { return "Karpenter" }
+
+// NodeGroups reads the NodePools back (the file is absent when no pool uses
+// Karpenter). Nodes get the labels Karpenter sets from single-valued
+// requirements and its own; the pool's max size is our annotation, since
+// Karpenter bounds a pool by resources alone.
+func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
+	groups, err := nodePools(t[Path])
+	if err != nil {
+		return nil, fmt.Errorf("check: %s: %w", Path, err)
+	}
+	return groups, nil
+}
+
+func nodePools(raw []byte) ([]nodes.Group, error) {
+	var groups []nodes.Group
+	for _, doc := range tree.Docs(raw) {
+		kind, err := tree.Kind(doc)
+		if err != nil {
+			return nil, err
+		}
+		if kind != "NodePool" {
+			continue
+		}
+		var np wire.NodePool
+		if err := tree.Decode(doc, &np); err != nil {
+			return nil, err
+		}
+		g := nodes.Group{
+			Pool: np.Name, Source: Path, Taints: np.Spec.Template.Spec.Taints,
+			Labels:    map[string]string{},
+			OwnLabels: map[string]string{wire.LabelKarpenterNodePool: np.Name},
+		}
+		for k, v := range np.Spec.Template.Metadata.Labels {
+			g.Labels[k] = v
+		}
+		for _, r := range np.Spec.Template.Spec.Requirements {
+			if r.Operator != corev1.NodeSelectorOpIn {
+				return nil, fmt.Errorf("NodePool %s: requirement on %s: the checker reads only In", np.Name, r.Key)
+			}
+			switch r.Key {
+			case keys.LabelInstanceType:
+				g.InstanceTypes = r.Values
+			case keys.LabelZone:
+				g.Zones = r.Values
+			case wire.LabelKarpenterCapacity:
+				if len(r.Values) != 1 {
+					return nil, fmt.Errorf("NodePool %s: %s must name one capacity type, got %v", np.Name, r.Key, r.Values)
+				}
+				g.Spot = r.Values[0] == "spot"
+				g.OwnLabels[r.Key] = r.Values[0]
+			}
+		}
+		n, err := strconv.ParseInt(np.Annotations[keys.AnnotationMaxNodes], 10, 32)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("NodePool %s: annotation %s: want the pool's max nodes, got %q", np.Name, keys.AnnotationMaxNodes, np.Annotations[keys.AnnotationMaxNodes])
+		}
+		g.MaxNodes = int32(n)
+		if len(g.InstanceTypes) == 0 || len(g.Zones) == 0 {
+			return nil, fmt.Errorf("NodePool %s: needs In requirements on %s and %s", np.Name, keys.LabelInstanceType, keys.LabelZone)
+		}
+		groups = append(groups, g)
+	}
+	return groups, nil
+}

@@ -1,0 +1,169 @@
+package karpenter
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/encode"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
+	wire "github.com/gpufleet/gpufleet/compiler/wire/karpenter"
+)
+
+// Preference weights: Karpenter launches for a pending pod from the
+// highest-weighted NodePool it fits. Spot first (cheaper, and only classes
+// that tolerate spot can use it), and a dedicated pool before a shared one
+// (the classes it is dedicated to prefer it, as their affinity says).
+const (
+	weightBase      = 10
+	weightSpot      = 40
+	weightDedicated = 20
+)
+
+// Render writes the NodePools and EC2NodeClasses of the pools Karpenter
+// provisions. A GitOps controller applies them: they are cluster objects.
+func (Provider) Render(d *derive.Fleet, out *encode.Batch) []string {
+	var pools, classes []any
+	seen := map[string]bool{}
+	for _, p := range d.Pools {
+		if !p.Spec.HasNodePool() {
+			continue
+		}
+		nc := nodeClass(d.Spec.Cluster, p)
+		if !seen[nc.Name] {
+			seen[nc.Name] = true
+			classes = append(classes, nc)
+		}
+		pools = append(pools, nodePool(d, p, nc.Name))
+	}
+	if len(pools) == 0 {
+		return nil
+	}
+	out.YAML(Path, append(classes, pools...)...)
+	return []string{Path}
+}
+
+func nodePool(d *derive.Fleet, p derive.Pool, nodeClass string) *wire.NodePool {
+	capacity := spec.OnDemand
+	weight := int32(weightBase)
+	if p.Spec.Capacity == spec.Spot {
+		capacity, weight = spec.Spot, weight+weightSpot
+	}
+	if len(p.Spec.DedicatedTo) > 0 {
+		weight += weightDedicated
+	}
+	np := &wire.NodePool{
+		TypeMeta:   metav1.TypeMeta{APIVersion: wire.NodePoolAPIVersion, Kind: "NodePool"},
+		ObjectMeta: keys.ObjectMeta(p.Name, "", nil),
+		Spec: wire.NodePoolSpec{
+			Template: wire.NodeClaimTemplate{
+				Metadata: wire.TemplateMetadata{Labels: p.Labels},
+				Spec: wire.NodeClaimTemplateSpec{
+					Requirements: []corev1.NodeSelectorRequirement{
+						{Key: keys.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: p.Spec.InstanceTypes},
+						{Key: wire.LabelKarpenterCapacity, Operator: corev1.NodeSelectorOpIn, Values: []string{capacity}},
+						{Key: keys.LabelZone, Operator: corev1.NodeSelectorOpIn, Values: p.Zones},
+					},
+					Taints:       p.Taints,
+					NodeClassRef: wire.NodeClassRef{Group: wire.EC2NodeClassGroup, Kind: "EC2NodeClass", Name: nodeClass},
+				},
+			},
+			Disruption: disruption(d, p),
+			Limits:     limits(p),
+			Weight:     weight,
+		},
+	}
+	np.Annotations = map[string]string{keys.AnnotationMaxNodes: strconv.Itoa(int(p.Spec.Size.Max))}
+	return np
+}
+
+// disruption lets Karpenter repack batch capacity, whose work checkpoints
+// and requeues, and only retire empty nodes of serving pools, a few at a
+// time, so that consolidation never takes replicas of a live endpoint down.
+func disruption(d *derive.Fleet, p derive.Pool) wire.Disruption {
+	if p.Spec.Capacity == spec.Spot || batchOnly(d, p) {
+		return wire.Disruption{ConsolidationPolicy: "WhenEmptyOrUnderutilized", ConsolidateAfter: "5m"}
+	}
+	return wire.Disruption{ConsolidationPolicy: "WhenEmpty", ConsolidateAfter: "10m", Budgets: []wire.Budget{{Nodes: "10%"}}}
+}
+
+// batchOnly reports whether the pool is dedicated to Job classes alone.
+// Which shared pools a class lands on is known only after the checker runs.
+func batchOnly(d *derive.Fleet, p derive.Pool) bool {
+	for _, cl := range p.Spec.DedicatedTo {
+		if d.Spec.Classes[cl].Kind != keys.KindJob {
+			return false
+		}
+	}
+	return len(p.Spec.DedicatedTo) > 0
+}
+
+// limits caps the pool at its max size of its largest instance type, per
+// resource, so Karpenter never grows it beyond what the checker assumed.
+func limits(p derive.Pool) corev1.ResourceList {
+	var cpuMilli, memBytes, gpus int64
+	for _, in := range p.Instances {
+		c := in.Capacity()
+		cpuMilli = max(cpuMilli, c.Cpu().MilliValue())
+		memBytes = max(memBytes, c.Memory().Value())
+		g := c[catalog.ResourceGPU]
+		gpus = max(gpus, g.Value())
+	}
+	n := int64(p.Spec.Size.Max)
+	rl := corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(cpuMilli*n, resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(memBytes*n, resource.BinarySI),
+	}
+	if gpus > 0 {
+		rl[catalog.ResourceGPU] = *resource.NewQuantity(gpus*n, resource.DecimalSI)
+	}
+	return rl
+}
+
+// nodeClass is the EC2NodeClass a pool's nodes launch from. Pools with the
+// same AMI family and volume share one, named after both.
+func nodeClass(cl spec.Cluster, p derive.Pool) *wire.EC2NodeClass {
+	family := p.AMIFamily()
+	alias := "al2023"
+	if family == eksctl.Bottlerocket {
+		alias = "bottlerocket"
+	}
+	size := p.VolumeGiB()
+	role := "KarpenterNodeRole-" + cl.Name
+	if cl.Karpenter != nil && cl.Karpenter.Role != "" {
+		role = cl.Karpenter.Role
+	}
+	discovery := []wire.TagSelectorTerm{{Tags: map[string]string{wire.DiscoveryTag: cl.Name}}}
+	return &wire.EC2NodeClass{
+		TypeMeta:   metav1.TypeMeta{APIVersion: wire.EC2NodeClassAPIVersion, Kind: "EC2NodeClass"},
+		ObjectMeta: keys.ObjectMeta(fmt.Sprintf("gpufleet-%s-%dgi", alias, size), "", nil),
+		Spec: wire.EC2NodeClassSpec{
+			// The alias picks the NVIDIA variant on GPU instance types.
+			AMISelectorTerms:           []wire.AMISelectorTerm{{Alias: alias + "@latest"}},
+			Role:                       role,
+			SubnetSelectorTerms:        discovery,
+			SecurityGroupSelectorTerms: discovery,
+			BlockDeviceMappings:        blockDevices(family, size),
+		},
+	}
+}
+
+// blockDevices sizes the volume images and pods live on: the root on
+// AL2023; on Bottlerocket its data volume, beside its small OS volume.
+// Encrypted, as Karpenter's own defaults are.
+func blockDevices(family string, size int32) []wire.BlockDeviceMapping {
+	ebs := func(gib int32) wire.EBS {
+		return wire.EBS{VolumeSize: strconv.Itoa(int(gib)) + "Gi", VolumeType: "gp3", Encrypted: true, DeleteOnTermination: true}
+	}
+	if family == eksctl.Bottlerocket {
+		return []wire.BlockDeviceMapping{{DeviceName: "/dev/xvda", EBS: ebs(4)}, {DeviceName: "/dev/xvdb", EBS: ebs(size)}}
+	}
+	return []wire.BlockDeviceMapping{{DeviceName: "/dev/xvda", EBS: ebs(size)}}
+}

@@ -1,0 +1,104 @@
+// Package karpenter holds the part of Karpenter's v1 API that gpufleet
+// writes (NodePool, EC2NodeClass). The tests validate it against the CRDs of
+// the pinned Karpenter releases (third_party/karpenter).
+package karpenter
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Karpenter's API groups and its well-known labels.
+const (
+	NodePoolAPIVersion     = "karpenter.sh/v1"
+	EC2NodeClassAPIVersion = "karpenter.k8s.aws/v1"
+	EC2NodeClassGroup      = "karpenter.k8s.aws"
+	LabelKarpenterCapacity = "karpenter.sh/capacity-type"
+	LabelKarpenterNodePool = "karpenter.sh/nodepool"
+	// AnnotationMaxNodes is the pool's max size. Karpenter bounds a pool by
+	// resources, not nodes; the checker needs the node count.
+	// DiscoveryTag selects the cluster's subnets and security groups, as
+	// Karpenter's getting-started CloudFormation tags them.
+	DiscoveryTag = "karpenter.sh/discovery"
+)
+
+// NodePool is karpenter.sh/v1 NodePool, the part gpufleet writes.
+type NodePool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              NodePoolSpec `json:"spec"`
+}
+
+type NodePoolSpec struct {
+	Template   NodeClaimTemplate   `json:"template"`
+	Disruption Disruption          `json:"disruption"`
+	Limits     corev1.ResourceList `json:"limits,omitempty"`
+	Weight     int32               `json:"weight,omitempty"`
+}
+
+type NodeClaimTemplate struct {
+	Metadata TemplateMetadata      `json:"metadata"`
+	Spec     NodeClaimTemplateSpec `json:"spec"`
+}
+
+type TemplateMetadata struct {
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+type NodeClaimTemplateSpec struct {
+	Requirements []corev1.NodeSelectorRequirement `json:"requirements"`
+	Taints       []corev1.Taint                   `json:"taints,omitempty"`
+	NodeClassRef NodeClassRef                     `json:"nodeClassRef"`
+}
+
+type NodeClassRef struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+	Name  string `json:"name"`
+}
+
+type Disruption struct {
+	ConsolidationPolicy string   `json:"consolidationPolicy"`
+	ConsolidateAfter    string   `json:"consolidateAfter"`
+	Budgets             []Budget `json:"budgets,omitempty"`
+}
+
+type Budget struct {
+	Nodes string `json:"nodes"`
+}
+
+// EC2NodeClass is karpenter.k8s.aws/v1 EC2NodeClass, the part gpufleet
+// writes.
+type EC2NodeClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              EC2NodeClassSpec `json:"spec"`
+}
+
+type EC2NodeClassSpec struct {
+	AMISelectorTerms           []AMISelectorTerm    `json:"amiSelectorTerms"`
+	Role                       string               `json:"role"`
+	SubnetSelectorTerms        []TagSelectorTerm    `json:"subnetSelectorTerms"`
+	SecurityGroupSelectorTerms []TagSelectorTerm    `json:"securityGroupSelectorTerms"`
+	BlockDeviceMappings        []BlockDeviceMapping `json:"blockDeviceMappings"`
+}
+
+type AMISelectorTerm struct {
+	Alias string `json:"alias"`
+}
+
+type TagSelectorTerm struct {
+	Tags map[string]string `json:"tags"`
+}
+
+type BlockDeviceMapping struct {
+	DeviceName string `json:"deviceName"`
+	EBS        EBS    `json:"ebs"`
+}
+
+type EBS struct {
+	VolumeSize          string `json:"volumeSize"`
+	VolumeType          string `json:"volumeType"`
+	Encrypted           bool   `json:"encrypted"`
+	DeleteOnTermination bool   `json:"deleteOnTermination"`
+}
