@@ -1,18 +1,16 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpufleet/gpufleet/compiler/diag"
 	"github.com/gpufleet/gpufleet/compiler/write"
 )
 
 func newBuildCmd(stdout, stderr io.Writer) *cobra.Command {
-	var out, format string
+	var dir, format string
 	var checkOnly, pruneOld bool
 	cmd := &cobra.Command{
 		Use:   "build SPEC... [-o DIR]",
@@ -45,91 +43,45 @@ not generate are left alone.`,
   gpufleet build fleets/llm-serving -o out/llm --format json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if out == "" {
+			if dir == "" {
 				return usageError(c, "-o needs a directory")
 			}
 			if checkOnly && pruneOld {
 				return usageError(c, "--check writes nothing, so it cannot --prune")
 			}
-			res, err := compileFor(c, stdout, format, args)
+			out, err := treeOutputFor(c, format, stdout, stderr)
 			if err != nil {
 				return err
 			}
+			res, err := compile(out, args)
+			if err != nil {
+				return err
+			}
+			out.buildFindings(res.Report)
 			if res.Report.Errors() > 0 {
 				// A tree that places workloads where they cannot run, or
 				// where they must not, is never written.
-				if format == formatGitHub {
-					writeGitHubFindings(stdout, res.Report)
-				}
 				printFindings(stderr, res.Report)
-				fmt.Fprintf(stderr, "gpufleet build: not writing %s: the placement checker found errors (see 'gpufleet explain')\n", out)
+				fmt.Fprintf(stderr, "gpufleet build: not writing %s: the placement checker found errors (see 'gpufleet explain')\n", dir)
 				return &exitError{code: ExitFindings}
-			}
-			if format == formatGitHub {
-				writeGitHubFindings(stdout, res.Report)
 			}
 			color := useColor(stderr)
 			for _, f := range res.Report.Findings {
 				fmt.Fprintln(stderr, findingLine(f, color))
 			}
 			if checkOnly {
-				return stale(c, stdout, stderr, format, out, res)
+				return stale(c, out, dir, res)
 			}
-			wr, err := write.Tree(out, res.Tree, write.Options{Prune: pruneOld})
+			wr, err := write.Tree(dir, res.Tree, write.Options{Prune: pruneOld})
 			if err != nil {
 				return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
 			}
-			sum := summarize(res)
-			if format == formatJSON {
-				return writeJSON(stdout, map[string]any{
-					"ok": true, "output": out, "summary": sum,
-					"written": nonNil(wr.Written), "unchanged": nonNil(wr.Unchanged), "pruned": nonNil(wr.Pruned),
-				})
-			}
-			fmt.Fprintf(stdout, "%s\nwrote %s to %s (%d unchanged)\n", sum, plural(len(wr.Written), "file", "files"), out, len(wr.Unchanged))
-			for _, p := range wr.Pruned {
-				fmt.Fprintf(stdout, "pruned %s\n", p)
-			}
-			return nil
+			return out.built(dir, summarize(res), wr)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "out", "output directory")
+	cmd.Flags().StringVarP(&dir, "output", "o", "out", "output directory")
 	cmd.Flags().BoolVar(&pruneOld, "prune", false, "delete files an earlier build generated that this spec no longer does (only those listed in DIR/"+write.ManifestPath+")")
 	cmd.Flags().BoolVar(&checkOnly, "check", false, "write nothing; exit 1 if DIR differs from the compiled tree (as 'gpufleet diff')")
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
-}
-
-// specError reports an invalid spec: as text on stderr, or as JSON on
-// stdout for programs, exiting 2 either way. With github or sarif, the
-// annotations or the SARIF log go to stdout and the text to stderr.
-func specError(stdout io.Writer, format string, err error) error {
-	var dl diag.List
-	if !errors.As(err, &dl) {
-		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet: %v", err)}
-	}
-	switch format {
-	case formatJSON:
-		if err := writeJSON(stdout, map[string]any{"ok": false, "diagnostics": dl}); err != nil {
-			return err
-		}
-		return &exitError{code: ExitInvalid}
-	case formatGitHub:
-		// Annotations on stdout; the same errors stay readable in the log.
-		writeGitHubDiags(stdout, dl)
-		return dl
-	case formatSARIF:
-		if err := writeSARIF(stdout, sarifDiags(dl)); err != nil {
-			return err
-		}
-		return dl
-	}
-	return dl
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

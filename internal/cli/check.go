@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
-	"github.com/gpufleet/gpufleet/compiler/report"
 )
 
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -40,44 +38,22 @@ NO_COLOR is set.`,
   gpufleet check fleet/ --format sarif > gpufleet.sarif`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			res, err := compileFor(c, stdout, format, args)
+			out, err := outputFor(c, format, stdout, stderr)
 			if err != nil {
 				return err
 			}
-			switch format {
-			case formatJSON:
-				j, err := report.JSON(res.Report)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(stdout, "%s\n", j)
-			case formatGitHub, formatSARIF:
-				if err := writeFindings(stdout, stderr, format, res.Report); err != nil {
-					return err
-				}
-			default:
-				fmt.Fprintf(stdout, "%s\n\n%s\n", summarize(res), report.Matrix(res.Report, 80))
-				printFindings(stdout, res.Report)
+			res, err := compile(out, args)
+			if err != nil {
+				return err
+			}
+			if err := out.checkReport(res); err != nil {
+				return err
 			}
 			return findingsExit(res.Report)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
-}
-
-func printFindings(w io.Writer, r *check.Report) {
-	color := useColor(w)
-	fmt.Fprintln(w, countLine(r))
-	for _, f := range r.Findings {
-		fmt.Fprintln(w, findingLine(f, color))
-	}
-}
-
-// countLine is "N errors, M warnings".
-func countLine(r *check.Report) string {
-	errs := r.Errors()
-	return fmt.Sprintf("%s, %s", plural(errs, "error", "errors"), plural(len(r.Findings)-errs, "warning", "warnings"))
 }
 
 // findingsExit is exit 1 when the checker proved an error.

@@ -11,7 +11,7 @@ import (
 )
 
 func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
-	var out, format string
+	var dir, format string
 	cmd := &cobra.Command{
 		Use:   "diff SPEC... -o DIR",
 		Short: "Show how the committed tree differs from what the spec compiles to",
@@ -28,43 +28,36 @@ Files in DIR that gpufleet does not generate are ignored.`,
   gpufleet diff fleets/platform -o golden/platform --format json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if out == "" {
+			if dir == "" {
 				return usageError(c, "-o needs a directory")
 			}
-			res, err := compileFor(c, stdout, format, args)
+			out, err := treeOutputFor(c, format, stdout, stderr)
 			if err != nil {
 				return err
 			}
-			return stale(c, stdout, stderr, format, out, res)
+			res, err := compile(out, args)
+			if err != nil {
+				return err
+			}
+			return stale(c, out, dir, res)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "out", "the committed output tree to compare with")
+	cmd.Flags().StringVarP(&dir, "output", "o", "out", "the committed output tree to compare with")
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
 }
 
-// stale compares the compiled tree with dir and exits 1 if they differ.
-func stale(c *cobra.Command, stdout, stderr io.Writer, format, dir string, res *compiler.Result) error {
+// stale reports how the tree in dir differs from the compiled one, and
+// exits 1 if it does.
+func stale(c *cobra.Command, out treeOutput, dir string, res *compiler.Result) error {
 	changes, err := write.Compare(dir, res.Tree)
 	if err != nil {
 		return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %v", c.CommandPath(), err)}
 	}
-	if format == formatJSON {
-		if changes == nil {
-			changes = []write.Change{}
-		}
-		if err := writeJSON(stdout, map[string]any{"upToDate": len(changes) == 0, "output": dir, "changes": changes}); err != nil {
-			return err
-		}
-	} else {
-		for _, ch := range changes {
-			fmt.Fprint(stdout, ch.Diff)
-		}
+	if err := out.diff(dir, changes); err != nil {
+		return err
 	}
 	if len(changes) == 0 {
-		if format != formatJSON {
-			fmt.Fprintf(stderr, "%s is up to date\n", dir)
-		}
 		return nil
 	}
 	missing := 0

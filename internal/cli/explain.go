@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 )
 
@@ -30,9 +29,9 @@ against tolerations, requests against allocatable).`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			specs, class := args[:len(args)-1], args[len(args)-1]
-			res, err := compiler.Compile(specs)
+			res, err := compile(newTextOutput(stdout, stderr), specs)
 			if err != nil {
-				return specError(stdout, formatText, err)
+				return err
 			}
 			r := res.Report
 			if !contains(r.Classes, class) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -23,29 +22,16 @@ checker found an error. --format github prints GitHub Actions annotations,
   gpufleet vet fleet/ --format github`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			res, err := compileFor(c, stdout, format, args)
+			out, err := outputFor(c, format, stdout, stderr)
 			if err != nil {
 				return err
 			}
-			sum := summarize(res)
-			if format == formatGitHub || format == formatSARIF {
-				if err := writeFindings(stdout, stderr, format, res.Report); err != nil {
-					return err
-				}
-				return findingsExit(res.Report)
+			res, err := compile(out, args)
+			if err != nil {
+				return err
 			}
-			if format == formatJSON {
-				if err := writeJSON(stdout, map[string]any{"ok": res.Report.Errors() == 0, "summary": sum, "diagnostics": []any{}, "findings": res.Report.Findings}); err != nil {
-					return err
-				}
-				return findingsExit(res.Report)
-			}
-			fmt.Fprintf(stdout, "%s\n", sum)
-			if len(res.Report.Findings) > 0 {
-				fmt.Fprintln(stdout)
-				printFindings(stdout, res.Report)
-			} else {
-				fmt.Fprintln(stdout, "ok")
+			if err := out.vetReport(res); err != nil {
+				return err
 			}
 			return findingsExit(res.Report)
 		},

@@ -5,9 +5,40 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/diag"
 )
+
+// formatGitHub prints GitHub Actions annotations on stdout, so spec errors
+// and findings show on the pull request's diff. The text stays on stderr
+// for the log's reader, and build and diff print their text output.
+const formatGitHub = "github"
+
+type githubOutput struct {
+	textOutput // built and diff
+}
+
+func newGitHubOutput(stdout, stderr io.Writer) output {
+	return &githubOutput{textOutput{stdout: stdout, stderr: stderr}}
+}
+
+// specError annotates stdout; Run still prints the errors on stderr.
+func (o *githubOutput) specError(dl diag.List) error {
+	writeGitHubDiags(o.stdout, dl)
+	return dl
+}
+
+func (o *githubOutput) checkReport(res *compiler.Result) error { return o.findings(res.Report) }
+func (o *githubOutput) vetReport(res *compiler.Result) error   { return o.findings(res.Report) }
+func (o *githubOutput) buildFindings(r *check.Report)          { writeGitHubFindings(o.stdout, r) }
+
+// findings annotates stdout and leaves the counts on stderr.
+func (o *githubOutput) findings(r *check.Report) error {
+	writeGitHubFindings(o.stdout, r)
+	fmt.Fprintln(o.stderr, countLine(r))
+	return nil
+}
 
 // GitHub Actions workflow commands
 // (https://docs.github.com/actions/reference/workflow-commands-for-github-actions):

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/diag"
 )
@@ -16,6 +18,40 @@ import (
 // static-analysis format GitHub code scanning and most CI systems ingest.
 // Only the properties gpufleet fills are declared; field order is fixed and
 // rules and results are sorted, so the same spec gives the same bytes.
+// The log goes to stdout, the text to stderr for the log's reader.
+
+// formatSARIF is for code scanning; check and vet only, as a SARIF log has
+// no place for a written tree or a diff.
+const formatSARIF = "sarif"
+
+type sarifOutput struct {
+	stdout, stderr io.Writer
+}
+
+func newSARIFOutput(stdout, stderr io.Writer) output {
+	return &sarifOutput{stdout: stdout, stderr: stderr}
+}
+
+// specError writes a log of the spec errors; Run still prints them on
+// stderr.
+func (o *sarifOutput) specError(dl diag.List) error {
+	if err := writeSARIF(o.stdout, sarifDiags(dl)); err != nil {
+		return err
+	}
+	return dl
+}
+
+func (o *sarifOutput) checkReport(res *compiler.Result) error { return o.findings(res.Report) }
+func (o *sarifOutput) vetReport(res *compiler.Result) error   { return o.findings(res.Report) }
+
+// findings writes the log and leaves the counts on stderr.
+func (o *sarifOutput) findings(r *check.Report) error {
+	if err := writeSARIF(o.stdout, sarifFindings(r)); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.stderr, countLine(r))
+	return nil
+}
 
 const (
 	sarifSchema  = "https://json.schemastore.org/sarif-2.1.0.json"

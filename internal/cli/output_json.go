@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/report"
+	"github.com/gpufleet/gpufleet/compiler/write"
+)
+
+// formatJSON is for programs: one JSON document on stdout, and nothing on
+// stderr that a program would need.
+const formatJSON = "json"
+
+type jsonOutput struct {
+	stdout io.Writer
+}
+
+func newJSONOutput(stdout, stderr io.Writer) output {
+	return &jsonOutput{stdout: stdout}
+}
+
+// specError keeps stdout parseable: the diagnostics go in the document,
+// and stderr stays empty.
+func (o *jsonOutput) specError(dl diag.List) error {
+	if err := writeJSON(o.stdout, map[string]any{"ok": false, "diagnostics": dl}); err != nil {
+		return err
+	}
+	return &exitError{code: ExitInvalid}
+}
+
+// checkReport prints the report document, the same as
+// report/placement.json in the built tree.
+func (o *jsonOutput) checkReport(res *compiler.Result) error {
+	j, err := report.JSON(res.Report)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.stdout, "%s\n", j)
+	return nil
+}
+
+func (o *jsonOutput) vetReport(res *compiler.Result) error {
+	return writeJSON(o.stdout, map[string]any{"ok": res.Report.Errors() == 0, "summary": summarize(res), "diagnostics": []any{}, "findings": res.Report.Findings})
+}
+
+// buildFindings prints nothing: the findings are in report/placement.json.
+func (o *jsonOutput) buildFindings(*check.Report) {}
+
+func (o *jsonOutput) built(dir string, sum summary, wr *write.Result) error {
+	return writeJSON(o.stdout, map[string]any{
+		"ok": true, "output": dir, "summary": sum,
+		"written": nonNil(wr.Written), "unchanged": nonNil(wr.Unchanged), "pruned": nonNil(wr.Pruned),
+	})
+}
+
+func (o *jsonOutput) diff(dir string, changes []write.Change) error {
+	if changes == nil {
+		changes = []write.Change{}
+	}
+	return writeJSON(o.stdout, map[string]any{"upToDate": len(changes) == 0, "output": dir, "changes": changes})
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// nonNil makes an empty list [] in JSON, not null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

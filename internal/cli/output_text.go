@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/report"
+	"github.com/gpufleet/gpufleet/compiler/write"
+)
+
+// formatText is for people: the default, and the log every other format
+// keeps on stderr.
+const formatText = "text"
+
+type textOutput struct {
+	stdout, stderr io.Writer
+}
+
+func newTextOutput(stdout, stderr io.Writer) output {
+	return &textOutput{stdout: stdout, stderr: stderr}
+}
+
+// specError leaves the spec errors to Run, which prints them on stderr.
+func (o *textOutput) specError(dl diag.List) error { return dl }
+
+func (o *textOutput) checkReport(res *compiler.Result) error {
+	fmt.Fprintf(o.stdout, "%s\n\n%s\n", summarize(res), report.Matrix(res.Report, 80))
+	printFindings(o.stdout, res.Report)
+	return nil
+}
+
+func (o *textOutput) vetReport(res *compiler.Result) error {
+	fmt.Fprintf(o.stdout, "%s\n", summarize(res))
+	if len(res.Report.Findings) > 0 {
+		fmt.Fprintln(o.stdout)
+		printFindings(o.stdout, res.Report)
+	} else {
+		fmt.Fprintln(o.stdout, "ok")
+	}
+	return nil
+}
+
+// buildFindings prints nothing: build logs the findings on stderr.
+func (o *textOutput) buildFindings(*check.Report) {}
+
+func (o *textOutput) built(dir string, sum summary, wr *write.Result) error {
+	fmt.Fprintf(o.stdout, "%s\nwrote %s to %s (%d unchanged)\n", sum, plural(len(wr.Written), "file", "files"), dir, len(wr.Unchanged))
+	for _, p := range wr.Pruned {
+		fmt.Fprintf(o.stdout, "pruned %s\n", p)
+	}
+	return nil
+}
+
+// diff prints the unified diffs on stdout, so they can be piped to a
+// patch or a pager, and says so on stderr when there are none.
+func (o *textOutput) diff(dir string, changes []write.Change) error {
+	for _, ch := range changes {
+		fmt.Fprint(o.stdout, ch.Diff)
+	}
+	if len(changes) == 0 {
+		fmt.Fprintf(o.stderr, "%s is up to date\n", dir)
+	}
+	return nil
+}
+
+func printFindings(w io.Writer, r *check.Report) {
+	color := useColor(w)
+	fmt.Fprintln(w, countLine(r))
+	for _, f := range r.Findings {
+		fmt.Fprintln(w, findingLine(f, color))
+	}
+}
+
+// countLine is "N errors, M warnings".
+func countLine(r *check.Report) string {
+	errs := r.Errors()
+	return fmt.Sprintf("%s, %s", plural(errs, "error", "errors"), plural(len(r.Findings)-errs, "warning", "warnings"))
+}
