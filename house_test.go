@@ -73,3 +73,69 @@ func TestMakeHelpListsEveryTarget(t *testing.T) {
 		}
 	}
 }
+
+// The pipeline's stages, in order. A package may depend on the leaves
+// (inputs, shared types and wire formats) and on earlier stages, never on a
+// later one.
+var stages = [][]string{
+	{"compiler/load"},
+	{"compiler/validate"},
+	{"compiler/derive"},
+	{"compiler/verify"},
+	{"compiler/render", "compiler/encode", "compiler/provider", "compiler/provider/"},
+	{"compiler/check"},
+	{"compiler/report"},
+	{"compiler/write"},
+	{"compiler", "internal/cli"},
+}
+
+// After render the stages read the tree: they may depend on the leaves and
+// on each other, never on how the tree was made.
+var readsTree = map[string]bool{"compiler/check": true, "compiler/report": true, "compiler/write": true}
+
+const module = "github.com/gpufleet/gpufleet/"
+
+func stageOf(pkg string) int {
+	for i, s := range stages {
+		for _, p := range s {
+			if pkg == p || strings.HasSuffix(p, "/") && strings.HasPrefix(pkg, p) {
+				return i
+			}
+		}
+	}
+	return -1 // a leaf
+}
+
+// TestDependencyRule pins the seams: no package depends on a later stage,
+// and check, report and write depend on no stage before them but check.
+func TestDependencyRule(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "./compiler/...", "./internal/cli").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		own := stageOf(pkg)
+		for _, dep := range fields[1:] {
+			if !strings.HasPrefix(dep, module) {
+				continue
+			}
+			dep = strings.TrimPrefix(dep, module)
+			ds := stageOf(dep)
+			switch {
+			case own < 0 && ds >= 0:
+				t.Errorf("%s is a leaf but depends on the stage %s", pkg, dep)
+			case ds > own && own >= 0:
+				t.Errorf("%s depends on %s, a later stage", pkg, dep)
+			case readsTree[pkg] && ds >= 0 && !readsTree[dep]:
+				t.Errorf("%s reads the tree but depends on %s, which makes it", pkg, dep)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no dependencies listed")
+	}
+}

@@ -51,12 +51,13 @@ func quotaMilli(rl corev1.ResourceList) map[string]int64 {
 	return out
 }
 
-// severities applies the spec's checks settings to the deny-side proofs.
+// severities applies the spec's checks settings to the checks the registry
+// lets a spec lower (check.Check.Lowerable).
 func severities(f *spec.Fleet, r *check.Report) {
 	if f.Checks == nil {
 		return
 	}
-	set := map[string]string{"CPUOnGPU": f.Checks.CPUOnGPU, "OnDemandOnSpot": f.Checks.OnDemandOnSpot, "Dedicated": f.Checks.Dedicated}
+	set := map[check.ID]string{check.IDCPUOnGPU: f.Checks.CPUOnGPU, check.IDOnDemandOnSpot: f.Checks.OnDemandOnSpot, check.IDDedicated: f.Checks.Dedicated}
 	for i := range r.Findings {
 		if s := set[r.Findings[i].Check]; s != "" {
 			r.Findings[i].Severity = s

@@ -70,7 +70,7 @@ func TestKueueChecksCanFail(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for _, f := range rep.Findings {
-		got[f.Check] = true
+		got[string(f.Check)] = true
 		t.Log(f)
 	}
 	for _, want := range []string{"KueueCovered", "KueueOrder", "KueueLimits"} {

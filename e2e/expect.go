@@ -10,11 +10,7 @@ import (
 
 // placementChecks are the checker's findings that say a class's pods
 // cannot all run: kube-scheduler must leave some Pending.
-var placementChecks = []string{"Lands", "Gang", "Capacity", "InterPodAffinity", "PodTopologySpread"}
-
-// denyChecks are findings that a class can land where it must not:
-// kube-scheduler must bind a pod there when it is pinned to the pool.
-var denyChecks = []string{"CPUOnGPU", "OnDemandOnSpot", "Dedicated"}
+var placementChecks = []check.ID{check.IDLands, check.IDGang, check.IDCapacity, check.IDInterPodAffinity, check.IDPodTopologySpread}
 
 // expectation is what the checker's report predicts for one class.
 type expectation struct {
@@ -51,14 +47,14 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 		switch {
 		case slices.Contains(placementChecks, f.Check):
 			e.refused = true
-			e.findings = append(e.findings, f.Check+": "+f.Message)
+			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
 			for _, why := range findingReasons(r, f, cellReasons) {
 				reasons[why] = true
 			}
-		case f.Check == "QuotaFit" && f.Tenant == tenant:
+		case f.Check == check.IDQuotaFit && f.Tenant == tenant:
 			e.quota = true
-			e.findings = append(e.findings, f.Check+": "+f.Message)
-		case f.Check == "CPUOnGPU":
+			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
+		case f.Check == check.IDCPUOnGPU:
 			e.gpuOK = true
 		}
 	}
@@ -73,7 +69,7 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 // per-node reasons of every pool for Lands, and the reason the message ends
 // with for the multi-pod proofs.
 func findingReasons(r *check.Report, f check.Finding, cellReasons func(pool string) []string) []string {
-	if f.Check == "Lands" {
+	if f.Check == check.IDLands {
 		var out []string
 		for _, cell := range r.Cells {
 			if cell.Class == f.Class && !cell.Fits {

@@ -13,7 +13,7 @@ import (
 
 // placementChecks are the checker's multi-pod proofs: all of a class's pods
 // can run at once.
-var placementChecks = []string{"Lands", "Gang", "Capacity", "InterPodAffinity", "PodTopologySpread"}
+var placementChecks = []check.ID{check.IDLands, check.IDGang, check.IDCapacity, check.IDInterPodAffinity, check.IDPodTopologySpread}
 
 // TestPlacementDifferential builds each pool at max size (its nodes of the
 // type the checker credits, balanced over its zones) and places each
@@ -22,7 +22,7 @@ var placementChecks = []string{"Lands", "Gang", "Capacity", "InterPodAffinity", 
 // placement finding for the class, and the reverse.
 func TestPlacementDifferential(t *testing.T) {
 	classes, placedAll, refused := 0, 0, 0
-	byCheck := map[string]int{}
+	byCheck := map[check.ID]int{}
 	var bad []string
 	for _, fc := range fleetCases(t) {
 		res, cl := fc.compile(t)
@@ -77,7 +77,7 @@ func findingsOf(res *compiler.Result, class string) []string {
 	var out []string
 	for _, f := range res.Report.Findings {
 		if f.Class == class && slices.Contains(placementChecks, f.Check) {
-			out = append(out, f.Check+": "+f.Message)
+			out = append(out, string(f.Check)+": "+f.Message)
 		}
 	}
 	return out

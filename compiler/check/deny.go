@@ -18,15 +18,15 @@ func Deny(cl *Cluster, cells map[string][]Cell, in Intent) []Finding {
 			}
 			p := &cl.Pools[i]
 			if gpu.IsZero() && poolHasGPU(p) {
-				out = append(out, Finding{Severity: Error, Check: "CPUOnGPU", Class: c.Name, Pool: p.Name,
+				out = append(out, Finding{Severity: Error, Check: IDCPUOnGPU, Class: c.Name, Pool: p.Name,
 					Message: fmt.Sprintf("CPU-only class %s can land on GPU pool %s", c.Name, p.Name)})
 			}
 			if p.Spot && in.OnDemandOnly[c.Name] {
-				out = append(out, Finding{Severity: Error, Check: "OnDemandOnSpot", Class: c.Name, Pool: p.Name,
+				out = append(out, Finding{Severity: Error, Check: IDOnDemandOnSpot, Class: c.Name, Pool: p.Name,
 					Message: fmt.Sprintf("class %s demands on-demand capacity but can land on spot pool %s", c.Name, p.Name)})
 			}
 			if admits, ok := in.Dedicated[p.Name]; ok && !contains(admits, c.Name) {
-				out = append(out, Finding{Severity: Error, Check: "Dedicated", Class: c.Name, Pool: p.Name,
+				out = append(out, Finding{Severity: Error, Check: IDDedicated, Class: c.Name, Pool: p.Name,
 					Message: fmt.Sprintf("class %s can land on pool %s, which is dedicated to %v", c.Name, p.Name, admits)})
 			}
 		}

@@ -19,7 +19,7 @@ func TestDeny(t *testing.T) {
 	in := Intent{OnDemandOnly: map[string]bool{"web": true}, Dedicated: map[string][]string{"gpu-spot": {"train"}}}
 	var checks []string
 	for _, f := range Deny(cl, cells, in) {
-		checks = append(checks, f.Check)
+		checks = append(checks, string(f.Check))
 	}
 	if got := strings.Join(checks, ","); got != "CPUOnGPU,OnDemandOnSpot,Dedicated" {
 		t.Fatalf("findings %s, want all three deny-side proofs", got)

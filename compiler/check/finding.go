@@ -17,7 +17,7 @@ const (
 // Finding is one problem the checker proves.
 type Finding struct {
 	Severity string   `json:"severity"`
-	Check    string   `json:"check"`
+	Check    ID       `json:"check"`
 	Class    string   `json:"class,omitempty"`
 	Pool     string   `json:"pool,omitempty"`
 	Tenant   string   `json:"tenant,omitempty"`

@@ -34,10 +34,10 @@ func Gang(c *Class, cells []Cell, pools []Pool) []Finding {
 		return nil
 	}
 	what := fmt.Sprintf("%d replicas cannot all run", c.Pods)
-	check := "Capacity"
+	check := IDCapacity
 	if c.Gang {
 		what = fmt.Sprintf("a gang of %d pods cannot run at once", c.Pods)
-		check = "Gang"
+		check = IDGang
 	}
 	slices.Sort(reasons)
 	msg := fmt.Sprintf("%s: the pools that fit hold at most %d at max size (%s)", what, total, strings.Join(parts, ", "))

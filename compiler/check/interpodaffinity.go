@@ -43,7 +43,7 @@ func InterPodAffinity(c *Class, cells []Cell) []Finding {
 			continue
 		}
 		if limit > 0 && int64(c.Pods) > limit {
-			out = append(out, Finding{Severity: Error, Check: "InterPodAffinity", Class: c.Name,
+			out = append(out, Finding{Severity: Error, Check: IDInterPodAffinity, Class: c.Name,
 				Message: fmt.Sprintf("%d pods with required anti-affinity on %s need as many %s, the pools that fit have %d: %s",
 					c.Pods, term.TopologyKey, unit, limit, ErrReasonAntiAffinity)})
 		}

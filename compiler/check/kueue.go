@@ -34,11 +34,11 @@ func Kueue(tr tree.Tree, r *Report, queues []QueueIntent) error {
 	for _, f := range fs {
 		flavors[f.Name] = f.Spec
 		if n := len(f.Spec.NodeLabels); n > kueue.MaxFlavorLabels {
-			r.add(Finding{Severity: Error, Check: "KueueLimits", Pool: f.Name,
+			r.add(Finding{Severity: Error, Check: IDKueueLimits, Pool: f.Name,
 				Message: fmt.Sprintf("ResourceFlavor %s has %d nodeLabels; Kueue's CRD allows %d: drop extra pool labels", f.Name, n, kueue.MaxFlavorLabels)})
 		}
 		if n := len(f.Spec.NodeTaints); n > kueue.MaxFlavorTaints {
-			r.add(Finding{Severity: Error, Check: "KueueLimits", Pool: f.Name,
+			r.add(Finding{Severity: Error, Check: IDKueueLimits, Pool: f.Name,
 				Message: fmt.Sprintf("ResourceFlavor %s has %d nodeTaints; Kueue's CRD allows %d", f.Name, n, kueue.MaxFlavorTaints)})
 		}
 	}
@@ -86,7 +86,7 @@ func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
 func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, all cohorts, flavors map[string]kueue.ResourceFlavorSpec) {
 	for _, rg := range cq.Spec.ResourceGroups {
 		if len(rg.Flavors) > kueue.MaxFlavorsInGroup {
-			r.add(Finding{Severity: Error, Check: "KueueLimits", Tenant: q.Tenant,
+			r.add(Finding{Severity: Error, Check: IDKueueLimits, Tenant: q.Tenant,
 				Message: fmt.Sprintf("ClusterQueue %s lists %d flavors in a resource group; Kueue's CRD allows %d", cq.Name, len(rg.Flavors), kueue.MaxFlavorsInGroup)})
 		}
 		for _, f := range rg.Flavors {
@@ -95,7 +95,7 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, all cohorts, 
 				names = append(names, res.Name)
 			}
 			if !slices.Equal(names, rg.CoveredResources) {
-				r.add(Finding{Severity: Error, Check: "KueueOrder", Tenant: q.Tenant, Pool: f.Name,
+				r.add(Finding{Severity: Error, Check: IDKueueOrder, Tenant: q.Tenant, Pool: f.Name,
 					Message: fmt.Sprintf("ClusterQueue %s flavor %s lists %v, not coveredResources' order %v", cq.Name, f.Name, names, rg.CoveredResources)})
 			}
 		}
@@ -122,7 +122,7 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, all
 	}
 	for _, res := range c.Info.requests {
 		if !covered[res] {
-			r.add(Finding{Severity: Error, Check: "KueueCovered", Tenant: q.Tenant, Class: c.Name,
+			r.add(Finding{Severity: Error, Check: IDKueueCovered, Tenant: q.Tenant, Class: c.Name,
 				Message: fmt.Sprintf("tenant %s, class %s: resource %s unavailable in ClusterQueue %s", q.Tenant, c.Name, res, cq.Name)})
 		}
 	}
@@ -137,7 +137,7 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, all
 			case !ok:
 				why = append(why, reason)
 			case !lands && fits:
-				r.add(Finding{Severity: Error, Check: "KueueFlavor", Tenant: q.Tenant, Class: c.Name, Pool: f.Name,
+				r.add(Finding{Severity: Error, Check: IDKueueFlavor, Tenant: q.Tenant, Class: c.Name, Pool: f.Name,
 					Message: fmt.Sprintf("tenant %s: Kueue can admit class %s to flavor %s, but it cannot land on pool %s: its pods would stay Pending", q.Tenant, c.Name, f.Name, f.Name)})
 			case !lands:
 				why = append(why, fmt.Sprintf("class cannot land on pool %s", f.Name))
@@ -151,13 +151,13 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, all
 	switch {
 	case admitted > 0:
 	case len(short) > 0:
-		r.add(Finding{Severity: Error, Check: "KueueQuota", Tenant: q.Tenant, Class: c.Name,
+		r.add(Finding{Severity: Error, Check: IDKueueQuota, Tenant: q.Tenant, Class: c.Name,
 			Message: fmt.Sprintf("tenant %s, class %s: couldn't assign flavors to pod set main: %s (ExceedsMaxQuota)", q.Tenant, c.Name, strings.Join(short, "; "))})
 	default:
 		if len(why) == 0 {
 			why = []string{"no flavors"}
 		}
-		r.add(Finding{Severity: Error, Check: "KueueFlavor", Tenant: q.Tenant, Class: c.Name,
+		r.add(Finding{Severity: Error, Check: IDKueueFlavor, Tenant: q.Tenant, Class: c.Name,
 			Message: fmt.Sprintf("tenant %s: no flavor in ClusterQueue %s admits class %s: %s", q.Tenant, cq.Name, c.Name, strings.Join(why, "; "))})
 	}
 }

@@ -15,7 +15,7 @@ func Lands(c *Class, cells []Cell) []Finding {
 		}
 	}
 	return []Finding{{
-		Severity: Error, Check: "Lands", Class: c.Name,
+		Severity: Error, Check: IDLands, Class: c.Name,
 		Message: fmt.Sprintf("0/%d pools can host class %s: %s.", len(cells), c.Name, histogram(counts)),
 	}}
 }

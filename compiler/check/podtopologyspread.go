@@ -30,7 +30,7 @@ func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 		if ok {
 			continue
 		}
-		out = append(out, Finding{Severity: Error, Check: "PodTopologySpread", Class: c.Name,
+		out = append(out, Finding{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,
 			Message: fmt.Sprintf("only %d of %d pods can be placed under maxSkew %d on %s over %s: %s",
 				placed, c.Pods, tsc.MaxSkew, tsc.TopologyKey, described, ErrReasonSpread)})
 	}

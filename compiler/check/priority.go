@@ -26,7 +26,7 @@ func PriorityOrder(in Intent) []Finding {
 			if s.Batch || !s.Preempts || s.Value >= b.Value {
 				continue
 			}
-			out = append(out, Finding{Severity: Warning, Check: "PriorityOrder", Class: batch,
+			out = append(out, Finding{Severity: Warning, Check: IDPriorityOrder, Class: batch,
 				Message: fmt.Sprintf("batch class %s (priority %d) can preempt critical serving class %s (priority %d)", batch, b.Value, serving, s.Value)})
 		}
 	}

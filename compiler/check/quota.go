@@ -59,7 +59,7 @@ func Quota(cl *Cluster, in Intent) ([]Finding, []Commit) {
 				short = append(short, fmt.Sprintf("pods needs %d, quota holds %s", pods, milli(hard, "pods")))
 			}
 			if len(short) > 0 {
-				out = append(out, Finding{Severity: Error, Check: "QuotaFit", Class: name, Tenant: t.Name,
+				out = append(out, Finding{Severity: Error, Check: IDQuotaFit, Class: name, Tenant: t.Name,
 					Message: fmt.Sprintf("tenant %s's quota plus borrowing cannot hold one %s of class %s (ExceedsMaxQuota): %s",
 						t.Name, unit(c), name, strings.Join(short, "; "))})
 			}

@@ -95,7 +95,7 @@ func ghLevel(severity string) string {
 // writeGitHubFindings prints one annotation per checker finding.
 func writeGitHubFindings(w io.Writer, r *check.Report) {
 	for _, f := range r.Findings {
-		fmt.Fprintln(w, ghCommand(ghLevel(f.Severity), f.Pos, "gpufleet "+f.Check, f.Message))
+		fmt.Fprintln(w, ghCommand(ghLevel(f.Severity), f.Pos, "gpufleet "+string(f.Check), f.Message))
 	}
 }
 

@@ -206,7 +206,7 @@ func buildSARIF(items []sarifItem) sarifLog {
 func sarifFindings(r *check.Report) sarifLog {
 	items := make([]sarifItem, 0, len(r.Findings))
 	for _, f := range r.Findings {
-		items = append(items, sarifItem{rule: f.Check, level: ghLevel(f.Severity), msg: f.Message, pos: f.Pos})
+		items = append(items, sarifItem{rule: string(f.Check), level: ghLevel(f.Severity), msg: f.Message, pos: f.Pos})
 	}
 	return buildSARIF(items)
 }

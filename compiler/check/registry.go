@@ -1,0 +1,64 @@
+package check
+
+// ID names a check. Findings carry it, the spec's checks settings lower it,
+// and the github and sarif formats use it as the rule.
+type ID string
+
+// The checks, one file each (the Kueue checks share kueue.go).
+const (
+	IDLands             ID = "Lands"
+	IDGang              ID = "Gang"
+	IDCapacity          ID = "Capacity"
+	IDInterPodAffinity  ID = "InterPodAffinity"
+	IDPodTopologySpread ID = "PodTopologySpread"
+	IDCPUOnGPU          ID = "CPUOnGPU"
+	IDOnDemandOnSpot    ID = "OnDemandOnSpot"
+	IDDedicated         ID = "Dedicated"
+	IDQuotaFit          ID = "QuotaFit"
+	IDPriorityOrder     ID = "PriorityOrder"
+	IDKueueFlavor       ID = "KueueFlavor"
+	IDKueueOrder        ID = "KueueOrder"
+	IDKueueQuota        ID = "KueueQuota"
+	IDKueueCovered      ID = "KueueCovered"
+	IDKueueLimits       ID = "KueueLimits"
+)
+
+// Check describes one check.
+type Check struct {
+	ID ID
+	// Severity is the one its findings have, unless the spec's checks
+	// setting lowers it (Lowerable).
+	Severity  string
+	Lowerable bool
+	// Proves is what a fleet without its findings has, in a line.
+	Proves string
+}
+
+// Registry lists every check, in the order the README documents them.
+var Registry = []Check{
+	{IDLands, Error, false, "every class can land on at least one pool (kube-scheduler's Filter plugins)"},
+	{IDGang, Error, false, "a Job's whole gang fits at once on the pools it lands on, at max size"},
+	{IDCapacity, Error, false, "all of a workload's replicas fit at once on the pools it lands on, at max size"},
+	{IDInterPodAffinity, Error, false, "required anti-affinity leaves a node or zone for every replica"},
+	{IDPodTopologySpread, Error, false, "DoNotSchedule spread constraints hold for every pod, placed one by one"},
+	{IDCPUOnGPU, Error, true, "no CPU-only class can land on a GPU pool"},
+	{IDOnDemandOnSpot, Error, true, "no on-demand class can land on a spot pool"},
+	{IDDedicated, Error, true, "no class lands on a pool dedicated to others"},
+	{IDQuotaFit, Error, false, "each tenant's quota plus borrowing holds one whole workload of each of its classes"},
+	{IDPriorityOrder, Warning, false, "no preempting batch class outranks a critical serving class"},
+	{IDKueueFlavor, Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
+	{IDKueueOrder, Error, false, "no flavor Kueue tries first sends a queued class where it cannot land"},
+	{IDKueueQuota, Error, false, "nominal quota plus what the cohort lends holds one whole queued workload"},
+	{IDKueueCovered, Error, false, "every resource a queued class requests is covered by its ClusterQueue"},
+	{IDKueueLimits, Error, false, "flavors and resource groups stay within Kueue's CRD limits"},
+}
+
+// Lookup returns the registered check of that ID.
+func Lookup(id ID) (Check, bool) {
+	for _, c := range Registry {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
