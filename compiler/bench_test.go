@@ -68,6 +68,9 @@ func BenchmarkStages(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if err := evaluated.Decode(); err != nil {
+			b.Fatal(err)
+		}
 		b.Run("decode/"+size.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -86,9 +89,18 @@ func BenchmarkStages(b *testing.B) {
 				}
 			})
 		}
-		stage("derive", compiler.DeriveStage)
+		stage("derive", func(r *compiler.Result) error { return compiler.DeriveStage(r, evaluated) })
 		stage("render", compiler.RenderStage)
-		stage("check", compiler.CheckStage)
+		// check, as before the queue pass was named: the checker, the
+		// ClusterQueues and their check, and the report.
+		stage("check", func(r *compiler.Result) error {
+			for _, f := range []func(*compiler.Result) error{compiler.CheckStage, compiler.QueueStage, compiler.ReportStage} {
+				if err := f(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		b.Run("write/"+size.Name, func(b *testing.B) {
 			dir := b.TempDir()
 			b.ReportAllocs()

@@ -24,8 +24,9 @@ import (
 
 // Result is a compiled fleet.
 type Result struct {
-	Source *load.Source
-	Fleet  *derive.Fleet
+	// Entries point findings at the spec's pools, classes and tenants.
+	Entries load.Entries
+	Fleet   *derive.Fleet
 	Tree   tree.Tree
 	// Groups are the node groups the providers launch, read back from Tree.
 	Groups []nodes.Group
@@ -34,6 +35,9 @@ type Result struct {
 	Report *check.Report
 	// Catalog is the instance catalog the fleet was checked with.
 	Catalog catalog.Catalog
+
+	// src is the loaded spec, until derive has used it.
+	src *load.Source
 }
 
 // Compile loads the specs at paths as one fleet and compiles it. A spec
@@ -43,7 +47,7 @@ func Compile(paths []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Source: src}
+	r := &Result{src: src}
 	// Each stage is a method so that the benchmarks time them one by one.
 	for _, stage := range []func() error{r.derive, r.render, r.check, r.queues, r.report} {
 		if err := stage(); err != nil {
@@ -59,19 +63,20 @@ func (r *Result) Cluster() (*check.Cluster, error) {
 	return check.FromTree(r.Tree, r.Groups, r.Catalog)
 }
 
-// derive validates the decoded spec and decides the policy.
+// derive validates the decoded spec and decides the policy. Then it drops
+// the loaded spec: rendering and checking need no CUE, and a big spec's CUE
+// values are most of the memory held while the tree is built.
 func (r *Result) derive() error {
-	r.Catalog = catalog.New(r.Source.Fleet.InstanceTypes)
-	if err := validate.Fleet(r.Source, r.Catalog); err != nil {
+	src := r.src
+	r.Catalog = catalog.New(src.Fleet.InstanceTypes)
+	if err := validate.Fleet(src, r.Catalog); err != nil {
 		return err
 	}
-	r.Fleet = derive.Derive(r.Source.Fleet, r.Catalog)
-	if err := verify.Fleet(r.Source, r.Fleet); err != nil {
+	r.Fleet = derive.Derive(src.Fleet, r.Catalog)
+	if err := verify.Fleet(src, r.Fleet); err != nil {
 		return err
 	}
-	// Rendering and checking need no CUE, and a big spec's CUE values are
-	// most of the memory held while the tree is built.
-	r.Source.Release()
+	r.Entries, r.src = src.Entries(), nil
 	return nil
 }
 
@@ -106,8 +111,8 @@ func (r *Result) queues() error {
 // report applies the spec's severities and positions to the findings and
 // adds the report and the manifest to the tree.
 func (r *Result) report() error {
-	severities(r.Source.Fleet, r.Report)
-	position(r.Source, r.Report)
+	severities(r.Fleet.Spec, r.Report)
+	position(r.Entries, r.Report)
 	if err := report.Write(r.Tree, r.Report); err != nil {
 		return err
 	}

@@ -1,8 +1,17 @@
 package compiler
 
-// The stages of Compile, for the benchmarks.
+import "github.com/gpufleet/gpufleet/compiler/load"
+
+// The stages of Compile, for the benchmarks. Compile drops the loaded spec
+// after derive, so DeriveStage takes one.
 var (
-	DeriveStage = (*Result).derive
 	RenderStage = (*Result).render
 	CheckStage  = (*Result).check
+	QueueStage  = (*Result).queues
+	ReportStage = (*Result).report
 )
+
+func DeriveStage(r *Result, src *load.Source) error {
+	r.src = src
+	return r.derive()
+}

@@ -21,7 +21,7 @@ func Intent(d *derive.Fleet) check.Intent {
 	for _, c := range d.Classes {
 		in.OnDemandOnly[c.Name] = c.Spec.Capacity == spec.OnDemand
 		p := d.Spec.Priorities[c.Spec.Priority]
-		in.Priorities[c.Name] = check.PriorityIntent{Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Kind == "Job"}
+		in.Priorities[c.Name] = check.PriorityIntent{Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Kind == keys.KindJob}
 	}
 	for _, p := range d.Pools {
 		if len(p.Spec.DedicatedTo) > 0 {
@@ -67,16 +67,16 @@ func severities(f *spec.Fleet, r *check.Report) {
 }
 
 // position points each finding at the spec entry it concerns.
-func position(src *load.Source, r *check.Report) {
+func position(e load.Entries, r *check.Report) {
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		switch {
 		case f.Tenant != "":
-			f.Pos = src.Pos("tenants", f.Tenant)
+			f.Pos = e.Pos("tenants", f.Tenant)
 		case f.Class != "":
-			f.Pos = src.Pos("classes", f.Class)
+			f.Pos = e.Pos("classes", f.Class)
 		case f.Pool != "":
-			f.Pos = src.Pos("pools", f.Pool)
+			f.Pos = e.Pos("pools", f.Pool)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func kustomize(t *testing.T, res *compiler.Result, extra map[string]string, dir 
 func TestKustomizeTree(t *testing.T) {
 	for _, dir := range exampleFleets(t) {
 		res := compile(t, dir)
-		f := res.Source.Fleet
+		f := res.Fleet.Spec
 		want := map[string]int{
 			"PriorityClass": len(f.Priorities), "WorkloadPriorityClass": len(f.Priorities),
 			"ResourceFlavor": len(f.Pools), "ClusterQueue": len(f.Tenants),

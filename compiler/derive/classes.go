@@ -270,7 +270,7 @@ func graceSeconds(c spec.Class) *int64 {
 	if c.CheckpointSecs != nil {
 		return c.CheckpointSecs
 	}
-	if c.Kind == "Job" && c.Capacity != spec.OnDemand {
+	if c.Kind == keys.KindJob && c.Capacity != spec.OnDemand {
 		s := int64(SpotGraceSeconds)
 		return &s
 	}

@@ -246,7 +246,7 @@ func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) m
 		}
 		// Kueue admits a Job as one workload: all its parallel pods.
 		pods := int64(1)
-		if c.Spec.Kind == "Job" {
+		if c.Spec.Kind == keys.KindJob {
 			pods = int64(c.Spec.Pods())
 		}
 		req := resourcehelper.PodRequests(&corev1.Pod{Spec: c.Template.Spec}, resourcehelper.PodResourcesOptions{})

@@ -46,23 +46,23 @@ type Source struct {
 	// files are the spec paths as given, for errors with no position.
 	files []string
 	wd    string
-	// kept are the positions Release keeps, by path joined with ".".
-	kept map[string]diag.Pos
 }
 
-// Release drops the CUE values, which hold most of a loaded spec's memory
-// (about 45 MB of 77 for a fleet of 1,000 tenants), before the tree is
-// rendered and checked. It keeps the positions of every pool, class and
-// tenant, which the placement checker's findings point at; Pos of any
-// other path then returns no position, and Value is gone.
-func (s *Source) Release() {
-	if s.parts == nil {
-		return
-	}
-	kept := map[string]diag.Pos{}
+// Entries are where the spec declares each pool, class and tenant: what the
+// placement checker's findings point at. They hold no CUE values, which are
+// most of a loaded spec's memory (about 45 MB of 77 for a fleet of 1,000
+// tenants), so the pipeline keeps them and drops the Source once the fleet
+// is derived.
+type Entries struct {
+	pos map[string]diag.Pos // by section and name, joined with "."
+}
+
+// Entries returns the positions of the fleet's pools, classes and tenants.
+func (s *Source) Entries() Entries {
+	e := Entries{pos: map[string]diag.Pos{}}
 	keep := func(section string, names []string) {
 		for _, n := range names {
-			kept[section+"."+n] = s.Pos(section, n)
+			e.pos[section+"."+n] = s.Pos(section, n)
 		}
 	}
 	if f := s.Fleet; f != nil {
@@ -70,8 +70,12 @@ func (s *Source) Release() {
 		keep("classes", spec.Keys(f.Classes))
 		keep("tenants", spec.Keys(f.Tenants))
 	}
-	s.kept, s.parts, s.Value = kept, nil, cue.Value{}
+	return e
 }
+
+// Pos returns where the spec declares the named entry of section ("pools",
+// "classes" or "tenants"), or no position.
+func (e Entries) Pos(section, name string) diag.Pos { return e.pos[section+"."+name] }
 
 // Load reads every path in paths, unifies them into one fleet and validates
 // it against the schema. All errors are returned together as a diag.List.

@@ -158,9 +158,6 @@ func (s *Source) toPos(p token.Pos) diag.Pos {
 // Pos returns where the spec sets the field at path (map keys, and list
 // indexes in decimal), or the nearest enclosing field it can find.
 func (s *Source) Pos(path ...string) diag.Pos {
-	if s.kept != nil {
-		return s.kept[strings.Join(path, ".")]
-	}
 	best := diag.Pos{}
 	for _, part := range s.parts {
 		v := part

@@ -10,7 +10,15 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
+
+// Source is where a provisioner's node groups come from: its provider reads
+// them back from the files it wrote in the tree.
+type Source interface {
+	NodeGroups(t tree.Tree) ([]Group, error)
+}
 
 // Group is one pool's nodes as one provisioner launches them.
 type Group struct {

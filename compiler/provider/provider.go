@@ -24,9 +24,9 @@ type Provider interface {
 	// the root kustomization); files for other tools (eksctl, Terraform)
 	// are not applied.
 	Render(d *derive.Fleet, out *encode.Batch) (applied []string)
-	// NodeGroups reads the provider's files back from a rendered tree: the
-	// nodes each of its pools launches at max size.
-	NodeGroups(t tree.Tree) ([]nodes.Group, error)
+	// The checker's nodes: the provider reads its files back from a
+	// rendered tree, the nodes each of its pools launches at max size.
+	nodes.Source
 }
 
 // All are the providers, in the order their files are rendered and their

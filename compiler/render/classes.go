@@ -21,9 +21,9 @@ import (
 
 // Workload kinds a class Component patches, with their API groups.
 var workloadKinds = []struct{ Group, Version, Kind string }{
-	{"apps", "v1", "Deployment"},
-	{"apps", "v1", "StatefulSet"},
-	{"batch", "v1", "Job"},
+	{"apps", "v1", keys.KindDeployment},
+	{"apps", "v1", keys.KindStatefulSet},
+	{"batch", "v1", keys.KindJob},
 }
 
 func (r *renderer) classes() {
@@ -77,7 +77,7 @@ func policyPatch(c *derive.Class, apiVersion, kind string) map[string]any {
 		md["labels"] = c.WorkloadLabels
 	}
 	workload := map[string]any{"template": map[string]any{"metadata": tpl.ObjectMeta, "spec": spec}}
-	if kind == "Job" && c.WorkloadLabels != nil {
+	if kind == keys.KindJob && c.WorkloadLabels != nil {
 		workload["suspend"] = true // Kueue unsuspends it on admission
 	}
 	return map[string]any{
@@ -112,7 +112,7 @@ func Example(c *derive.Class) (any, error) {
 	}
 	replicas := c.Spec.Replicas
 	switch c.Spec.Kind {
-	case "Deployment":
+	case keys.KindDeployment:
 		var d appsv1.Deployment
 		if err := yaml.UnmarshalStrict(skel, &d); err != nil {
 			return nil, fmt.Errorf("templates/deployment.yaml: %w", err)
@@ -122,7 +122,7 @@ func Example(c *derive.Class) (any, error) {
 		d.Spec.Selector = selector
 		d.Spec.Template = podTemplate(d.Spec.Template)
 		return &d, nil
-	case "StatefulSet":
+	case keys.KindStatefulSet:
 		var s appsv1.StatefulSet
 		if err := yaml.UnmarshalStrict(skel, &s); err != nil {
 			return nil, fmt.Errorf("templates/statefulset.yaml: %w", err)
@@ -133,7 +133,7 @@ func Example(c *derive.Class) (any, error) {
 		s.Spec.Selector = selector
 		s.Spec.Template = podTemplate(s.Spec.Template)
 		return &s, nil
-	case "Job":
+	case keys.KindJob:
 		var j batchv1.Job
 		if err := yaml.UnmarshalStrict(skel, &j); err != nil {
 			return nil, fmt.Errorf("templates/job.yaml: %w", err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // Fleet is a whole fleet spec.
@@ -144,7 +146,7 @@ func (c Class) Queued() bool {
 	if c.Queue != nil {
 		return *c.Queue
 	}
-	return c.Kind == "Job"
+	return c.Kind == keys.KindJob
 }
 
 // Pods is how many pods one instance of the class runs at once.

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
@@ -17,7 +18,7 @@ func (c *checker) classes() {
 		if _, ok := c.f.Priorities[cl.Priority]; !ok {
 			c.errorf(p("classes", name, "priority"), "class %q names priority %q, which is not defined", name, cl.Priority)
 		}
-		if cl.Gang != nil && cl.Kind != "Job" {
+		if cl.Gang != nil && cl.Kind != keys.KindJob {
 			c.errorf(p("classes", name, "gang"), "gang needs kind Job, not %s: only a Job runs its pods all at once", cl.Kind)
 		}
 		if cl.GPU != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -92,7 +93,7 @@ func smallest(cat catalog.Catalog, types []string) (string, bounds) {
 func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds) spec.Class {
 	c := spec.Class{
 		Priority:     g.pick([]string{"critical", "batch", "dev"}),
-		Kind:         "Deployment",
+		Kind:         keys.KindDeployment,
 		Replicas:     int32(1 + g.r.IntN(int(min(4, home.Size.Max)))),
 		Container:    "main",
 		Image:        "registry.k8s.io/pause:3.10",
@@ -119,7 +120,7 @@ func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds
 	}
 	if g.chance(0.35) {
 		// At one pod per node at least, the home pool holds the gang.
-		c.Kind = "Job"
+		c.Kind = keys.KindJob
 		gang := int32(1 + g.r.IntN(int(min(6, home.Size.Max))))
 		c.Gang = &gang
 		// As in a real fleet, batch work never outranks serving.
@@ -127,9 +128,9 @@ func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds
 			c.Priority = "batch"
 		}
 	} else if g.chance(0.2) {
-		c.Kind = "StatefulSet"
+		c.Kind = keys.KindStatefulSet
 	}
-	if c.Kind != "Job" && g.chance(0.4) {
+	if c.Kind != keys.KindJob && g.chance(0.4) {
 		c.Spread = &spec.Spread{Zones: spec.Preferred, MaxSkew: int32(1 + g.r.IntN(2))}
 		// A hard zone spread needs every zone to hold its share on the
 		// home pool: a third of its nodes each, one pod per node at least.
@@ -142,7 +143,7 @@ func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds
 			}
 		}
 	}
-	if c.Kind != "Job" && g.chance(0.2) {
+	if c.Kind != keys.KindJob && g.chance(0.2) {
 		c.AntiAffinity = spec.Required // replicas never exceed the home pool's nodes
 	}
 	if g.chance(0.2) {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -141,7 +142,7 @@ func (g *gen) pool(i int) spec.Pool {
 func (g *gen) class() spec.Class {
 	c := spec.Class{
 		Priority:  g.pick([]string{"critical", "batch", "dev"}),
-		Kind:      "Deployment",
+		Kind:      keys.KindDeployment,
 		Replicas:  int32(1 + g.r.IntN(4)),
 		Capacity:  g.pick([]string{spec.OnDemand, spec.Spot, spec.PreferSpot, spec.AnyCap}),
 		Container: "main",
@@ -162,20 +163,20 @@ func (g *gen) class() spec.Class {
 		}
 	}
 	if g.chance(0.35) {
-		c.Kind = "Job"
+		c.Kind = keys.KindJob
 		gang := int32(1 + g.r.IntN(6))
 		c.Gang = &gang
 	} else if g.chance(0.2) {
-		c.Kind = "StatefulSet"
+		c.Kind = keys.KindStatefulSet
 	}
-	if c.Kind != "Job" && g.chance(0.4) {
+	if c.Kind != keys.KindJob && g.chance(0.4) {
 		c.Spread = &spec.Spread{Zones: g.pick([]string{spec.Required, spec.Preferred}), MaxSkew: int32(1 + g.r.IntN(2))}
 		if c.Spread.Zones == spec.Required && g.chance(0.4) {
 			mz := int32(1 + g.r.IntN(3))
 			c.Spread.MinZones = &mz
 		}
 	}
-	if c.Kind != "Job" && g.chance(0.2) {
+	if c.Kind != keys.KindJob && g.chance(0.2) {
 		c.AntiAffinity = spec.Required
 	}
 	if g.chance(0.2) {
