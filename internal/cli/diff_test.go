@@ -11,16 +11,7 @@ import (
 // and 2 on an invalid spec: CI tells "rebuild" from "broken" by the code.
 func TestDiffExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "fleet.cue")
-	if err := os.WriteFile(spec, []byte(`package fleet
-cluster: {provider: "eks", name: "demo", region: "r", version: "1.33", zones: ["a", "b"]}
-priorities: p: value: 1
-pools: general: {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}}
-classes: web: {priority: "p", resources: cpu: "500m"}
-tenants: team: {namespaces: ["team"], classes: ["web"]}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeDemoFleet(t, dir)
 	out := filepath.Join(dir, "out")
 	run := func(args ...string) int {
 		var o, e bytes.Buffer
@@ -55,4 +46,20 @@ func TestEmptyOutput(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", cmd, code, e.String())
 		}
 	}
+}
+
+// writeDemoFleet writes a small valid fleet to dir/fleet.cue.
+func writeDemoFleet(t *testing.T, dir string) string {
+	t.Helper()
+	spec := filepath.Join(dir, "fleet.cue")
+	if err := os.WriteFile(spec, []byte(`package fleet
+cluster: {provider: "eks", name: "demo", region: "r", version: "1.33", zones: ["a", "b"]}
+priorities: p: value: 1
+pools: general: {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}}
+classes: web: {priority: "p", resources: cpu: "500m"}
+tenants: team: {namespaces: ["team"], classes: ["web"]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }

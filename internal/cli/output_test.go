@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,16 +16,7 @@ import (
 // that no command accepts.
 func TestOutputFormats(t *testing.T) {
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "fleet.cue")
-	if err := os.WriteFile(spec, []byte(`package fleet
-cluster: {provider: "eks", name: "demo", region: "r", version: "1.33", zones: ["a", "b"]}
-priorities: p: value: 1
-pools: general: {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}}
-classes: web: {priority: "p", resources: cpu: "500m"}
-tenants: team: {namespaces: ["team"], classes: ["web"]}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeDemoFleet(t, dir)
 	tree := filepath.Join(dir, "tree")
 	if code := Run([]string{"build", spec, "-o", tree}, io.Discard, io.Discard); code != ExitOK {
 		t.Fatalf("build: exit %d", code)
