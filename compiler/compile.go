@@ -27,7 +27,7 @@ type Result struct {
 	// Entries point findings at the spec's pools, classes and tenants.
 	Entries load.Entries
 	Fleet   *derive.Fleet
-	Tree   tree.Tree
+	Tree    tree.Tree
 	// Groups are the node groups the providers launch, read back from Tree.
 	Groups []nodes.Group
 	// Report is the placement checker's; error-level findings mean the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -41,6 +42,7 @@ func TestScript(t *testing.T) {
 			"gen-deep":   genDeep,
 			"gen-big":    genBig,
 			"gen-binary": genBinary,
+			"gen-random": genRandom,
 			"tree-sum":   treeSum,
 		},
 	})
@@ -91,6 +93,23 @@ func genBinary(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: gen-binary FILE")
 	}
 	data := []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0x00, 0x01, 0x1b, 0xc3, 0x28, '\n'}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+}
+
+// gen-random FILE N SEED writes N pseudo-random bytes, the same for a seed.
+func genRandom(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: gen-random FILE N SEED")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	seed, err := strconv.ParseUint(args[2], 10, 64)
+	ts.Check(err)
+	data := make([]byte, n)
+	r := rand.New(rand.NewPCG(seed, seed))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
 

@@ -42,21 +42,19 @@ func (in Instance) Allocatable() corev1.ResourceList {
 }
 
 // ReservedCPUMilli is the EKS AMI's CPU reservation: 6% of the first core,
-// 1% of the second, 0.5% of the next two and 0.25% of the rest.
+// 1% of the second, 0.5% of the next two and 0.25% of the rest. It is
+// computed in tenths of a millicore, to keep 0.25% exact, in closed form:
+// a spec may override vcpu.
 func ReservedCPUMilli(vcpu int64) int64 {
-	var tenths int64 // tenths of a millicore, to keep 0.25% exact
-	for core := int64(1); core <= vcpu; core++ {
-		switch {
-		case core == 1:
-			tenths += 600
-		case core == 2:
-			tenths += 100
-		case core <= 4:
-			tenths += 50
-		default:
-			tenths += 25
-		}
+	if vcpu < 1 {
+		return 0
 	}
+	tenths := int64(600)
+	if vcpu >= 2 {
+		tenths += 100
+	}
+	tenths += 50 * min(max(vcpu-2, 0), 2)
+	tenths += 25 * max(vcpu-4, 0)
 	return tenths / 10
 }
 

@@ -13,6 +13,34 @@ func TestReservedCPU(t *testing.T) {
 			t.Errorf("ReservedCPUMilli(%d) = %d, want %d", vcpu, got, want)
 		}
 	}
+	// The closed form agrees with the AMI's rule applied core by core,
+	// and takes no time for any int64: the loop took hours for a vcpu
+	// override near its maximum.
+	for vcpu := int64(0); vcpu <= 5000; vcpu++ {
+		if got, want := ReservedCPUMilli(vcpu), coreByCore(vcpu); got != want {
+			t.Fatalf("ReservedCPUMilli(%d) = %d, core by core %d", vcpu, got, want)
+		}
+	}
+	if got := ReservedCPUMilli(1 << 40); got != (700+100+25*(1<<40-4))/10 {
+		t.Errorf("ReservedCPUMilli(2^40) = %d", got)
+	}
+}
+
+func coreByCore(vcpu int64) int64 {
+	var tenths int64
+	for core := int64(1); core <= vcpu; core++ {
+		switch {
+		case core == 1:
+			tenths += 600
+		case core == 2:
+			tenths += 100
+		case core <= 4:
+			tenths += 50
+		default:
+			tenths += 25
+		}
+	}
+	return tenths / 10
 }
 
 func TestAllocatable(t *testing.T) {

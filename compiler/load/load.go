@@ -178,9 +178,11 @@ func tooLarge(n int64) error {
 	return fmt.Errorf("spec file too large (%d bytes; the limit is %d MiB)", n, MaxSpecBytes>>20)
 }
 
-// checkSize rejects what cannot be a spec before anything reads it: a
-// file over MaxSpecBytes, a directory whose .cue files are, or a device or
-// named pipe (reading one may never end).
+// checkSize rejects what cannot be a spec before CUE reads it: a file over
+// MaxSpecBytes, a directory whose .cue files are, a device or named pipe
+// (reading one may never end), and a .cue file that is not UTF-8 text
+// (CUE's loader would replace invalid bytes before the parse hook sees
+// them).
 func checkSize(path string, fi fs.FileInfo) error {
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
@@ -188,6 +190,9 @@ func checkSize(path string, fi fs.FileInfo) error {
 		}
 		if fi.Size() > MaxSpecBytes {
 			return tooLarge(fi.Size())
+		}
+		if strings.EqualFold(filepath.Ext(path), ".cue") {
+			return textFile(path)
 		}
 		return nil
 	}
@@ -211,6 +216,13 @@ func checkSize(path string, fi fs.FileInfo) error {
 	}
 	if total > MaxSpecBytes {
 		return tooLarge(total)
+	}
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".cue") {
+			if err := textFile(filepath.Join(path, e.Name())); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -272,10 +284,21 @@ func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
 	return v, v.Err()
 }
 
-// parseNoExtern parses a spec file and rejects @extern attributes: file
+// parseNoExtern parses a spec file that is text (see text) and rejects
+// @extern attributes: file
 // embedding (@extern(embed) with @embed) would let a spec read files other
 // than its own CUE, and a spec is evaluated hermetically.
 func parseNoExtern(name string, src any, cfg parser.Config) (*ast.File, error) {
+	switch data := src.(type) {
+	case []byte:
+		if err := text(name, data); err != nil {
+			return nil, err
+		}
+	case string:
+		if err := text(name, []byte(data)); err != nil {
+			return nil, err
+		}
+	}
 	f, err := parser.ParseFile(name, src, cfg)
 	if err != nil {
 		return f, err

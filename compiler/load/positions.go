@@ -17,6 +17,10 @@ import (
 // leadingPos matches the file:line:col prefix CUE puts on a wrapped error.
 var leadingPos = regexp.MustCompile(`^\S+:\d+:\d+: `)
 
+// syntaxWrap is how CUE's loader wraps an error of the parse hook: the
+// position already names the file.
+var syntaxWrap = regexp.MustCompile(`^cannot get syntax for "[^"]*": `)
+
 // cueDiags turns CUE errors into diagnostics, one per error, each positioned
 // in the user's file where CUE knows one.
 func (s *Source) cueDiags(err error) diag.List {
@@ -27,6 +31,7 @@ func (s *Source) cueDiags(err error) diag.List {
 		if d.Msg == "" {
 			d.Msg = e.Error()
 		}
+		d.Msg = syntaxWrap.ReplaceAllString(d.Msg, "")
 		if d.Msg == "import failed" {
 			// CUE keeps why in the wrapped error: which package, and
 			// that no registry may be reached.

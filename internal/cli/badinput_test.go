@@ -179,6 +179,7 @@ func TestBadInputExitCodes(t *testing.T) {
 		{"priority_value_float_huge", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": yml("value: 1000", "value: 1e400")}, ":9:12: priorities.standard.value: conflicting values \"1e400\" and int (mismatched types string and int)"},
 		{"cluster_name_latin1", []string{"fleet.cue"}, map[string]string{"fleet.cue": cue("name:     \"demo\"", "name:     \"d\xe9mo\"")}, ":5:2: cluster.name: cluster name \"d\ufffdmo\" is invalid: a lowercase RFC 1123"},
 		{"latin1_yaml", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": yml("name: demo", "name: d\xe9mo")}, ": invalid trailing UTF-8 octet"},
+		{"instance_vcpu_huge", []string{"fleet.cue"}, map[string]string{"fleet.cue": cue(`pools: general: {`, "instanceTypes: \"x1.huge\": {vcpu: 1000000000000000, memoryGiB: 4, maxPods: 10}\npools: general: {", `instanceTypes: ["m7i.large"]`, `instanceTypes: ["x1.huge"]`)}, ":13:34: instanceTypes.\"x1.huge\".vcpu: invalid value 1000000000000000 (out of bound <=4096)"},
 		{"two_specs_conflict", []string{"fleet.cue", "extra.yaml"}, map[string]string{"fleet.cue": validFleet, "extra.yaml": "classes:\n  web:\n    priority: urgent\n"}, "classes.web.priority: conflicting values \"urgent\" and \"standard\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

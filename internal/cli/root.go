@@ -98,8 +98,16 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
+// maxShown bounds the diagnostics printed: past a hundred, more lines only
+// bury the first, which is usually the cause.
+const maxShown = 100
+
 func printDiags(w io.Writer, dl diag.List) {
-	for _, d := range dl {
+	for i, d := range dl {
+		if i == maxShown {
+			fmt.Fprintf(w, "gpufleet: %d more errors not shown\n", len(dl)-maxShown)
+			break
+		}
 		fmt.Fprintln(w, d.String())
 	}
 	noun := "error"
