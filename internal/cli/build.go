@@ -72,7 +72,7 @@ not generate are left alone.`,
 			if checkOnly {
 				return stale(c, out, dir, res)
 			}
-			wr, err := write.Tree(dir, res.Tree, write.Options{Prune: pruneOld})
+			wr, err := write.Tree(dir, res.Tree, write.Options{Prune: pruneOld, Inputs: args})
 			if err != nil {
 				return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -60,12 +61,14 @@ func stale(c *cobra.Command, out treeOutput, dir string, res *compiler.Result) e
 	if len(changes) == 0 {
 		return nil
 	}
-	missing := 0
+	kinds := map[string]int{}
 	for _, ch := range changes {
-		if ch.Kind == "missing" {
-			missing++
-		}
+		kinds[ch.Kind]++
 	}
-	return &exitError{code: ExitFindings, err: fmt.Errorf("%s is stale: %d changed, %d missing; run 'gpufleet build' and commit",
-		dir, len(changes)-missing, missing)}
+	msg := fmt.Sprintf("%s is stale: %d changed, %d missing", dir, kinds["changed"], kinds["missing"])
+	if n := kinds["blocked"]; n > 0 {
+		// build refuses these until the link or the special file is gone.
+		msg += fmt.Sprintf(", %d blocked (remove what is in the way)", n)
+	}
+	return &exitError{code: ExitFindings, err: errors.New(msg + "; run 'gpufleet build' and commit")}
 }
