@@ -22,7 +22,9 @@ It writes nothing. It exits 1 when the tree is stale: this is the CI step
 that fails a pull request whose spec and tree disagree. 'build --check' is
 the same.
 
-Files in DIR that gpufleet does not generate are ignored.`,
+Files in DIR that gpufleet does not generate are ignored. A symbolic link
+(or anything but a regular file) where a generated file goes is reported as
+blocked and never followed, so what it points to is never printed.`,
 		Example: `  # In CI: fail if gitops/fleet was not rebuilt after a spec change.
   gpufleet diff fleet/ -o gitops/fleet
 
