@@ -44,7 +44,8 @@ const stagePrefix = ".gpufleet-stage-"
 // Tree writes tree below dir. A new dir appears whole in one rename. In an
 // existing dir, each file is renamed over its old version, and files that
 // gpufleet does not generate are left alone. Every check that can fail runs
-// before the first rename.
+// before the first rename. A symbolic link, or anything but a directory or a
+// regular file, on the way to a generated path is refused (see safe.go).
 func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	var opt Options
 	if len(opts) > 0 {
