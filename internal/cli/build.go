@@ -26,7 +26,7 @@ Nothing is written unless the whole fleet compiles and the placement
 checker (see 'gpufleet check') finds no error: files are staged in a
 temporary directory and renamed into place. The checker's report is written
 to report/placement.json and report/placement.md. Files in DIR that gpufleet does
-not generate are left alone.`,
+not generate are left alone, and it follows no symbolic link in DIR.`,
 		Example: `  # Compile the example platform fleet into out/platform.
   gpufleet build fleets/platform -o out/platform
 
@@ -72,7 +72,7 @@ not generate are left alone.`,
 			if checkOnly {
 				return stale(c, out, dir, res)
 			}
-			wr, err := write.Tree(dir, res.Tree, write.Options{Prune: pruneOld})
+			wr, err := write.Tree(dir, res.Tree, write.Options{Prune: pruneOld, Inputs: args})
 			if err != nil {
 				return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
 			}
@@ -80,7 +80,7 @@ not generate are left alone.`,
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "output directory")
-	cmd.Flags().BoolVar(&pruneOld, "prune", false, "delete files an earlier build generated that this spec no longer does (only those listed in DIR/"+write.ManifestPath+")")
+	cmd.Flags().BoolVar(&pruneOld, "prune", false, "delete files an earlier build generated that this spec no longer does (only those listed in DIR/"+write.ManifestPath+" and unmodified since)")
 	cmd.Flags().BoolVar(&checkOnly, "check", false, "write nothing; exit 1 if DIR differs from the compiled tree (as 'gpufleet diff')")
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd

@@ -55,7 +55,7 @@ func severityWord(sev string, color bool) string {
 func findingLine(f check.Finding, color bool) string {
 	s := ""
 	if p := f.Pos.String(); p != "" {
-		s = p + ": "
+		s = logLine(p) + ": "
 	}
-	return s + fmt.Sprintf("%s: %s: %s", severityWord(f.Severity, color), f.Check, f.Message)
+	return s + fmt.Sprintf("%s: %s: %s", severityWord(f.Severity, color), f.Check, logLine(f.Message))
 }

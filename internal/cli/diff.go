@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -21,7 +22,9 @@ It writes nothing. It exits 1 when the tree is stale: this is the CI step
 that fails a pull request whose spec and tree disagree. 'build --check' is
 the same.
 
-Files in DIR that gpufleet does not generate are ignored.`,
+Files in DIR that gpufleet does not generate are ignored. A symbolic link
+(or anything but a regular file) where a generated file goes is reported as
+blocked and never followed, so what it points to is never printed.`,
 		Example: `  # In CI: fail if gitops/fleet was not rebuilt after a spec change.
   gpufleet diff fleet/ -o gitops/fleet
 
@@ -60,12 +63,14 @@ func stale(c *cobra.Command, out treeOutput, dir string, res *compiler.Result) e
 	if len(changes) == 0 {
 		return nil
 	}
-	missing := 0
+	kinds := map[string]int{}
 	for _, ch := range changes {
-		if ch.Kind == "missing" {
-			missing++
-		}
+		kinds[ch.Kind]++
 	}
-	return &exitError{code: ExitFindings, err: fmt.Errorf("%s is stale: %d changed, %d missing; run 'gpufleet build' and commit",
-		dir, len(changes)-missing, missing)}
+	msg := fmt.Sprintf("%s is stale: %d changed, %d missing", dir, kinds["changed"], kinds["missing"])
+	if n := kinds["blocked"]; n > 0 {
+		// build refuses these until the link or the special file is gone.
+		msg += fmt.Sprintf(", %d blocked (remove what is in the way)", n)
+	}
+	return &exitError{code: ExitFindings, err: errors.New(msg + "; run 'gpufleet build' and commit")}
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/write"
 )
 
 // formatGitHub prints GitHub Actions annotations on stdout, so spec errors
@@ -16,7 +19,7 @@ import (
 const formatGitHub = "github"
 
 type githubOutput struct {
-	textOutput // built and diff
+	textOutput // built, and diff's text
 }
 
 func newGitHubOutput(stdout, stderr io.Writer) output {
@@ -108,4 +111,20 @@ func writeGitHubDiags(w io.Writer, dl diag.List) {
 		}
 		fmt.Fprintln(w, ghCommand("error", d.Pos, "gpufleet spec", msg))
 	}
+}
+
+// diff fences the diffs with ::stop-commands:: and a token nobody can
+// guess, as a diff prints the committed tree's lines, and a line there may
+// read as a workflow command (a CR starts a new one for the runner).
+func (o *githubOutput) diff(dir string, changes []write.Change) error {
+	if len(changes) == 0 {
+		return o.textOutput.diff(dir, changes)
+	}
+	var b [16]byte
+	rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	fmt.Fprintf(o.stdout, "::stop-commands::%s\n", token)
+	err := o.textOutput.diff(dir, changes)
+	fmt.Fprintf(o.stdout, "::%s::\n", token)
+	return err
 }

@@ -52,10 +52,14 @@ func (o *jsonOutput) vetReport(res *compiler.Result) error {
 func (o *jsonOutput) buildFindings(*check.Report) {}
 
 func (o *jsonOutput) built(dir string, sum summary, wr *write.Result) error {
-	return writeJSON(o.stdout, map[string]any{
+	out := map[string]any{
 		"ok": true, "output": dir, "summary": sum,
 		"written": nonNil(wr.Written), "unchanged": nonNil(wr.Unchanged), "pruned": nonNil(wr.Pruned),
-	})
+	}
+	if len(wr.Kept) > 0 {
+		out["kept"] = wr.Kept // only a prune that left files says so
+	}
+	return writeJSON(o.stdout, out)
 }
 
 func (o *jsonOutput) diff(dir string, changes []write.Change) error {

@@ -48,8 +48,12 @@ func (o *textOutput) buildFindings(*check.Report) {}
 
 func (o *textOutput) built(dir string, sum summary, wr *write.Result) error {
 	fmt.Fprintf(o.stdout, "%s\nwrote %s to %s (%d unchanged)\n", sum, plural(len(wr.Written), "file", "files"), dir, len(wr.Unchanged))
+	// The manifest, and so these paths, are the committed tree's.
 	for _, p := range wr.Pruned {
-		fmt.Fprintf(o.stdout, "pruned %s\n", p)
+		fmt.Fprintf(o.stdout, "pruned %s\n", logLine(p))
+	}
+	for _, k := range wr.Kept {
+		fmt.Fprintf(o.stdout, "left %s: %s\n", logLine(k.Path), k.Reason)
 	}
 	return nil
 }
@@ -58,6 +62,10 @@ func (o *textOutput) built(dir string, sum summary, wr *write.Result) error {
 // patch or a pager, and says so on stderr when there are none.
 func (o *textOutput) diff(dir string, changes []write.Change) error {
 	for _, ch := range changes {
+		if ch.Kind == "blocked" {
+			fmt.Fprintf(o.stdout, "%s: %s\n", ch.Path, ch.Reason)
+			continue
+		}
 		fmt.Fprint(o.stdout, ch.Diff)
 	}
 	if len(changes) == 0 {

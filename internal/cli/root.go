@@ -35,8 +35,12 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
+		// One line each, whatever a name in the message holds.
 		if ee.err != nil {
-			fmt.Fprintln(stderr, ee.err)
+			fmt.Fprintln(stderr, logLine(ee.err.Error()))
+		}
+		if ee.hint != "" {
+			fmt.Fprintln(stderr, ee.hint)
 		}
 		return ee.code
 	}
@@ -46,7 +50,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	// Anything cobra reports itself (unknown flag or command, wrong args).
-	fmt.Fprintf(stderr, "gpufleet: %v\nRun 'gpufleet --help' for usage.\n", err)
+	fmt.Fprintf(stderr, "%s\nRun 'gpufleet --help' for usage.\n", logLine("gpufleet: "+err.Error()))
 	return ExitInvalid
 }
 
@@ -85,10 +89,12 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
 	return root
 }
 
-// exitError carries an exit code; err, if set, is printed to stderr.
+// exitError carries an exit code; err, if set, is printed to stderr on one
+// line, then hint, if set, on the next.
 type exitError struct {
 	code int
 	err  error
+	hint string
 }
 
 func (e *exitError) Error() string {
@@ -108,7 +114,7 @@ func printDiags(w io.Writer, dl diag.List) {
 			fmt.Fprintf(w, "gpufleet: %d more errors not shown\n", len(dl)-maxShown)
 			break
 		}
-		fmt.Fprintln(w, d.String())
+		fmt.Fprintln(w, logLine(d.String()))
 	}
 	noun := "error"
 	if len(dl) != 1 {
@@ -119,7 +125,8 @@ func printDiags(w io.Writer, dl diag.List) {
 
 // usageError is exit 2 with the command's name and a pointer to its help.
 func usageError(c *cobra.Command, format string, args ...any) error {
-	return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %s\nRun '%s --help' for usage.", c.CommandPath(), fmt.Sprintf(format, args...), c.CommandPath())}
+	return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %s", c.CommandPath(), fmt.Sprintf(format, args...)),
+		hint: fmt.Sprintf("Run '%s --help' for usage.", c.CommandPath())}
 }
 
 // usageArgs requires at least one SPEC, with a message that says so.
