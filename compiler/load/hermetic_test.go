@@ -121,7 +121,7 @@ command: pwn: {
 // that leads a .cue file or a package directory out of the spec directory.
 func TestHermeticNoOutsideReads(t *testing.T) {
 	root := t.TempDir()
-	const secretText = "TOPSECRET"
+
 	secret := filepath.Join(root, "secret.txt")
 	writeFiles(t, root, map[string]string{
 		"secret.txt":       secretText,
@@ -221,3 +221,33 @@ pools: g: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
 classes: web: priority: "p"
 tenants: t: {namespaces: ["t"], classes: ["web"]}
 `
+
+// A YAML or JSON spec that is a symbolic link out of its directory is
+// refused without reading the target, whose content a decoder error would
+// quote; a link within the directory is followed.
+func TestDataFileLinkConfined(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"outside/secret.yaml": "secret: " + secretText + "\n",
+		"spec/real.yaml":      "cluster: {provider: eks}\n",
+	})
+	for _, ext := range []string{".yaml", ".yml", ".json"} {
+		link := filepath.Join(root, "spec", "fleet"+ext)
+		if err := os.Symlink(filepath.Join(root, "outside", "secret.yaml"), link); err != nil {
+			t.Fatal(err)
+		}
+		_, err := load.Load([]string{link})
+		if err == nil || !strings.Contains(err.Error(), "symbolic link leads outside the spec directory") || strings.Contains(err.Error(), secretText) {
+			t.Errorf("%s: got %v", ext, err)
+		}
+	}
+	inside := filepath.Join(root, "spec", "inside.yaml")
+	if err := os.Symlink("real.yaml", inside); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load.Load([]string{inside}); err == nil || strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a link within the directory: %v", err)
+	}
+}
+
+const secretText = "TOPSECRET"

@@ -191,8 +191,8 @@ func checkSize(path string, fi fs.FileInfo) error {
 		if fi.Size() > MaxSpecBytes {
 			return tooLarge(fi.Size())
 		}
-		if strings.EqualFold(filepath.Ext(path), ".cue") {
-			return textFile(path)
+		if strings.EqualFold(filepath.Ext(path), ".cue") && !isLink(path) {
+			return textFile(path) // a link's target is checked by confined
 		}
 		return nil
 	}
@@ -218,7 +218,7 @@ func checkSize(path string, fi fs.FileInfo) error {
 		return tooLarge(total)
 	}
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".cue") {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".cue") {
 			if err := textFile(filepath.Join(path, e.Name())); err != nil {
 				return err
 			}
@@ -241,6 +241,9 @@ func (s *Source) loadOne(ctx *cue.Context, path string) (cue.Value, error) {
 	case ext == ".cue":
 		return s.loadCUE(ctx, filepath.Dir(path), filepath.Base(path))
 	case ext == ".yaml", ext == ".yml", ext == ".json":
+		if err := confinedFile(path); err != nil {
+			return cue.Value{}, err
+		}
 		return loadData(ctx, path, ext)
 	default:
 		return cue.Value{}, fmt.Errorf("unsupported spec file: want .cue, .yaml, .yml, .json or a directory")
@@ -342,6 +345,33 @@ func confined(dir string, inst *build.Instance, overlay map[string]load.Source, 
 		if err := confined(dir, imp, overlay, seen); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func isLink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
+// confinedFile rejects a YAML or JSON spec that is a symbolic link leading
+// out of its own directory, as confined does for CUE: a pull request could
+// otherwise commit fleet.yaml pointing at any file CI can read, and the
+// decoder's errors would quote it.
+func confinedFile(path string) error {
+	if !isLink(path) {
+		return nil
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(dir, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("symbolic link leads outside the spec directory")
 	}
 	return nil
 }
