@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,10 +32,12 @@ func Quota(cl *Cluster, in Intent) ([]Finding, []Commit) {
 		classes[cl.Classes[i].Name] = &cl.Classes[i]
 	}
 	var out []Finding
-	nominal := map[corev1.ResourceName]int64{}
+	// Sums over a fleet are float64: they are reported, not compared
+	// exactly, and 10,000 tenants' memory in milli-units overflows int64.
+	nominal := map[corev1.ResourceName]float64{}
 	for _, t := range in.Tenants {
 		for _, r := range quotaResources {
-			nominal[r] += t.Nominal[string(r)]
+			nominal[r] += float64(t.Nominal[string(r)])
 		}
 		for _, name := range t.Classes {
 			c := classes[name]
@@ -50,12 +53,12 @@ func Quota(cl *Cluster, in Intent) ([]Finding, []Commit) {
 			for _, r := range quotaResources {
 				hard, limited := t.Hard[string(r)]
 				q := req[r]
-				need := q.MilliValue() * pods
+				need := mulSat(q.MilliValue(), pods)
 				if limited && need > hard {
 					short = append(short, fmt.Sprintf("%s needs %s, quota holds %s", r, milli(need, r), milli(hard, r)))
 				}
 			}
-			if hard, limited := t.Hard["pods"]; limited && pods*1000 > hard {
+			if hard, limited := t.Hard["pods"]; limited && mulSat(pods, 1000) > hard {
 				short = append(short, fmt.Sprintf("pods needs %d, quota holds %s", pods, milli(hard, "pods")))
 			}
 			if len(short) > 0 {
@@ -68,9 +71,9 @@ func Quota(cl *Cluster, in Intent) ([]Finding, []Commit) {
 	var commits []Commit
 	for _, r := range quotaResources {
 		capacity := fleetCapacity(cl, r)
-		c := Commit{Resource: string(r), Quota: milli(nominal[r], r), Capacity: milli(capacity, r)}
+		c := Commit{Resource: string(r), Quota: milliF(nominal[r], r), Capacity: milliF(capacity, r)}
 		if capacity > 0 {
-			c.Ratio = float64(int64(float64(nominal[r])/float64(capacity)*100+0.5)) / 100
+			c.Ratio = math.Round(nominal[r]/capacity*100) / 100
 		}
 		commits = append(commits, c)
 	}
@@ -84,27 +87,44 @@ func unit(c *Class) string {
 	return "pod"
 }
 
-// fleetCapacity is every pool at max size, on its largest instance type.
-func fleetCapacity(cl *Cluster, r corev1.ResourceName) int64 {
-	var total int64
+// fleetCapacity is every pool at max size, on its largest instance type, in
+// milli-units.
+func fleetCapacity(cl *Cluster, r corev1.ResourceName) float64 {
+	var total float64
 	for _, p := range cl.Pools {
 		var best int64
 		for _, n := range p.Nodes {
 			q := n.Status.Allocatable[r]
 			best = max(best, q.MilliValue())
 		}
-		total += best * int64(p.MaxNodes)
+		total += float64(best) * float64(p.MaxNodes)
 	}
 	return total
 }
 
+// mulSat is a*b for non-negative a and b, or MaxInt64 where that
+// overflows: a need that large exceeds any quota, as it should.
+func mulSat(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
 // milli formats a milli-valued amount in the resource's natural unit.
 func milli(v int64, r corev1.ResourceName) string {
+	if r != corev1.ResourceCPU && r != corev1.ResourceMemory {
+		return strconv.FormatInt(v/1000, 10)
+	}
+	return milliF(float64(v), r)
+}
+
+func milliF(v float64, r corev1.ResourceName) string {
 	switch r {
 	case corev1.ResourceCPU:
-		return strconv.FormatFloat(float64(v)/1000, 'f', -1, 64)
+		return strconv.FormatFloat(v/1000, 'f', -1, 64)
 	case corev1.ResourceMemory:
-		return strconv.FormatFloat(float64(v)/1000/(1<<30), 'f', 1, 64) + "Gi"
+		return strconv.FormatFloat(v/1000/(1<<30), 'f', 1, 64) + "Gi"
 	}
-	return strconv.FormatInt(v/1000, 10)
+	return strconv.FormatFloat(math.Floor(v/1000), 'f', -1, 64)
 }

@@ -109,7 +109,20 @@ func (c *checker) quantity(q spec.Quantity, path ...string) {
 	}
 	if v.Sign() < 0 {
 		c.errorf(path, "invalid quantity %q: must not be negative", string(q))
+		return
 	}
+	if limit, ok := maxQuantity[path[len(path)-1]]; ok && v.Cmp(limit) > 0 {
+		c.errorf(path, "quantity %q is more than %s, the most gpufleet accounts exactly (the checker sums and multiplies quantities in int64 milli-units)", string(q), limit.String())
+	}
+}
+
+// maxQuantity bounds each kind of quantity far above any real cluster's, and
+// low enough that the checker's milli-unit arithmetic (a gang's requests,
+// quota plus borrowing) cannot overflow: 100Pi of memory, a common way to
+// write "unlimited", wrapped around to a negative quota.
+var maxQuantity = map[string]resource.Quantity{
+	"cpu":    resource.MustParse("1M"),
+	"memory": resource.MustParse("1Pi"),
 }
 
 func (c *checker) labels(labels map[string]string, path ...string) {

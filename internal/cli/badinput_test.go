@@ -180,6 +180,7 @@ func TestBadInputExitCodes(t *testing.T) {
 		{"cluster_name_latin1", []string{"fleet.cue"}, map[string]string{"fleet.cue": cue("name:     \"demo\"", "name:     \"d\xe9mo\"")}, ":5:14: invalid UTF-8 byte 0xe9: a spec must be UTF-8 text"},
 		{"latin1_yaml", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": yml("name: demo", "name: d\xe9mo")}, ": invalid trailing UTF-8 octet"},
 		{"instance_vcpu_huge", []string{"fleet.cue"}, map[string]string{"fleet.cue": cue(`pools: general: {`, "instanceTypes: \"x1.huge\": {vcpu: 1000000000000000, memoryGiB: 4, maxPods: 10}\npools: general: {", `instanceTypes: ["m7i.large"]`, `instanceTypes: ["x1.huge"]`)}, ":13:34: instanceTypes.\"x1.huge\".vcpu: invalid value 1000000000000000 (out of bound <=4096)"},
+		{"quota_cpu_huge", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": yml("    classes: [web]\n", "    classes: [web]\n    quota: {cpu: \"1e19\"}\n")}, ": tenants.team.quota.cpu: quantity \"1e19\" is more than 1M, the most gpufleet accounts exactly"},
 		{"two_specs_conflict", []string{"fleet.cue", "extra.yaml"}, map[string]string{"fleet.cue": validFleet, "extra.yaml": "classes:\n  web:\n    priority: urgent\n"}, "classes.web.priority: conflicting values \"urgent\" and \"standard\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
