@@ -276,7 +276,7 @@ func TestGPURequests(t *testing.T) {
 // MIG manager read, and Units counts what they advertise.
 func TestPoolSharing(t *testing.T) {
 	cat := catalog.New(nil)
-	zones := []string{"z1"}
+	zones := []string{"us-east-1a"}
 	ts := derivePool("ts", spec.Pool{InstanceTypes: []string{"g6.12xlarge"}, Capacity: spec.OnDemand, Size: spec.Size{Max: 3},
 		Sharing: &spec.Sharing{Strategy: "time-slicing", Replicas: 4}}, zones, cat)
 	mig := derivePool("mig", spec.Pool{InstanceTypes: []string{"p4de.24xlarge"}, Capacity: spec.OnDemand, Size: spec.Size{Max: 2},

@@ -215,7 +215,7 @@ func TestUnrelatedLinkIgnored(t *testing.T) {
 }
 
 const minimalFleetForLinks = `package fleet
-cluster: {provider: "eks", name: "c", region: "r", version: "1.33", zones: ["a", "b"]}
+cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.33", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: g: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
 classes: web: priority: "p"

@@ -16,7 +16,7 @@ func TestKarpenterPools(t *testing.T) {
 		`pools: cpu: {provisioner: "karpenter", labels: "example.com/tier": "web"}`,
 		`cluster: karpenter: role: "my-node-role"`,
 		// A managed node group takes what Karpenter would not.
-		`pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, zones: ["z1"], size: {min: 2, max: 4}}`,
+		`pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, zones: ["us-east-1a"], size: {min: 2, max: 4}}`,
 	} {
 		if err := check(t, ok); err != nil {
 			t.Errorf("%s: rejected: %v", ok, err)
@@ -25,7 +25,7 @@ func TestKarpenterPools(t *testing.T) {
 	for _, tc := range []struct{ name, extra, want string }{
 		{"min on karpenter", `pools: k: {instanceTypes: ["m7i.large"], provisioner: "karpenter", size: {min: 1, max: 2}}`, `Karpenter keeps no minimum of nodes`},
 		{"desired on karpenter", `pools: k: {instanceTypes: ["m7i.large"], provisioner: "karpenter", size: {min: 0, max: 2, desired: 1}}`, `Karpenter has no desired size`},
-		{"efa on karpenter", `pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, zones: ["z1"], provisioner: "both", size: {min: 0, max: 1}}`, `efa needs provisioner "managed"`},
+		{"efa on karpenter", `pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, zones: ["us-east-1a"], provisioner: "both", size: {min: 0, max: 1}}`, `efa needs provisioner "managed"`},
 		{"kubernetes.io label", `pools: cpu: {provisioner: "karpenter", labels: "example.kubernetes.io/x": "y"}`, `a domain Karpenter restricts`},
 		{"karpenter.sh label", `pools: cpu: {provisioner: "both", labels: "karpenter.sh/x": "y"}`, `a domain Karpenter restricts`},
 		{"karpenter.k8s.aws label", `pools: cpu: {provisioner: "karpenter", labels: "karpenter.k8s.aws/x": "y"}`, `a domain Karpenter restricts`},

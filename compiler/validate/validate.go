@@ -28,6 +28,7 @@ type checker struct {
 func Fleet(src *load.Source, cat catalog.Catalog) error {
 	c := &checker{src: src, f: src.Fleet, cat: cat}
 	c.fleet()
+	c.cluster()
 	c.names()
 	c.priorities()
 	c.pools()

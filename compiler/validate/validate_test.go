@@ -12,23 +12,27 @@ import (
 
 // base is a minimal valid fleet; each case appends CUE that unifies with it.
 const base = `package fleet
-cluster: {provider: "eks", name: "c", region: "r", version: "1.33", zones: ["z1", "z2"]}
+cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.33", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
 classes: web: {priority: "p"}
 tenants: t: {namespaces: ["t"], classes: ["web"]}
 `
 
-// check validates base with extra appended. In extra, "A => B" on the
-// first line replaces A in base with B instead, since CUE cannot override.
+// check validates base with extra appended. An extra of "A => B" lines
+// replaces each A in base with its B instead, since CUE cannot override.
 func check(t *testing.T, extra string) error {
 	t.Helper()
 	spec := base + extra
-	if from, to, ok := strings.Cut(extra, " => "); ok {
-		if !strings.Contains(base, from) {
-			t.Fatalf("base has no %q", from)
+	if strings.Contains(extra, " => ") {
+		spec = base
+		for _, line := range strings.Split(extra, "\n") {
+			from, to, _ := strings.Cut(line, " => ")
+			if !strings.Contains(spec, from) {
+				t.Fatalf("base has no %q", from)
+			}
+			spec = strings.Replace(spec, from, to, 1)
 		}
-		spec = strings.Replace(base, from, to, 1)
 	}
 	f := testfleet.Write(t, spec)
 	src, err := load.Load([]string{f})
@@ -45,7 +49,7 @@ func TestValid(t *testing.T) {
 }
 
 func TestValidEFA(t *testing.T) {
-	if err := check(t, `pools: e: {instanceTypes: ["p5e.48xlarge", "p5en.48xlarge"], efa: true, zones: ["z2"], size: {min: 0, max: 1}}`); err != nil {
+	if err := check(t, `pools: e: {instanceTypes: ["p5e.48xlarge", "p5en.48xlarge"], efa: true, zones: ["us-east-1b"], size: {min: 0, max: 1}}`); err != nil {
 		t.Fatalf("EFA pool in one zone rejected: %v", err)
 	}
 }
@@ -73,7 +77,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"undefined priority", `priority: "p"} => priority: "nope"}`, `class "web" names priority "nope", which is not defined`},
 		{"undefined class", `classes: ["web"]} => classes: ["web", "ghost"]}`, `tenant "t" names class "ghost", which is not defined`},
-		{"zone outside cluster", `pools: cpu: zones: ["z3"]`, `zone "z3" is not one of the cluster's zones`},
+		{"zone outside cluster", `pools: cpu: zones: ["us-east-1c"]`, `zone "us-east-1c" is not one of the cluster's zones`},
 		{"two defaults", `priorities: {p: default: true, q: {value: 2, default: true}}`, `more than one default priority: p, q`},
 		{"namespace twice", `tenants: u: {namespaces: ["t"], classes: ["web"]}`, `namespace "t" already belongs to tenant "t"`},
 		{"upper-case pool", `pools: CPU: {instanceTypes: ["m7i.large"], size: {min: 0, max: 1}}`, `pool name "CPU" is invalid: a lowercase RFC 1123 label`},
@@ -99,10 +103,10 @@ func TestErrors(t *testing.T) {
 		{"overhead without runtime class", `classes: web: overhead: cpu: "100m"`, `overhead needs runtimeClassName`},
 		{"priority quota of ghost", `tenants: t: priorityQuotas: ghost: gpu: 1`, `priority "ghost" is not defined`},
 		{"duplicate container", `classes: web: initContainers: [{name: "main", image: "busybox"}]`, `container name "main" is used twice`},
-		{"one zone", `["z1", "z2"] => ["z1"]`, `an EKS cluster needs at least two zones, got 1`},
-		{"efa on a type without it", `pools: cpu: {efa: true, zones: ["z1"]}`, `instance type "m7i.large" has no EFA`},
+		{"one zone", `["us-east-1a", "us-east-1b"] => ["us-east-1a"]`, `an EKS cluster needs at least two zones, got 1`},
+		{"efa on a type without it", `pools: cpu: {efa: true, zones: ["us-east-1a"]}`, `instance type "m7i.large" has no EFA`},
 		{"efa in every zone", `pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, size: {min: 0, max: 1}}`, `efa needs the pool in a single zone: set zones`},
-		{"efa in two zones", `pools: e: {instanceTypes: ["p4d.24xlarge"], efa: true, zones: ["z1", "z2"], size: {min: 0, max: 1}}`, `efa needs the pool in a single zone, got 2`},
+		{"efa in two zones", `pools: e: {instanceTypes: ["p4d.24xlarge"], efa: true, zones: ["us-east-1a", "us-east-1b"], size: {min: 0, max: 1}}`, `efa needs the pool in a single zone, got 2`},
 		{"taint key twice", `pools: cpu: taints: [{key: "k", effect: "NoSchedule"}, {key: "k", effect: "NoExecute"}]`, `taint key "k" is listed twice`},
 		{"label too long for its tag", `pools: cpu: labels: "` + strings.Repeat("a", 30) + `.com/` + strings.Repeat("b", 50) + `": "x"`, `AWS allows 128 characters, got 131`},
 	} {

@@ -99,7 +99,7 @@ func TestBuildRefusesSymlinkedDir(t *testing.T) {
 func TestBuildRefusesOverwritingSpec(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "kustomization.yaml")
-	fleet := "cluster: {provider: eks, name: demo, region: r, version: \"1.33\", zones: [a, b]}\n" +
+	fleet := "cluster: {provider: eks, name: demo, region: us-east-1, version: \"1.33\", zones: [us-east-1a, us-east-1b]}\n" +
 		"priorities: {p: {value: 1}}\npools: {general: {instanceTypes: [m7i.large], size: {min: 1, max: 3}}}\n" +
 		"classes: {web: {priority: p}}\ntenants: {team: {namespaces: [team], classes: [web]}}\n"
 	if err := os.WriteFile(spec, []byte(fleet), 0o644); err != nil {

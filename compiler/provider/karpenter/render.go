@@ -136,10 +136,7 @@ func nodeClass(cl spec.Cluster, p derive.Pool) *wire.EC2NodeClass {
 		alias = "bottlerocket"
 	}
 	size := p.VolumeGiB()
-	role := "KarpenterNodeRole-" + cl.Name
-	if cl.Karpenter != nil && cl.Karpenter.Role != "" {
-		role = cl.Karpenter.Role
-	}
+	role := cl.KarpenterRole()
 	discovery := []wire.TagSelectorTerm{{Tags: map[string]string{wire.DiscoveryTag: cl.Name}}}
 	return &wire.EC2NodeClass{
 		TypeMeta:   metav1.TypeMeta{APIVersion: wire.EC2NodeClassAPIVersion, Kind: "EC2NodeClass"},
