@@ -13,10 +13,13 @@ import (
 // Change is one generated file that the tree on disk does not match.
 type Change struct {
 	Path string `json:"path"`
-	// Kind is "changed", "missing" or "blocked": a symbolic link, a
-	// directory or a special file is where the file goes, or something
-	// other than a directory is where one of its parents goes. gpufleet
-	// reads nothing through it, so a blocked change has no diff.
+	// Kind is "changed", "missing", "removed" or "blocked". A removed
+	// file is one an earlier build generated (its manifest lists it) that
+	// the spec no longer generates: 'build --prune' deletes it. Blocked
+	// means a symbolic link, a directory or a special file is where the
+	// file goes, or something other than a directory is where one of its
+	// parents goes; gpufleet reads nothing through it, so a blocked
+	// change has no diff.
 	Kind string `json:"kind"`
 	// Diff is a unified diff from the file on disk to the generated one.
 	Diff string `json:"diff"`
@@ -58,6 +61,34 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 		case !bytes.Equal(onDisk, tr[p]):
 			changes = append(changes, Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, tr[p]))})
 		}
+	}
+	// Without these, a tree built after a class was removed stayed stale
+	// for ever, and 'gpufleet build' alone could not fix it.
+	old, err := readManifest(out.root, in)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range old {
+		if _, ok := tr[e.path]; ok {
+			continue
+		}
+		fi, b, err := in.look(e.path)
+		if err != nil {
+			return nil, err
+		}
+		if fi == nil || b != nil {
+			continue // gone, or not a file gpufleet would touch
+		}
+		ch := Change{Path: e.path, Kind: "removed"}
+		switch onDisk, err := readRegular(out.root, e.path, fi); {
+		case errors.Is(err, errTooBig):
+			ch.Diff = fmt.Sprintf("diff a/%s /dev/null\n(the file on disk has %d bytes, too many to show)\n", e.path, fi.Size())
+		case err != nil:
+			return nil, err
+		default:
+			ch.Diff = string(diff.Diff("a/"+e.path, onDisk, "/dev/null", nil))
+		}
+		changes = append(changes, ch)
 	}
 	return changes, nil
 }

@@ -68,9 +68,17 @@ func stale(c *cobra.Command, out treeOutput, dir string, res *compiler.Result) e
 		kinds[ch.Kind]++
 	}
 	msg := fmt.Sprintf("%s is stale: %d changed, %d missing", dir, kinds["changed"], kinds["missing"])
+	if n := kinds["removed"]; n > 0 {
+		msg += fmt.Sprintf(", %d no longer generated", n)
+	}
 	if n := kinds["blocked"]; n > 0 {
 		// build refuses these until the link or the special file is gone.
 		msg += fmt.Sprintf(", %d blocked (remove what is in the way)", n)
 	}
-	return &exitError{code: ExitFindings, err: errors.New(msg + "; run 'gpufleet build' and commit")}
+	fix := "run 'gpufleet build' and commit"
+	if kinds["removed"] > 0 {
+		// Only a prune deletes them and drops them from the manifest.
+		fix = "run 'gpufleet build --prune' and commit"
+	}
+	return &exitError{code: ExitFindings, err: errors.New(msg + "; " + fix)}
 }
