@@ -63,6 +63,9 @@ not generate are left alone, and it follows no symbolic link in DIR.`,
 				// where they must not, is never written.
 				printFindings(stderr, res.Report)
 				fmt.Fprintf(stderr, "gpufleet build: not writing %s: the placement checker found errors (see 'gpufleet explain')\n", dir)
+				if err := out.refused(dir, summarize(res), res.Report); err != nil {
+					return err
+				}
 				return &exitError{code: ExitFindings}
 			}
 			color := useColor(stderr)

@@ -46,6 +46,9 @@ type treeOutput interface {
 	buildFindings(r *check.Report)
 	// built reports the tree build wrote to dir.
 	built(dir string, sum summary, wr *write.Result) error
+	// refused reports a build that wrote nothing because the placement
+	// checker found errors (build logs them on stderr itself).
+	refused(dir string, sum summary, r *check.Report) error
 	// diff reports how the tree in dir differs from the compiled one, for
 	// diff and 'build --check'; changes is empty when it is up to date.
 	diff(dir string, changes []write.Change) error

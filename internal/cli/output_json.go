@@ -62,6 +62,16 @@ func (o *jsonOutput) built(dir string, sum summary, wr *write.Result) error {
 	return writeJSON(o.stdout, out)
 }
 
+// refused is the built document with nothing written, ok false, and the
+// findings that stopped it: a program reads one document either way.
+func (o *jsonOutput) refused(dir string, sum summary, r *check.Report) error {
+	return writeJSON(o.stdout, map[string]any{
+		"ok": false, "output": dir, "summary": sum,
+		"written": []string{}, "unchanged": []string{}, "pruned": []string{},
+		"findings": r.Findings,
+	})
+}
+
 func (o *jsonOutput) diff(dir string, changes []write.Change) error {
 	if changes == nil {
 		changes = []write.Change{}

@@ -46,6 +46,9 @@ func (o *textOutput) vetReport(res *compiler.Result) error {
 // buildFindings prints nothing: build logs the findings on stderr.
 func (o *textOutput) buildFindings(*check.Report) {}
 
+// refused prints nothing on stdout: build's log on stderr says it all.
+func (o *textOutput) refused(string, summary, *check.Report) error { return nil }
+
 func (o *textOutput) built(dir string, sum summary, wr *write.Result) error {
 	fmt.Fprintf(o.stdout, "%s\nwrote %s to %s (%d unchanged)\n", sum, plural(len(wr.Written), "file", "files"), dir, len(wr.Unchanged))
 	// The manifest, and so these paths, are the committed tree's.
