@@ -42,7 +42,20 @@ blocked and never followed, so what it points to is never printed.`,
 			if err != nil {
 				return err
 			}
-			return stale(c, out, dir, res)
+			err = stale(c, out, dir, res)
+			if res.Report.Errors() == 0 {
+				return err
+			}
+			// build writes nothing while the checker finds errors, so
+			// "stale" alone would send the user to a build that refuses.
+			out.buildFindings(res.Report)
+			printFindings(stderr, res.Report)
+			fmt.Fprintf(stderr, "gpufleet diff: the placement checker found errors, so 'gpufleet build' will not write %s: fix the spec (see 'gpufleet explain')\n", dir)
+			var ee *exitError
+			if err == nil || errors.As(err, &ee) && ee.code == ExitFindings {
+				return &exitError{code: ExitFindings}
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "the committed output tree to compare with")
