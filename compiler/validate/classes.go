@@ -11,12 +11,21 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
 
+// maxStatefulSetName leaves room for "-" and the revision hash in a label.
+const maxStatefulSetName = 52
+
 func (c *checker) classes() {
 	products := c.cat.Products()
 	for _, name := range spec.Keys(c.f.Classes) {
 		cl := c.f.Classes[name]
 		if _, ok := c.f.Priorities[cl.Priority]; !ok {
 			c.errorf(p("classes", name, "priority"), "class %q names priority %q, which is not defined", name, cl.Priority)
+		}
+		// The StatefulSet controller labels each pod with
+		// controller-revision-hash <name>-<10-character hash>, a label
+		// value of at most 63: a longer name makes every pod creation fail.
+		if cl.Kind == keys.KindStatefulSet && len(name) > maxStatefulSetName {
+			c.errorf(p("classes", name), "class name %q is %d characters: a StatefulSet's name may have at most %d, or the controller cannot create its pods (their controller-revision-hash label would pass 63)", name, len(name), maxStatefulSetName)
 		}
 		if cl.Gang != nil && cl.Kind != keys.KindJob {
 			c.errorf(p("classes", name, "gang"), "gang needs kind Job, not %s: only a Job runs its pods all at once", cl.Kind)
