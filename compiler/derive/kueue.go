@@ -187,8 +187,9 @@ func orderFlavors(pools []string, t spec.Tenant, d *Fleet) []string {
 // split divides a tenant's total quota over its flavors. Kueue admits a
 // workload only if it fits one flavor's quota (plus borrowing), so each
 // flavor first gets the largest whole workload landing there, if the total
-// allows; the rest goes in proportion to each pool's size at max. All in
-// whole units. With no quota, each flavor gets its pool's whole capacity.
+// allows; the rest goes in proportion to each pool's size at max, in whole
+// units, and what is left below a unit to one flavor. With no quota, each
+// flavor gets its pool's whole capacity.
 func split(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.ResourceList) {
 	want := QuotaList(total)
 	for _, f := range q.Flavors {
@@ -231,6 +232,25 @@ func split(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.Resourc
 		}
 		for _, f := range q.Flavors {
 			q.Nominal[f][r] = units2q(given[f], unit)
+		}
+		// What is left below a whole unit (the 500m of 1500m) goes to the
+		// first flavor with room, so the flavors sum to the quota exactly:
+		// Kueue admits against these, the checker against the quota.
+		if tq, limited := want[quotaName(r)]; limited && !catalog.IsMIGResource(r) && len(q.Flavors) > 0 {
+			frac := tq.DeepCopy()
+			frac.Sub(units2q(units, unit))
+			if frac.Sign() > 0 {
+				f := q.Flavors[0]
+				for _, g := range q.Flavors {
+					if caps[g] > 0 {
+						f = g
+						break
+					}
+				}
+				n := q.Nominal[f][r]
+				n.Add(frac)
+				q.Nominal[f][r] = n
+			}
 		}
 	}
 }
