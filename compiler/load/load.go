@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -80,15 +81,37 @@ func (e Entries) Pos(section, name string) diag.Pos { return e.pos[section+"."+n
 // Load reads every path in paths, unifies them into one fleet and validates
 // it against the schema. All errors are returned together as a diag.List.
 func Load(paths []string) (*Source, error) {
-	src, err := Evaluate(paths)
-	if err != nil {
-		return nil, err
+	type result struct {
+		src *Source
+		err error
 	}
-	if err := src.Decode(); err != nil {
-		return nil, err
+	done := make(chan result, 1)
+	go func() {
+		src, err := Evaluate(paths)
+		if err == nil {
+			err = src.Decode()
+		}
+		done <- result{src, err}
+	}()
+	timer := time.NewTimer(EvalTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.src, nil
+	case <-timer.C:
+		// CUE cannot be cancelled: the evaluation goes on until the
+		// process exits, which the CLI does at once.
+		return nil, diag.List{{Pos: diag.Pos{File: strings.Join(paths, ", ")},
+			Msg: fmt.Sprintf("evaluating the spec took more than %v, so gpufleet stopped: no fleet needs that long (the largest benchmark fleet takes 3 s), a spec that does is hostile or pathological, for example one with hundreds of thousands of errors, which CUE gathers in quadratic time", EvalTimeout)}}
 	}
-	return src, nil
 }
+
+// EvalTimeout bounds Load, so that no spec can stall CI: CUE's cost grows
+// faster than linearly with some inputs even within MaxSpecBytes.
+var EvalTimeout = 60 * time.Second
 
 // Evaluate is Load's first half: it evaluates the specs with the schema
 // and validates the result, leaving Fleet nil.

@@ -2,6 +2,7 @@ package load_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -62,5 +63,30 @@ func TestNotTextIsRefusedFast(t *testing.T) {
 	_, err := load.Load([]string{f})
 	if err == nil || strings.Contains(err.Error(), "UTF-8 text") {
 		t.Fatalf("text refused as not text: %v", err)
+	}
+}
+
+// Load gives up after EvalTimeout, with an error, rather than stall CI on a
+// spec CUE evaluates in quadratic time: here 20,000 unresolved references,
+// valid text, which take CUE over a second to gather.
+func TestLoadIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package fleet\n")
+	for i := range 20000 {
+		fmt.Fprintf(&b, "a%d: b%d\n", i, i)
+	}
+	f := filepath.Join(t.TempDir(), "fleet.cue")
+	if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { load.EvalTimeout = d }(load.EvalTimeout)
+	load.EvalTimeout = 50 * time.Millisecond
+	start := time.Now()
+	_, err := load.Load([]string{f})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Load returned after %v", d)
+	}
+	if err == nil || !strings.Contains(err.Error(), "took more than 50ms, so gpufleet stopped") {
+		t.Fatalf("got %v", err)
 	}
 }
