@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -239,6 +240,9 @@ func checkSize(path string, fi fs.FileInfo) error {
 	}
 	if total > MaxSpecBytes {
 		return tooLarge(total)
+	}
+	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && strings.HasSuffix(e.Name(), ".cue") }) {
+		return fmt.Errorf("no .cue files here: a spec directory holds one CUE package (YAML and JSON specs are named one by one)")
 	}
 	for _, e := range entries {
 		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".cue") {

@@ -165,7 +165,7 @@ func TestBadInputExitCodes(t *testing.T) {
 		{"empty_cue", []string{"fleet.cue"}, map[string]string{"fleet.cue": ""}, ": cluster.name: missing required field (want !=\"\")"},
 		{"empty_yaml", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": ""}, ": cluster.name: missing required field (want !=\"\")"},
 		{"empty_json", []string{"fleet.json"}, map[string]string{"fleet.json": ""}, ":1:1: invalid JSON for file"},
-		{"empty_dir", []string{"spec"}, map[string]string{"spec/README.md": "not a spec\n"}, "spec: no CUE files in ."},
+		{"empty_dir", []string{"spec"}, map[string]string{"spec/README.md": "not a spec\n"}, "spec: no .cue files here: a spec directory holds one CUE package"},
 		{"two_packages", []string{"spec"}, map[string]string{"spec/a.cue": validFleet, "spec/b.cue": "package other\n\nx: 1\n"}, "spec: found packages \"fleet\" (a.cue) and \"other\" (b.cue) in \".\""},
 		{"binary_yaml", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": binary()}, ": control characters are not allowed"},
 		{"alias_bomb", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]\n"}, ":1:1: aliases expand to more than 50000 nodes"},
