@@ -1,13 +1,17 @@
 // Package write puts a rendered tree on disk so that a failure never leaves
 // a half-written tree: every file is staged in a temporary directory, then
-// renamed into place. The tree on disk may come from a stranger's pull
-// request, so nothing in it is trusted (see safe.go).
+// renamed into place. A build told to stop (Options.Stop) stops before the
+// first rename or not at all, and two builds never write one tree at once.
+// The tree on disk may come from a stranger's pull request, so nothing in
+// it is trusted (see safe.go).
 package write
 
 import (
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -21,6 +25,7 @@ type Result struct {
 	Unchanged []string // files already identical
 	Pruned    []string // files a previous build generated that are gone now
 	Kept      []Kept   // files prune could not prove gpufleet wrote
+	Unpruned  []Kept   // files prune meant to delete but could not
 }
 
 // Kept is a file the manifest lists that prune left alone, and why.
@@ -37,15 +42,41 @@ type Options struct {
 	// Inputs are the spec files or directories: a generated path that is
 	// one of their files is refused, and prune never deletes one.
 	Inputs []string
+	// Stop, once closed, makes Tree return ErrInterrupted without changing
+	// the tree. Tree looks at it while staging and one last time before the
+	// first rename, never after: renaming and pruning take milliseconds,
+	// and stopping halfway would leave a tree that is neither old nor new.
+	Stop <-chan struct{}
+	// Notice, if set, hears what Tree did besides writing the tree: the
+	// stage directories of earlier builds that it removed.
+	Notice func(msg string)
 }
 
-const stagePrefix = ".gpufleet-stage-"
+// ErrInterrupted is Tree stopped by Options.Stop: the tree is unchanged.
+var ErrInterrupted = errors.New("interrupted before the tree was changed")
+
+func (o *Options) stopped() bool {
+	select {
+	case <-o.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// beforeCommit, if set, runs after the last look at Options.Stop and
+// before the first rename: tests pause a build there.
+var beforeCommit func()
 
 // Tree writes tree below dir. A new dir appears whole in one rename. In an
 // existing dir, each file is renamed over its old version, and files that
-// gpufleet does not generate are left alone. Every check that can fail runs
-// before the first rename. A symbolic link, or anything but a directory or a
-// regular file, on the way to a generated path is refused (see safe.go).
+// gpufleet does not generate are left alone. Every check that can fail,
+// prune's included, runs before the first rename. A symbolic link, or
+// anything but a directory or a regular file, on the way to a generated
+// path is refused (see safe.go). While it writes an existing dir, Tree
+// holds a lock on it, so a second build fails rather than interleave
+// (see lock_unix.go); it first removes the stages that builds killed
+// before they could clean up left there (see stage.go).
 func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	var opt Options
 	if len(opts) > 0 {
@@ -57,7 +88,16 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	}
 	defer out.close()
 	if out.root == nil {
-		return writeNew(out.abs, tr)
+		return writeNew(out.abs, tr, &opt)
+	}
+	lock, err := lockTree(out)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	removeLeftovers(out.root, out.abs, opt.Notice)
+	if opt.stopped() {
+		return nil, ErrInterrupted
 	}
 	in := newInspector(out.root)
 	inputs := statSpecs(opt.Inputs)
@@ -74,22 +114,29 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 		tr = keepOwned(in, old, tr)
 		old = nil
 	}
+	plan, err := planPrune(out, in, old, tr, inputs)
+	if err != nil {
+		return nil, err
+	}
 
 	// Staged inside the tree, so that each rename stays below the root.
-	stage := stagePrefix + rand.Text()
-	if err := out.root.Mkdir(stage, 0o700); err != nil {
+	st, err := newStage(out.root)
+	if err != nil {
 		return nil, fmt.Errorf("output directory is not writable: %w", err)
 	}
-	defer out.root.RemoveAll(stage)
-	res := &Result{}
+	defer st.remove()
+	res := &Result{Kept: plan.kept}
 	for _, p := range tr.Paths() {
+		if opt.stopped() {
+			return nil, ErrInterrupted
+		}
 		if fi, _, _ := in.look(p); fi != nil && fi.Size() == int64(len(tr[p])) {
 			if old, err := readRegular(out.root, p, fi); err == nil && bytes.Equal(old, tr[p]) {
 				res.Unchanged = append(res.Unchanged, p)
 				continue
 			}
 		}
-		f := filepath.FromSlash(path.Join(stage, p))
+		f := st.path(p)
 		if err := out.root.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 			return nil, err
 		}
@@ -98,45 +145,77 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 		}
 		res.Written = append(res.Written, p)
 	}
+	if opt.stopped() {
+		return nil, ErrInterrupted
+	}
+	if beforeCommit != nil {
+		beforeCommit()
+	}
 	for _, p := range res.Written {
 		dst := filepath.FromSlash(p)
 		if err := out.root.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return nil, err
 		}
-		if err := out.root.Rename(filepath.FromSlash(path.Join(stage, p)), dst); err != nil {
+		if err := out.root.Rename(st.path(p), dst); err != nil {
 			return nil, err
 		}
 	}
-	res.Pruned, res.Kept, err = prune(out.root, in, old, tr, inputs)
-	return res, err
+	var kept []Kept
+	res.Pruned, kept, res.Unpruned = plan.apply(out.root)
+	res.Kept = append(res.Kept, kept...)
+	if len(res.Unpruned) > 0 {
+		return res, &PruneError{Dir: out.abs, Unpruned: res.Unpruned}
+	}
+	return res, nil
 }
 
 // writeNew stages the whole tree beside abs and renames it into place.
-func writeNew(abs string, tr tree.Tree) (*Result, error) {
+func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
 	parent := filepath.Dir(abs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	stage, err := os.MkdirTemp(parent, stagePrefix)
+	root, err := os.OpenRoot(parent)
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	defer os.RemoveAll(stage)
+	defer root.Close()
+	removeLeftovers(root, parent, opt.Notice)
+	st, err := newStage(root)
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	defer st.remove()
 	res := &Result{}
 	for _, p := range tr.Paths() {
-		f := filepath.Join(stage, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		if opt.stopped() {
+			return nil, ErrInterrupted
+		}
+		f := st.path(p)
+		if err := root.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(f, tr[p], 0o644); err != nil {
+		if err := root.WriteFile(f, tr[p], 0o644); err != nil {
 			return nil, err
 		}
 		res.Written = append(res.Written, p)
 	}
-	if err := os.Chmod(stage, 0o755); err != nil {
+	if err := root.Chmod(st.path("."), 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(stage, abs); err != nil {
+	if opt.stopped() {
+		return nil, ErrInterrupted
+	}
+	if beforeCommit != nil {
+		beforeCommit()
+	}
+	// No lock guards a directory that does not exist yet (locking the
+	// parent would fail a build into a sibling): of two builds that both
+	// found dir missing, the first rename wins and the second fails here,
+	// having changed nothing.
+	if err := root.Rename(st.path("."), filepath.Base(abs)); errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("output directory %s was created by another build while this one ran; this build wrote nothing", abs)
+	} else if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	return res, nil
@@ -166,13 +245,21 @@ func preflight(out *outDir, in *inspector, tr tree.Tree, inputs specs) error {
 		if fi, err := out.root.Lstat(filepath.FromSlash(d)); err != nil || !fi.IsDir() {
 			continue // created by the rename; look has vetted what exists
 		}
-		probe := filepath.FromSlash(path.Join(d, ".gpufleet-probe-"+rand.Text()))
-		f, err := out.root.OpenFile(probe, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
+		if err := probe(out.root, d); err != nil {
 			return fmt.Errorf("output directory is not writable: %w", err)
 		}
-		f.Close()
-		out.root.Remove(probe)
 	}
 	return nil
+}
+
+// probe creates and deletes a file in the directory d, the surest test
+// that gpufleet may create, rename and delete entries there.
+func probe(root *os.Root, d string) error {
+	name := filepath.FromSlash(path.Join(d, ".gpufleet-probe-"+rand.Text()))
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return root.Remove(name)
 }

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/write"
 )
 
@@ -26,7 +28,11 @@ Nothing is written unless the whole fleet compiles and the placement
 checker (see 'gpufleet check') finds no error: files are staged in a
 temporary directory and renamed into place. The checker's report is written
 to report/placement.json and report/placement.md. Files in DIR that gpufleet does
-not generate are left alone, and it follows no symbolic link in DIR.`,
+not generate are left alone, and it follows no symbolic link in DIR.
+
+A build stopped by SIGINT or SIGTERM leaves DIR as it was or fully written,
+never a mix, and exits 130 or 143. While a build writes DIR, another build
+into it fails at once (exit 2).`,
 		Example: `  # Compile the example platform fleet into out/platform.
   gpufleet build fleets/platform -o out/platform
 
@@ -53,7 +59,9 @@ not generate are left alone, and it follows no symbolic link in DIR.`,
 			if err != nil {
 				return err
 			}
-			res, err := compile(out, args)
+			intr := catchInterrupts()
+			defer intr.stop()
+			res, err := compileUnless(intr, out, args)
 			if err != nil {
 				return err
 			}
@@ -73,13 +81,14 @@ not generate are left alone, and it follows no symbolic link in DIR.`,
 				fmt.Fprintln(stderr, findingLine(f, color))
 			}
 			if checkOnly {
-				return stale(c, out, dir, res)
+				if err := stale(c, out, dir, res); !intr.caught() {
+					return err
+				}
+				return intr.exit("nothing written")
 			}
-			wr, err := write.Tree(dir, res.Tree, write.Options{Prune: pruneOld, Inputs: args})
-			if err != nil {
-				return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
-			}
-			return out.built(dir, summarize(res), wr)
+			wr, err := write.Tree(dir, res.Tree, write.Options{Prune: pruneOld, Inputs: args, Stop: intr.done,
+				Notice: func(msg string) { fmt.Fprintln(stderr, logLine("gpufleet build: "+msg)) }})
+			return written(out, dir, summarize(res), wr, err, intr)
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "output directory")
@@ -87,4 +96,51 @@ not generate are left alone, and it follows no symbolic link in DIR.`,
 	cmd.Flags().BoolVar(&checkOnly, "check", false, "write nothing; exit 1 if DIR differs from the compiled tree (as 'gpufleet diff')")
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
+}
+
+// compileUnless compiles, unless a signal comes first: then it returns at
+// once, as nothing is written yet (the compile goes on until gpufleet
+// exits, and is dropped).
+func compileUnless(intr *interrupts, out output, args []string) (*compiler.Result, error) {
+	type compiled struct {
+		res *compiler.Result
+		err error
+	}
+	c := make(chan compiled, 1)
+	go func() {
+		res, err := compile(out, args)
+		c <- compiled{res, err}
+	}()
+	select {
+	case r := <-c:
+		return r.res, r.err
+	case <-intr.done:
+		return nil, intr.exit("nothing written")
+	}
+}
+
+// written reports what write.Tree did, and exits as it and any signal
+// say.
+func written(out treeOutput, dir string, sum summary, wr *write.Result, err error, intr *interrupts) error {
+	var pe *write.PruneError
+	switch {
+	case errors.Is(err, write.ErrInterrupted):
+		return intr.exit("%s is unchanged", dir)
+	case errors.As(err, &pe):
+		// The tree was written: say what, then that the prune failed.
+		if err := out.built(dir, sum, wr); err != nil {
+			return err
+		}
+		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
+	case err != nil:
+		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
+	}
+	if err := out.built(dir, sum, wr); err != nil {
+		return err
+	}
+	if intr.caught() {
+		// It came once the renames had begun: they finished first.
+		return intr.exit("%s was written in full first", dir)
+	}
+	return nil
 }

@@ -53,11 +53,14 @@ func (o *jsonOutput) buildFindings(*check.Report) {}
 
 func (o *jsonOutput) built(dir string, sum summary, wr *write.Result) error {
 	out := map[string]any{
-		"ok": true, "output": dir, "summary": sum,
+		"ok": len(wr.Unpruned) == 0, "output": dir, "summary": sum,
 		"written": nonNil(wr.Written), "unchanged": nonNil(wr.Unchanged), "pruned": nonNil(wr.Pruned),
 	}
 	if len(wr.Kept) > 0 {
 		out["kept"] = wr.Kept // only a prune that left files says so
+	}
+	if len(wr.Unpruned) > 0 {
+		out["unpruned"] = wr.Unpruned // a prune that failed after the write
 	}
 	return writeJSON(o.stdout, out)
 }

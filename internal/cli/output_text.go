@@ -58,6 +58,9 @@ func (o *textOutput) built(dir string, sum summary, wr *write.Result) error {
 	for _, k := range wr.Kept {
 		fmt.Fprintf(o.stdout, "left %s: %s\n", logLine(k.Path), k.Reason)
 	}
+	for _, k := range wr.Unpruned {
+		fmt.Fprintf(o.stdout, "could not prune %s: %s\n", logLine(k.Path), k.Reason)
+	}
 	return nil
 }
 

@@ -18,6 +18,11 @@ const (
 	ExitOK       = 0
 	ExitFindings = 1 // the spec is valid but a check found problems
 	ExitInvalid  = 2 // bad usage or an invalid spec
+
+	// A build a signal stopped: 128 plus the signal's number, as shells
+	// report it (see interrupt.go).
+	ExitInterrupted = 130 // SIGINT
+	ExitTerminated  = 143 // SIGTERM
 )
 
 // Main runs gpufleet with the process's arguments and returns its exit code.
@@ -69,7 +74,8 @@ Start with 'gpufleet init' for a starter fleet. Shell completion for bash,
 zsh, fish and powershell: see 'gpufleet completion --help', for example
 'source <(gpufleet completion bash)'.
 
-Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec.`,
+Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec,
+130 or 143 a build stopped by SIGINT or SIGTERM.`,
 		Example: `  gpufleet init fleet
   gpufleet build fleets/platform -o out/platform
   gpufleet check fleets/platform
