@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,35 +48,6 @@ type Source struct {
 	files []string
 	wd    string
 }
-
-// Entries are where the spec declares each pool, class and tenant: what the
-// placement checker's findings point at. They hold no CUE values, which are
-// most of a loaded spec's memory (about 45 MB of 77 for a fleet of 1,000
-// tenants), so the pipeline keeps them and drops the Source once the fleet
-// is derived.
-type Entries struct {
-	pos map[string]diag.Pos // by section and name, joined with "."
-}
-
-// Entries returns the positions of the fleet's pools, classes and tenants.
-func (s *Source) Entries() Entries {
-	e := Entries{pos: map[string]diag.Pos{}}
-	keep := func(section string, names []string) {
-		for _, n := range names {
-			e.pos[section+"."+n] = s.Pos(section, n)
-		}
-	}
-	if f := s.Fleet; f != nil {
-		keep("pools", spec.Keys(f.Pools))
-		keep("classes", spec.Keys(f.Classes))
-		keep("tenants", spec.Keys(f.Tenants))
-	}
-	return e
-}
-
-// Pos returns where the spec declares the named entry of section ("pools",
-// "classes" or "tenants"), or no position.
-func (e Entries) Pos(section, name string) diag.Pos { return e.pos[section+"."+name] }
 
 // Load reads every path in paths, unifies them into one fleet and validates
 // it against the schema. All errors are returned together as a diag.List.
@@ -192,68 +162,6 @@ func schemaValue(ctx *cue.Context) (cue.Value, error) {
 	return v.LookupPath(cue.ParsePath("#Fleet")), nil
 }
 
-// MaxSpecBytes bounds a spec file, and the .cue files of a spec directory
-// together: CUE's evaluation cost grows faster than linearly with input
-// size, so a hostile spec must not be able to stall CI for hours. The
-// largest generated benchmark fleet (XL) is under 5 MB.
-const MaxSpecBytes = 16 << 20
-
-func tooLarge(n int64) error {
-	return fmt.Errorf("spec file too large (%d bytes; the limit is %d MiB)", n, MaxSpecBytes>>20)
-}
-
-// checkSize rejects what cannot be a spec before CUE reads it: a file over
-// MaxSpecBytes, a directory whose .cue files are, a device or named pipe
-// (reading one may never end), and a .cue file that is not UTF-8 text
-// (CUE's loader would replace invalid bytes before the parse hook sees
-// them).
-func checkSize(path string, fi fs.FileInfo) error {
-	if !fi.IsDir() {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("not a regular file")
-		}
-		if fi.Size() > MaxSpecBytes {
-			return tooLarge(fi.Size())
-		}
-		if strings.EqualFold(filepath.Ext(path), ".cue") && !isLink(path) {
-			return textFile(path) // a link's target is checked by confined
-		}
-		return nil
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return err
-	}
-	var total int64
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
-			continue
-		}
-		info, err := os.Stat(filepath.Join(path, e.Name()))
-		if err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", e.Name())
-		}
-		total += info.Size()
-	}
-	if total > MaxSpecBytes {
-		return tooLarge(total)
-	}
-	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && strings.HasSuffix(e.Name(), ".cue") }) {
-		return fmt.Errorf("no .cue files here: a spec directory holds one CUE package (YAML and JSON specs are named one by one)")
-	}
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".cue") {
-			if err := textFile(filepath.Join(path, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func (s *Source) loadOne(ctx *cue.Context, path string) (cue.Value, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -312,95 +220,6 @@ func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
 	}
 	v := ctx.BuildInstance(insts[0])
 	return v, v.Err()
-}
-
-// parseNoExtern parses a spec file that is text (see text) and rejects
-// @extern attributes: file
-// embedding (@extern(embed) with @embed) would let a spec read files other
-// than its own CUE, and a spec is evaluated hermetically.
-func parseNoExtern(name string, src any, cfg parser.Config) (*ast.File, error) {
-	switch data := src.(type) {
-	case []byte:
-		if err := text(name, data); err != nil {
-			return nil, err
-		}
-	case string:
-		if err := text(name, []byte(data)); err != nil {
-			return nil, err
-		}
-	}
-	f, err := parser.ParseFile(name, src, cfg)
-	if err != nil {
-		return f, err
-	}
-	for _, d := range f.Decls {
-		if a, ok := d.(*ast.Attribute); ok {
-			if k, _ := a.Split(); k == "extern" {
-				return nil, cueerrors.Newf(a.Pos(), "%s: a spec may not embed files; it is evaluated from its own .cue files only", a.Text)
-			}
-		}
-	}
-	return f, nil
-}
-
-// confined rejects an instance that read a file, through a symbolic link,
-// from outside the spec directory: a spec reads nothing but its own files.
-// Only the files the loader read count, not whatever else the directory
-// holds.
-func confined(dir string, inst *build.Instance, overlay map[string]load.Source, seen map[*build.Instance]bool) error {
-	if seen[inst] {
-		return nil
-	}
-	seen[inst] = true
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return err
-	}
-	for _, f := range inst.BuildFiles {
-		if _, ok := overlay[f.Filename]; ok {
-			continue // the embedded schema, not on disk
-		}
-		target, err := filepath.EvalSymlinks(f.Filename)
-		if err != nil {
-			return fmt.Errorf("%s: %w", diag.RelFile(dir, f.Filename), err)
-		}
-		if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("%s: symbolic link leads outside the spec directory", diag.RelFile(dir, f.Filename))
-		}
-	}
-	for _, imp := range inst.Imports {
-		if err := confined(dir, imp, overlay, seen); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func isLink(path string) bool {
-	fi, err := os.Lstat(path)
-	return err == nil && fi.Mode()&fs.ModeSymlink != 0
-}
-
-// confinedFile rejects a YAML or JSON spec that is a symbolic link leading
-// out of its own directory, as confined does for CUE: a pull request could
-// otherwise commit fleet.yaml pointing at any file CI can read, and the
-// decoder's errors would quote it.
-func confinedFile(path string) error {
-	if !isLink(path) {
-		return nil
-	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return err
-	}
-	if rel, err := filepath.Rel(dir, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("symbolic link leads outside the spec directory")
-	}
-	return nil
 }
 
 func loadData(ctx *cue.Context, path, ext string) (cue.Value, error) {
