@@ -21,7 +21,7 @@ func Intent(d *derive.Fleet) check.Intent {
 	for _, c := range d.Classes {
 		in.OnDemandOnly[c.Name] = c.Spec.Capacity == spec.OnDemand
 		p := d.Spec.Priorities[c.Spec.Priority]
-		in.Priorities[c.Name] = check.PriorityIntent{Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Kind == keys.KindJob}
+		in.Priorities[c.Name] = check.PriorityIntent{Name: c.Spec.Priority, Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Kind == keys.KindJob}
 	}
 	for _, p := range d.Pools {
 		if len(p.Spec.DedicatedTo) > 0 {
@@ -29,10 +29,17 @@ func Intent(d *derive.Fleet) check.Intent {
 		}
 	}
 	for _, t := range d.Tenants {
-		in.Tenants = append(in.Tenants, check.TenantIntent{
+		ti := check.TenantIntent{
 			Name: t.Name, Classes: t.Spec.Classes,
 			Hard: quotaMilli(t.Hard), Nominal: quotaMilli(derive.QuotaList(t.Spec.Quota)),
-		})
+		}
+		for pr, q := range t.Spec.PriorityQuotas {
+			if ti.PriorityHard == nil {
+				ti.PriorityHard = map[string]map[string]int64{}
+			}
+			ti.PriorityHard[pr] = quotaMilli(derive.QuotaList(&q))
+		}
+		in.Tenants = append(in.Tenants, ti)
 	}
 	return in
 }

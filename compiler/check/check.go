@@ -29,9 +29,13 @@ type TenantIntent struct {
 	// Nominal its nominal quota alone, by resource name (nvidia.com/gpu,
 	// cpu, memory, pods).
 	Hard, Nominal map[string]int64 // milli-units
+	// PriorityHard are the PriorityClass-scoped quotas by priority: each
+	// namespace's pods of that priority must fit them too.
+	PriorityHard map[string]map[string]int64
 }
 
 type PriorityIntent struct {
+	Name     string // the PriorityClass
 	Value    int32
 	Preempts bool
 	Batch    bool // a Job class

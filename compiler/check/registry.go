@@ -44,7 +44,7 @@ var Registry = []Check{
 	{IDCPUOnGPU, Error, true, "no CPU-only class can land on a GPU pool"},
 	{IDOnDemandOnSpot, Error, true, "no on-demand class can land on a spot pool"},
 	{IDDedicated, Error, true, "no class lands on a pool dedicated to others"},
-	{IDQuotaFit, Error, false, "each tenant's quota plus borrowing holds one whole workload of each of its classes"},
+	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDPriorityOrder, Warning, false, "no preempting batch class outranks a critical serving class"},
 	{IDKueueFlavor, Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
 	{IDKueueOrder, Error, false, "no flavor Kueue tries first sends a queued class where it cannot land"},
