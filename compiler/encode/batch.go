@@ -74,9 +74,6 @@ func (b *Batch) Fail(err error) {
 	}
 }
 
-// Err is the first error recorded so far.
-func (b *Batch) Err() error { return b.err }
-
 // Flush encodes the listed files and returns the first error.
 func (b *Batch) Flush() error {
 	q := b.queued

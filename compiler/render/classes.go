@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/templates"
 )
 
@@ -29,7 +30,7 @@ var workloadKinds = []struct{ Group, Version, Kind string }{
 func (r *renderer) classes() {
 	for i := range r.d.Classes {
 		c := &r.d.Classes[i]
-		dir := path.Join("classes", c.Name)
+		dir := path.Join(tree.ClassesDir, c.Name)
 		comp := types.Kustomization{
 			TypeMeta: types.TypeMeta{APIVersion: types.ComponentVersion, Kind: types.ComponentKind},
 		}
@@ -49,7 +50,7 @@ func (r *renderer) classes() {
 			r.fail(err)
 			return
 		}
-		r.emit(path.Join(dir, "example.yaml"), ex)
+		r.emit(tree.ClassExample(c.Name), ex)
 	}
 }
 
