@@ -38,6 +38,10 @@ golden-check: ## Fail if regenerating golden/ would change it
 test-kubesched: ## Differential test against kube-scheduler v1.35.4 (nested module; first build takes minutes)
 	set -o pipefail; cd kubesched && $(GO) vet ./... && $(GO) test ./... -v -count=1 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (PAUSE|CONT)' 
 
+.PHONY: test-kueue
+test-kueue: ## Differential test against Kueue v0.19.2's own flavor assigner (nested module; first build takes minutes)
+	set -o pipefail; cd kueuediff && $(GO) vet ./... && $(GO) test ./... -v -count=1 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (PAUSE|CONT)'
+
 E2E_BIN ?= e2e/.bin
 
 .PHONY: e2e

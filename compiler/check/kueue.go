@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
@@ -20,62 +19,34 @@ type QueueIntent struct {
 }
 
 // Kueue checks the ClusterQueues and ResourceFlavors in the tree in Kueue's
-// own terms, for every queued class a tenant may use: some flavor admits
-// it (Kueue's flavor assigner) on a pool where it lands; no flavor that
-// admits it, with quota to spare, sends it where it cannot land; quota plus
-// borrowing holds one whole workload; every requested resource is covered;
-// and the CRDs' limits hold.
+// own terms, for every queued class a tenant may use: Kueue's flavor
+// assigner (KueueModel, judged by kueuediff/ against Kueue itself) admits
+// one whole workload of it on an empty cluster; the flavor it picks, and
+// every flavor it could pick once others are in use, is a pool where the
+// class lands and, for a gang, where the whole gang fits; every requested
+// resource is covered; and the CRDs' limits hold.
 func Kueue(tr tree.Tree, r *Report, queues []QueueIntent) error {
-	flavors := map[string]kueue.ResourceFlavorSpec{}
-	var fs []kueue.ResourceFlavor
-	if err := decodeAll(tr[tree.KueueFlavorsPath], &fs); err != nil {
-		return fmt.Errorf("check: %s: %w", tree.KueueFlavorsPath, err)
+	m, err := NewKueueModel(tr)
+	if err != nil {
+		return err
 	}
-	for _, f := range fs {
-		flavors[f.Name] = f.Spec
-		if n := len(f.Spec.NodeLabels); n > kueue.MaxFlavorLabels {
-			r.add(Finding{Severity: Error, Check: IDKueueLimits, Pool: f.Name,
-				Message: fmt.Sprintf("ResourceFlavor %s has %d nodeLabels; Kueue's CRD allows %d: drop extra pool labels", f.Name, n, kueue.MaxFlavorLabels)})
+	for _, name := range sortedNames(m.Flavors) {
+		f := m.Flavors[name]
+		if n := len(f.NodeLabels); n > kueue.MaxFlavorLabels {
+			r.add(Finding{Severity: Error, Check: IDKueueLimits, Pool: name,
+				Message: fmt.Sprintf("ResourceFlavor %s has %d nodeLabels; Kueue's CRD allows %d: drop extra pool labels", name, n, kueue.MaxFlavorLabels)})
 		}
-		if n := len(f.Spec.NodeTaints); n > kueue.MaxFlavorTaints {
-			r.add(Finding{Severity: Error, Check: IDKueueLimits, Pool: f.Name,
-				Message: fmt.Sprintf("ResourceFlavor %s has %d nodeTaints; Kueue's CRD allows %d", f.Name, n, kueue.MaxFlavorTaints)})
-		}
-	}
-	var cqs []kueue.ClusterQueue
-	if err := decodeAll(tr[tree.KueueQueuesPath], &cqs); err != nil {
-		return fmt.Errorf("check: %s: %w", tree.KueueQueuesPath, err)
-	}
-	var cohorts []kueue.Cohort
-	if err := decodeAll(tr[tree.KueueCohortsPath], &cohorts); err != nil {
-		return fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
-	}
-	parent := map[string]string{}
-	for _, c := range cohorts {
-		parent[c.Name] = c.Spec.ParentName
-	}
-	root := func(cohort string) string {
-		for i := 0; i < len(parent) && parent[cohort] != ""; i++ {
-			cohort = parent[cohort]
-		}
-		return cohort
-	}
-	for i := range cqs {
-		if cqs[i].Spec.CohortName != "" {
-			cqs[i].Spec.CohortName = root(cqs[i].Spec.CohortName)
+		if n := len(f.NodeTaints); n > kueue.MaxFlavorTaints {
+			r.add(Finding{Severity: Error, Check: IDKueueLimits, Pool: name,
+				Message: fmt.Sprintf("ResourceFlavor %s has %d nodeTaints; Kueue's CRD allows %d", name, n, kueue.MaxFlavorTaints)})
 		}
 	}
-	byName := map[string]*kueue.ClusterQueue{}
-	for i := range cqs {
-		byName[cqs[i].Name] = &cqs[i]
-	}
-	all := newCohorts(cqs)
 	for _, q := range queues {
-		cq := byName[q.ClusterQueue]
+		cq := m.Queues[q.ClusterQueue]
 		if cq == nil {
 			return fmt.Errorf("check: ClusterQueue %s missing from the tree", q.ClusterQueue)
 		}
-		r.kueueQueue(q, cq, all, flavors)
+		r.kueueQueue(q, cq, m)
 	}
 	r.Sort()
 	return nil
@@ -83,7 +54,7 @@ func Kueue(tr tree.Tree, r *Report, queues []QueueIntent) error {
 
 func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
 
-func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, all cohorts, flavors map[string]kueue.ResourceFlavorSpec) {
+func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel) {
 	for _, rg := range cq.Spec.ResourceGroups {
 		if len(rg.Flavors) > kueue.MaxFlavorsInGroup {
 			r.add(Finding{Severity: Error, Check: IDKueueLimits, Tenant: q.Tenant,
@@ -101,18 +72,16 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, all cohorts, 
 		}
 	}
 	for _, name := range q.Classes {
-		c := r.cluster.Class(name)
-		if c == nil {
-			continue
+		if c := r.cluster.Class(name); c != nil {
+			r.kueueClass(q, c, cq, m)
 		}
-		r.kueueClass(q, c, cq, all, flavors)
 	}
 }
 
-func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, all cohorts, flavors map[string]kueue.ResourceFlavorSpec) {
-	pods := int64(1)
+func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel) {
+	pods := int32(1)
 	if c.Gang {
-		pods = int64(c.Pods)
+		pods = c.Pods
 	}
 	covered := map[corev1.ResourceName]bool{}
 	for _, rg := range cq.Spec.ResourceGroups {
@@ -126,119 +95,89 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, all
 				Message: fmt.Sprintf("tenant %s, class %s: resource %s unavailable in ClusterQueue %s", q.Tenant, c.Name, res, cq.Name)})
 		}
 	}
-	var why, short []string
-	admitted := 0
+	a := m.Assign(cq.Name, c.Pod, c.Info.Request, pods)
+	if !a.Admitted() {
+		id := IDKueueFlavor
+		if strings.Contains(a.Message, "insufficient quota") {
+			id = IDKueueQuota
+		}
+		r.add(Finding{Severity: Error, Check: id, Tenant: q.Tenant, Class: c.Name,
+			Message: fmt.Sprintf("tenant %s, class %s: ClusterQueue %s admits no workload of it: %s%s", q.Tenant, c.Name, cq.Name, a.Message, r.landsNowhereIn(c, cq))})
+		return
+	}
+	// Kueue picks the first flavor that fits; once that one's quota is in
+	// use, any later flavor that would hold the workload. Each must be a
+	// pool where the class lands and, since Kueue adds the flavor's pool
+	// label to every pod, where the whole gang fits.
+	for _, f := range m.Candidates(cq.Name, c.Pod, c.Info.Request, pods) {
+		cell := r.Cell(c.Name, f)
+		switch {
+		case cell == nil || !cell.Fits:
+			r.add(Finding{Severity: Error, Check: IDKueueFlavor, Tenant: q.Tenant, Class: c.Name, Pool: f,
+				Message: fmt.Sprintf("tenant %s: Kueue can admit class %s to flavor %s, but it cannot land on pool %s: its pods would stay Pending", q.Tenant, c.Name, f, f)})
+		case c.Gang && cell.Capacity < int64(pods) && r.landsWhole(c, pods):
+			r.add(Finding{Severity: Error, Check: IDKueueGang, Tenant: q.Tenant, Class: c.Name, Pool: f,
+				Message: fmt.Sprintf("tenant %s: Kueue can admit class %s's gang of %d pods to flavor %s, whose pool holds %d of them at max size; the rest would stay Pending, holding the quota%s", q.Tenant, c.Name, pods, f, cell.Capacity, r.wholeGang(c, pods))})
+		}
+	}
+}
+
+// landsNowhereIn says, when the class lands on none of the queue's
+// flavors, where it does land: Kueue's reasons then speak of quota or
+// labels, while the fix is a flavor (a poolQuotas entry) for such a pool.
+func (r *Report) landsNowhereIn(c *Class, cq *kueue.ClusterQueue) string {
 	for _, rg := range cq.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
-			ok, reason := kueue.Admits(f.Name, flavors[f.Name], c.Pod)
-			lands := r.Cell(c.Name, f.Name) != nil && r.Cell(c.Name, f.Name).Fits
-			fits, lack := flavorHolds(c, pods, cq, f, all)
-			switch {
-			case !ok:
-				why = append(why, reason)
-			case !lands && fits:
-				r.add(Finding{Severity: Error, Check: IDKueueFlavor, Tenant: q.Tenant, Class: c.Name, Pool: f.Name,
-					Message: fmt.Sprintf("tenant %s: Kueue can admit class %s to flavor %s, but it cannot land on pool %s: its pods would stay Pending", q.Tenant, c.Name, f.Name, f.Name)})
-			case !lands:
-				why = append(why, fmt.Sprintf("class cannot land on pool %s", f.Name))
-			case fits:
-				admitted++
-			default:
-				short = append(short, lack)
+			if cell := r.Cell(c.Name, f.Name); cell != nil && cell.Fits {
+				return ""
 			}
 		}
 	}
-	switch {
-	case admitted > 0:
-	case len(short) > 0:
-		r.add(Finding{Severity: Error, Check: IDKueueQuota, Tenant: q.Tenant, Class: c.Name,
-			Message: fmt.Sprintf("tenant %s, class %s: couldn't assign flavors to pod set main: %s (ExceedsMaxQuota)", q.Tenant, c.Name, strings.Join(short, "; "))})
-	default:
-		if len(why) == 0 {
-			why = []string{"no flavors"}
-		}
-		r.add(Finding{Severity: Error, Check: IDKueueFlavor, Tenant: q.Tenant, Class: c.Name,
-			Message: fmt.Sprintf("tenant %s: no flavor in ClusterQueue %s admits class %s: %s", q.Tenant, cq.Name, c.Name, strings.Join(why, "; "))})
-	}
-}
-
-// flavorHolds reports whether one whole workload fits the flavor's quota
-// plus what the queue may borrow: what the rest of its cohort holds in that
-// flavor, capped by its borrowingLimit.
-func flavorHolds(c *Class, pods int64, cq *kueue.ClusterQueue, f kueue.FlavorQuotas, all cohorts) (bool, string) {
-	for _, res := range f.Resources {
-		req, ok := c.Info.Request[res.Name]
-		if !ok || req.IsZero() {
-			continue
-		}
-		need := req.DeepCopy()
-		need.Mul(pods)
-		max := res.NominalQuota.DeepCopy()
-		if cq.Spec.CohortName != "" {
-			// Borrowing is bounded by what the cohort has in this flavor.
-			borrow := all.quota(cq, f.Name, res.Name)
-			if res.BorrowingLimit != nil && res.BorrowingLimit.Cmp(borrow) < 0 {
-				borrow = *res.BorrowingLimit
-			}
-			max.Add(borrow)
-		}
-		if need.Cmp(max) > 0 {
-			return false, fmt.Sprintf("insufficient quota for %s in flavor %s, request > maximum capacity (%s > %s)", res.Name, f.Name, need.String(), max.String())
+	var at []string
+	for _, p := range r.cluster.Pools {
+		if cell := r.Cell(c.Name, p.Name); cell != nil && cell.Fits {
+			at = append(at, p.Name)
 		}
 	}
-	return true, ""
+	if len(at) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the class lands on none of its flavors; it lands on %s)", strings.Join(at, ", "))
 }
 
-// cohorts holds, per root cohort, flavor and resource, the nominal quota
-// of all its ClusterQueues and of each: summed once, rather than over every
-// queue for every class, which grew with the square of the tenants.
-type cohorts map[cohortKey]*cohortQuota
-
-type cohortKey struct {
-	cohort, flavor string
-	res            corev1.ResourceName
-}
-
-type cohortQuota struct {
-	total resource.Quantity
-	queue map[string]resource.Quantity
-}
-
-func newCohorts(all []kueue.ClusterQueue) cohorts {
-	c := cohorts{}
-	for _, o := range all {
-		if o.Spec.CohortName == "" {
-			continue
-		}
-		for _, rg := range o.Spec.ResourceGroups {
-			for _, f := range rg.Flavors {
-				for _, rq := range f.Resources {
-					k := cohortKey{o.Spec.CohortName, f.Name, rq.Name}
-					if c[k] == nil {
-						c[k] = &cohortQuota{queue: map[string]resource.Quantity{}}
-					}
-					c[k].total.Add(rq.NominalQuota)
-					own := c[k].queue[o.Name]
-					own.Add(rq.NominalQuota)
-					c[k].queue[o.Name] = own
-				}
-			}
+// landsWhole reports whether the pools the class lands on hold its gang
+// together; when they do not, Gang says so already.
+func (r *Report) landsWhole(c *Class, pods int32) bool {
+	var total int64
+	for _, p := range r.cluster.Pools {
+		if cell := r.Cell(c.Name, p.Name); cell != nil && cell.Fits {
+			total += cell.Capacity
 		}
 	}
-	return c
+	return total >= int64(pods)
 }
 
-// quota is the nominal quota the other queues of cq's cohort tree hold in
-// a flavor: the most cq could borrow there. (Kueue then limits it by their
-// lending limits; this is the upper bound.)
-func (c cohorts) quota(cq *kueue.ClusterQueue, flavor string, res corev1.ResourceName) resource.Quantity {
-	q := c[cohortKey{cq.Spec.CohortName, flavor, res}]
-	if q == nil {
-		return resource.Quantity{}
+// wholeGang names the pools that could hold the whole gang.
+func (r *Report) wholeGang(c *Class, pods int32) string {
+	var at []string
+	for _, p := range r.cluster.Pools {
+		if cell := r.Cell(c.Name, p.Name); cell != nil && cell.Fits && cell.Capacity >= int64(pods) {
+			at = append(at, p.Name)
+		}
 	}
-	sum := q.total.DeepCopy()
-	sum.Sub(q.queue[cq.Name])
-	return sum
+	if len(at) == 0 {
+		return ": no pool holds it whole"
+	}
+	return ": pools that hold it whole: " + strings.Join(at, ", ")
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // decodeAll strictly decodes a generated YAML stream into a slice.

@@ -21,6 +21,7 @@ const (
 	IDKueueQuota        ID = "KueueQuota"
 	IDKueueCovered      ID = "KueueCovered"
 	IDKueueLimits       ID = "KueueLimits"
+	IDKueueGang         ID = "KueueGang"
 )
 
 // Check describes one check.
@@ -48,9 +49,10 @@ var Registry = []Check{
 	{IDPriorityOrder, Warning, false, "no preempting batch class outranks a critical serving class"},
 	{IDKueueFlavor, Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
 	{IDKueueOrder, Error, false, "no flavor Kueue tries first sends a queued class where it cannot land"},
-	{IDKueueQuota, Error, false, "nominal quota plus what the cohort lends holds one whole queued workload"},
+	{IDKueueQuota, Error, false, "Kueue's flavor assigner admits one whole queued workload: guaranteed quota plus what the cohort tree lends, within borrowingLimit"},
 	{IDKueueCovered, Error, false, "every resource a queued class requests is covered by its ClusterQueue"},
 	{IDKueueLimits, Error, false, "flavors and resource groups stay within Kueue's CRD limits"},
+	{IDKueueGang, Error, false, "every flavor Kueue may admit a queued gang to is a pool that holds the whole gang"},
 }
 
 // Lookup returns the registered check of that ID.

@@ -68,8 +68,12 @@ func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 	if t.Cohort != "" && t.Borrow != nil {
 		q.Borrow = covered(t.Borrow)
 	}
+	// Lending is limited only where the tenant says so: a resource lend
+	// does not list is lent whole, as Kueue does without a lendingLimit.
+	// (Limiting it to 0 made lent GPUs useless to a borrower who needs
+	// CPU and memory with them.)
 	if t.Cohort != "" && t.Lend != nil {
-		q.Lend = covered(t.Lend)
+		q.Lend = listed(t.Lend)
 	}
 	q.Preemption = preemption(t, d)
 	return q
@@ -236,6 +240,19 @@ func covered(q *spec.Quota) corev1.ResourceList {
 			v = *resource.NewQuantity(0, resource.DecimalSI)
 		}
 		out[r] = v
+	}
+	return out
+}
+
+// listed is a spec quota as a per-flavor ResourceList of the covered
+// resources it names.
+func listed(q *spec.Quota) corev1.ResourceList {
+	rl := QuotaList(q)
+	out := corev1.ResourceList{}
+	for _, r := range CoveredResources {
+		if v, ok := rl[quotaName(r)]; ok {
+			out[r] = v
+		}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ package crdtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -118,4 +120,22 @@ func (v *Validator) Validate(doc []byte) (field.ErrorList, error) {
 	}
 	celErrs, _ := ver.cel.Validate(context.Background(), nil, ver.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	return append(errs, celErrs...), nil
+}
+
+// Default applies the CRD's defaults to one object, given as its YAML or
+// JSON, and returns it as JSON: what kube-apiserver stores on create, so a
+// test decodes the object a controller would really read.
+func (v *Validator) Default(doc []byte) ([]byte, error) {
+	var obj map[string]any
+	if err := yaml.Unmarshal(doc, &obj); err != nil {
+		return nil, err
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	ver, ok := v.versions[schema.FromAPIVersionAndKind(apiVersion, kind)]
+	if !ok {
+		return nil, fmt.Errorf("crdtest: no CRD for %s %s", apiVersion, kind)
+	}
+	defaulting.Default(obj, ver.structural)
+	return json.Marshal(obj)
 }

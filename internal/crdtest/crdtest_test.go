@@ -63,3 +63,28 @@ func TestMissingCRDsFailLoudly(t *testing.T) {
 		t.Fatal("Load of no CRDs succeeded")
 	}
 }
+
+// Default fills what the CRD defaults, as the API server stores it.
+func TestDefault(t *testing.T) {
+	v, err := Load(upstream.Kueue, upstream.KueueCRDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := v.Default([]byte(`apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: a}
+spec:
+  flavorFungibility: {}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"whenCanBorrow":"MayStopSearch"`, `"whenCanPreempt":"TryNextFlavor"`, `"queueingStrategy":"BestEffortFIFO"`} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("Default: %s lacks %s", got, want)
+		}
+	}
+	if _, err := v.Default([]byte("apiVersion: v1\nkind: Pod\n")); err == nil {
+		t.Error("Default of an unknown kind: no error")
+	}
+}

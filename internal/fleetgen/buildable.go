@@ -31,6 +31,9 @@ func (g *gen) buildable(f *spec.Fleet, size Size) {
 	cat := catalog.New(nil)
 	pools := make([]spec.Pool, size.Pools)
 	byProduct := map[string]bounds{}
+	// Kueue admits a gang to one flavor, so every pool of the team and
+	// product it lands on must hold it: one pod per node at least.
+	maxGang := map[string]int32{}
 	for i := range pools {
 		p := f.Pools[poolName(i)]
 		p.Labels = map[string]string{teamLabel: team(i)}
@@ -40,6 +43,10 @@ func (g *gen) buildable(f *spec.Fleet, size Size) {
 			b = bounds{min(have.gpus, b.gpus), min(have.gpuMemGiB, b.gpuMemGiB), min(have.vcpu, b.vcpu), min(have.memGiB, b.memGiB)}
 		}
 		byProduct[product] = b
+		k := team(i) + "/" + product
+		if have, ok := maxGang[k]; !ok || p.Size.Max < have {
+			maxGang[k] = p.Size.Max
+		}
 	}
 	classes := make([]string, size.Classes)
 	homes := map[string]int{}
@@ -47,7 +54,7 @@ func (g *gen) buildable(f *spec.Fleet, size Size) {
 		classes[i] = fmt.Sprintf("class-%d", i)
 		home := i * size.Pools / size.Classes
 		product, _ := smallest(cat, pools[home].InstanceTypes)
-		f.Classes[classes[i]] = g.homedClass(pools[home], home, product, byProduct[product])
+		f.Classes[classes[i]] = g.homedClass(pools[home], home, product, byProduct[product], maxGang[team(home)+"/"+product])
 		homes[classes[i]] = home
 	}
 	cohorts := max(2, size.Tenants/50)
@@ -90,7 +97,7 @@ func smallest(cat catalog.Catalog, types []string) (string, bounds) {
 
 // homedClass is a class sized to land on every pool of its product that
 // its team owns, home among them.
-func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds) spec.Class {
+func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds, maxGang int32) spec.Class {
 	c := spec.Class{
 		Priority:     g.pick([]string{"critical", "batch", "dev"}),
 		Kind:         keys.KindDeployment,
@@ -119,9 +126,10 @@ func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds
 		}
 	}
 	if g.chance(0.35) {
-		// At one pod per node at least, the home pool holds the gang.
+		// At one pod per node at least, every pool of its team and
+		// product holds the gang.
 		c.Kind = keys.KindJob
-		gang := int32(1 + g.r.IntN(int(min(6, home.Size.Max))))
+		gang := int32(1 + g.r.IntN(int(min(6, maxGang))))
 		c.Gang = &gang
 		// As in a real fleet, batch work never outranks serving.
 		if c.Priority == "critical" {

@@ -39,6 +39,11 @@ type Options struct {
 	// benchmarks time a build that writes its tree); pools belong to teams
 	// and cohorts form a hierarchy. It leaves out Tricky's escape hatches.
 	Buildable bool
+	// Queues makes most classes queued Jobs (gangs near quota limits) and
+	// gives tenants what Kueue admits by: a two-level cohort tree with
+	// weights, borrowing and partial lending of any resource, and
+	// per-pool quotas. The Kueue differential uses it.
+	Queues bool
 }
 
 var zones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
@@ -99,6 +104,9 @@ func Generate(seed uint64, size Size, opts Options) *spec.Fleet {
 	}
 	for i := 0; i < size.Tenants; i++ {
 		f.Tenants[fmt.Sprintf("tenant-%d", i)] = g.tenant(i, classNames)
+	}
+	if opts.Queues {
+		g.queues(f)
 	}
 	return f
 }

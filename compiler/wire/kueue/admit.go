@@ -20,7 +20,8 @@ func Admits(name string, f ResourceFlavorSpec, pod *corev1.Pod) (bool, string) {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 	}
 	if t, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), f.NodeTaints, pod.Spec.Tolerations, hard, false); untolerated {
-		return false, fmt.Sprintf("untolerated taint {%s: %s} in flavor %s", t.Key, t.Value, name)
+		// Kueue formats the taint struct with %s, as is.
+		return false, fmt.Sprintf("untolerated taint %s in flavor %s", t, name)
 	}
 	restricted := restrict(pod, f.NodeLabels)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: f.NodeLabels}}

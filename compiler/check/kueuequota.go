@@ -1,0 +1,376 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
+)
+
+// KueueModel is the tree's ResourceFlavors, ClusterQueues and Cohorts as
+// Kueue's scheduler cache holds them on an empty cluster. Quota follows
+// Kueue's own recurrences (pkg/cache/scheduler/resource_node.go): a node's
+// subtree quota is its nominal quota plus what its children lend, and a
+// ClusterQueue may use its guaranteed (unlent) quota plus what its cohort
+// tree could give it, capped by its borrowingLimit. kueuediff/ compares it
+// with Kueue v0.19.2's own cache and flavor assigner.
+type KueueModel struct {
+	Flavors map[string]kueue.ResourceFlavorSpec
+	Queues  map[string]*kueue.ClusterQueue
+	nodes   map[string]*quotaNode // ClusterQueues by name
+}
+
+type flavorResource struct {
+	flavor string
+	res    corev1.ResourceName
+}
+
+type quotaLimits struct {
+	nominal            int64
+	borrowing, lending *int64
+}
+
+// quotaNode is a ClusterQueue or a Cohort in Kueue's quota tree.
+type quotaNode struct {
+	parent   *quotaNode
+	children []*quotaNode
+	quota    map[flavorResource]quotaLimits
+	subtree  map[flavorResource]int64
+}
+
+// maxDepth bounds cohort chains: validate refuses cycles, and a hostile
+// tree must not make the walk loop.
+const maxDepth = 64
+
+// NewKueueModel reads the Kueue objects of a tree.
+func NewKueueModel(tr tree.Tree) (*KueueModel, error) {
+	var fs []kueue.ResourceFlavor
+	if err := decodeAll(tr[tree.KueueFlavorsPath], &fs); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", tree.KueueFlavorsPath, err)
+	}
+	var cqs []kueue.ClusterQueue
+	if err := decodeAll(tr[tree.KueueQueuesPath], &cqs); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", tree.KueueQueuesPath, err)
+	}
+	var cohorts []kueue.Cohort
+	if err := decodeAll(tr[tree.KueueCohortsPath], &cohorts); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
+	}
+	m := &KueueModel{Flavors: map[string]kueue.ResourceFlavorSpec{}, Queues: map[string]*kueue.ClusterQueue{}, nodes: map[string]*quotaNode{}}
+	for _, f := range fs {
+		m.Flavors[f.Name] = f.Spec
+	}
+	cohort := map[string]*quotaNode{}
+	node := func(name string) *quotaNode {
+		if cohort[name] == nil {
+			cohort[name] = &quotaNode{quota: map[flavorResource]quotaLimits{}}
+		}
+		return cohort[name]
+	}
+	for _, c := range cohorts {
+		n := node(c.Name)
+		if c.Spec.ParentName != "" {
+			n.parent = node(c.Spec.ParentName)
+			n.parent.children = append(n.parent.children, n)
+		}
+	}
+	for i := range cqs {
+		cq := &cqs[i]
+		m.Queues[cq.Name] = cq
+		n := &quotaNode{quota: map[flavorResource]quotaLimits{}}
+		for _, rg := range cq.Spec.ResourceGroups {
+			for _, f := range rg.Flavors {
+				for _, r := range f.Resources {
+					l := quotaLimits{nominal: value(r.Name, r.NominalQuota)}
+					if r.BorrowingLimit != nil {
+						v := value(r.Name, *r.BorrowingLimit)
+						l.borrowing = &v
+					}
+					if r.LendingLimit != nil {
+						v := value(r.Name, *r.LendingLimit)
+						l.lending = &v
+					}
+					n.quota[flavorResource{f.Name, r.Name}] = l
+				}
+			}
+		}
+		if cq.Spec.CohortName != "" {
+			n.parent = node(cq.Spec.CohortName)
+			n.parent.children = append(n.parent.children, n)
+		}
+		m.nodes[cq.Name] = n
+	}
+	for _, n := range cohort {
+		if root := n.root(); root != nil && root.subtree == nil {
+			root.accumulate(0)
+		}
+	}
+	for _, n := range m.nodes {
+		if n.parent == nil {
+			n.accumulate(0)
+		}
+	}
+	return m, nil
+}
+
+func (n *quotaNode) root() *quotaNode {
+	for i := 0; i < maxDepth && n.parent != nil; i++ {
+		n = n.parent
+	}
+	if n.parent != nil {
+		return nil // a cycle: Kueue refuses the cohort too
+	}
+	return n
+}
+
+// accumulate is Kueue's updateCohortResourceNode: a node's subtree quota
+// is its own nominal quota plus, from each child, what the child does not
+// keep for itself.
+func (n *quotaNode) accumulate(depth int) {
+	n.subtree = map[flavorResource]int64{}
+	for fr, q := range n.quota {
+		n.subtree[fr] = q.nominal
+	}
+	if depth > maxDepth {
+		return
+	}
+	for _, c := range n.children {
+		c.accumulate(depth + 1)
+		for fr, v := range c.subtree {
+			n.subtree[fr] = addSat(n.subtree[fr], v-c.local(fr))
+		}
+	}
+}
+
+// local is the quota a node keeps from its parent: what its lendingLimit
+// does not lend.
+func (n *quotaNode) local(fr flavorResource) int64 {
+	if l := n.quota[fr].lending; l != nil {
+		return max(0, n.subtree[fr]-*l)
+	}
+	return 0
+}
+
+// potential is Kueue's potentialAvailable: the largest workload the node
+// could admit on an empty cluster.
+func (n *quotaNode) potential(fr flavorResource, depth int) int64 {
+	if n.parent == nil || depth > maxDepth {
+		return n.subtree[fr]
+	}
+	avail := addSat(n.local(fr), n.parent.potential(fr, depth+1))
+	if b := n.quota[fr].borrowing; b != nil {
+		avail = min(addSat(n.subtree[fr], *b), avail)
+	}
+	return avail
+}
+
+// KueueAssignment is where Kueue admits one workload on an empty cluster:
+// the flavor of each requested resource, or, when none fits, Kueue's own
+// message.
+type KueueAssignment struct {
+	Flavors map[corev1.ResourceName]string
+	Message string
+}
+
+// Admitted reports whether Kueue admits the workload.
+func (a KueueAssignment) Admitted() bool { return a.Message == "" }
+
+// Flavor is the flavor assigned to the workload's GPUs, or to its CPU when
+// it asks for none.
+func (a KueueAssignment) Flavor() string {
+	for _, r := range []corev1.ResourceName{"nvidia.com/gpu", corev1.ResourceCPU} {
+		if f, ok := a.Flavors[r]; ok {
+			return f
+		}
+	}
+	for _, r := range sortedKeys(a.Flavors) {
+		return a.Flavors[r]
+	}
+	return ""
+}
+
+// Assign is Kueue's flavor assigner for a workload of one pod set ("main")
+// of count pods like pod, in ClusterQueue cq: per resource group, the first
+// flavor (in the group's order) whose taints the pod tolerates, whose
+// labels its node affinity matches, and whose quota holds every resource
+// of the group. Kueue's flavorFungibility default (whenCanBorrow:
+// MayStopSearch) stops at the first flavor that fits, borrowing or not.
+func (m *KueueModel) Assign(cq string, pod *corev1.Pod, request corev1.ResourceList, count int32) KueueAssignment {
+	q, n := m.Queues[cq], m.nodes[cq]
+	out := KueueAssignment{Flavors: map[corev1.ResourceName]string{}}
+	if q == nil {
+		out.Message = fmt.Sprintf("ClusterQueue %s not found", cq)
+		return out
+	}
+	total := map[corev1.ResourceName]int64{}
+	for r, v := range request {
+		total[r] = mulSat(value(r, v), int64(count))
+	}
+	for _, r := range kueueOrder(total) {
+		if _, done := out.Flavors[r]; done {
+			continue
+		}
+		rg := groupOf(q, r)
+		if rg == nil {
+			if total[r] == 0 {
+				continue
+			}
+			out.Message = podSetMessage([]string{fmt.Sprintf("resource %s unavailable in ClusterQueue", r)})
+			return out
+		}
+		flavor, reasons := m.findFlavor(rg, n, pod, total)
+		if flavor == "" {
+			out.Message = podSetMessage(reasons)
+			return out
+		}
+		for _, c := range rg.CoveredResources {
+			if _, ok := total[c]; ok {
+				out.Flavors[c] = flavor
+			}
+		}
+	}
+	return out
+}
+
+func (m *KueueModel) findFlavor(rg *kueue.ResourceGroup, n *quotaNode, pod *corev1.Pod, total map[corev1.ResourceName]int64) (string, []string) {
+	var reasons []string
+	for _, f := range rg.Flavors {
+		if ok, reason := kueue.Admits(f.Name, m.Flavors[f.Name], pod); !ok {
+			reasons = append(reasons, reason)
+			continue
+		}
+		fits := true
+		for _, r := range rg.CoveredResources {
+			v, ok := total[r]
+			if !ok {
+				continue
+			}
+			fr := flavorResource{f.Name, r}
+			if max := n.potential(fr, 0); v > max {
+				fits = false
+				reasons = append(reasons, fmt.Sprintf(
+					"insufficient quota for %s in flavor %s, previously considered podsets requests (%s) + current podset request (%s) > maximum capacity (%s)",
+					r, f.Name, format(r, 0), format(r, v), format(r, max)))
+			}
+		}
+		if fits {
+			return f.Name, nil
+		}
+	}
+	return "", reasons
+}
+
+// Candidates are the flavors, in Kueue's order, that admit the workload
+// on taints and node affinity and whose quota could hold it: those Kueue
+// may pick as the quota of earlier ones fills up.
+func (m *KueueModel) Candidates(cq string, pod *corev1.Pod, request corev1.ResourceList, count int32) []string {
+	q, n := m.Queues[cq], m.nodes[cq]
+	if q == nil {
+		return nil
+	}
+	total := map[corev1.ResourceName]int64{}
+	for r, v := range request {
+		total[r] = mulSat(value(r, v), int64(count))
+	}
+	var out []string
+	for _, rg := range q.Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			if ok, _ := kueue.Admits(f.Name, m.Flavors[f.Name], pod); !ok {
+				continue
+			}
+			holds := true
+			for _, r := range rg.CoveredResources {
+				if v, ok := total[r]; ok && v > n.potential(flavorResource{f.Name, r}, 0) {
+					holds = false
+				}
+			}
+			if holds {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+func groupOf(q *kueue.ClusterQueue, r corev1.ResourceName) *kueue.ResourceGroup {
+	for i := range q.Spec.ResourceGroups {
+		if slices.Contains(q.Spec.ResourceGroups[i].CoveredResources, r) {
+			return &q.Spec.ResourceGroups[i]
+		}
+	}
+	return nil
+}
+
+// podSetMessage is Kueue's Assignment.Message for the one pod set: its
+// reasons sorted and joined.
+func podSetMessage(reasons []string) string {
+	slices.Sort(reasons)
+	return "couldn't assign flavors to pod set main: " + strings.Join(reasons, ", ")
+}
+
+// value is Kueue's resources.ResourceValue: CPU in millicores, the rest in
+// units.
+func value(r corev1.ResourceName, q resource.Quantity) int64 {
+	if r == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// format is Kueue's ResourceFormatter: millicores for CPU, binary SI for
+// memory, decimal for the rest.
+func format(r corev1.ResourceName, v int64) string {
+	switch r {
+	case corev1.ResourceCPU:
+		return resource.NewMilliQuantity(v, resource.DecimalSI).String()
+	case corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
+		q := resource.NewQuantity(v, resource.BinarySI)
+		if c, err := resource.ParseQuantity(q.String()); err == nil {
+			return c.String()
+		}
+		return q.String()
+	}
+	return resource.NewQuantity(v, resource.DecimalSI).String()
+}
+
+func addSat(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	if b < 0 && a < math.MinInt64-b {
+		return math.MinInt64
+	}
+	return a + b
+}
+
+// kueueOrder is the order Kueue's requests iterate in (its default
+// VectorizedResourceRequests keeps them sorted by the FNV-64a hash of the
+// name): when two resources are missing from a ClusterQueue, Kueue names
+// the first.
+func kueueOrder(m map[corev1.ResourceName]int64) []corev1.ResourceName {
+	out := sortedKeys(m)
+	hash := func(r corev1.ResourceName) uint64 {
+		h := fnv.New64a()
+		h.Write([]byte(r))
+		return h.Sum64()
+	}
+	slices.SortStableFunc(out, func(a, b corev1.ResourceName) int { return cmp.Compare(hash(a), hash(b)) })
+	return out
+}
+
+func sortedKeys[V any](m map[corev1.ResourceName]V) []corev1.ResourceName {
+	out := make([]corev1.ResourceName, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
