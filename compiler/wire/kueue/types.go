@@ -1,7 +1,8 @@
 // Package kueue holds the Kueue v1beta2 objects gpufleet writes, and the
-// flavor-assignment rule Kueue applies to them. Kueue is not importable from
-// the module proxy here, so the types are ours; tests validate them against
-// Kueue's own CRDs, CEL rules included.
+// flavor-assignment rule Kueue applies to them. The binary does not link
+// Kueue (it needs k8s.io v0.36 and controller-runtime), so the types are
+// ours: tests validate them against Kueue v0.19.2's CRDs, CEL rules
+// included, and kueuediff/ decodes them into Kueue's own types.
 package kueue
 
 import (
@@ -10,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// APIVersion is the only version Kueue v0.20 serves.
+// APIVersion is the version Kueue v0.19 stores.
 const APIVersion = "kueue.x-k8s.io/v1beta2"
 
 // Labels Kueue reads from a workload.
