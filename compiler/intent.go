@@ -92,6 +92,9 @@ func position(e load.Entries, r *check.Report) {
 func KueueIntent(d *derive.Fleet) []check.QueueIntent {
 	var out []check.QueueIntent
 	for _, t := range d.Tenants {
+		if !t.Queued {
+			continue
+		}
 		q := check.QueueIntent{Tenant: t.Name, ClusterQueue: t.Name}
 		for _, name := range t.Spec.Classes {
 			if c := d.Class(name); c != nil && c.Spec.Queued() {

@@ -2,6 +2,7 @@ package compiler_test
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestKustomizeTree(t *testing.T) {
 		f := res.Fleet.Spec
 		want := map[string]int{
 			"PriorityClass": len(f.Priorities), "WorkloadPriorityClass": len(f.Priorities),
-			"ResourceFlavor": len(f.Pools), "ClusterQueue": len(f.Tenants),
+			"ResourceFlavor": len(f.Pools),
 		}
 		cohorts := map[string]bool{}
 		for name, c := range f.Cohorts {
@@ -82,7 +83,15 @@ func TestKustomizeTree(t *testing.T) {
 			n := len(tn.Namespaces)
 			want["Namespace"] += n
 			want["LimitRange"] += n
-			want["LocalQueue"] += n
+			// Only a tenant with a queued class gets Kueue's queues, or
+			// a ClusterQueue when it has per-pool quota to lend.
+			queued := slices.ContainsFunc(tn.Classes, func(name string) bool { return f.Classes[name].Queued() })
+			if queued {
+				want["LocalQueue"] += n
+			}
+			if queued || (tn.Cohort != "" && len(tn.PoolQuotas) > 0) {
+				want["ClusterQueue"]++
+			}
 			quotas := len(tn.PriorityQuotas)
 			if tn.Quota != nil || tn.Borrow != nil {
 				quotas++

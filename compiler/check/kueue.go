@@ -55,6 +55,10 @@ func Kueue(tr tree.Tree, r *Report, queues []QueueIntent) error {
 func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
 
 func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel) {
+	if m.Alone(cq.Name) && borrows(cq) {
+		r.add(Finding{Severity: Warning, Check: IDKueueBorrow, Tenant: q.Tenant,
+			Message: fmt.Sprintf("tenant %s may borrow in cohort %s, but its ClusterQueue is the only one in that cohort tree: there is nothing to borrow", q.Tenant, cq.Spec.CohortName)})
+	}
 	for _, rg := range cq.Spec.ResourceGroups {
 		if len(rg.Flavors) > kueue.MaxFlavorsInGroup {
 			r.add(Finding{Severity: Error, Check: IDKueueLimits, Tenant: q.Tenant,
@@ -120,6 +124,19 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 				Message: fmt.Sprintf("tenant %s: Kueue can admit class %s's gang of %d pods to flavor %s, whose pool holds %d of them at max size; the rest would stay Pending, holding the quota%s", q.Tenant, c.Name, pods, f, cell.Capacity, r.wholeGang(c, pods))})
 		}
 	}
+}
+
+func borrows(cq *kueue.ClusterQueue) bool {
+	for _, rg := range cq.Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			for _, r := range f.Resources {
+				if r.BorrowingLimit == nil || !r.BorrowingLimit.IsZero() {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // landsNowhereIn says, when the class lands on none of the queue's

@@ -44,6 +44,8 @@ type quotaNode struct {
 	children []*quotaNode
 	quota    map[flavorResource]quotaLimits
 	subtree  map[flavorResource]int64
+	// queues counts the ClusterQueues in the subtree.
+	queues int
 }
 
 // maxDepth bounds cohort chains: validate refuses cycles, and a hostile
@@ -106,6 +108,7 @@ func NewKueueModel(tr tree.Tree) (*KueueModel, error) {
 			n.parent = node(cq.Spec.CohortName)
 			n.parent.children = append(n.parent.children, n)
 		}
+		n.queues = 1
 		m.nodes[cq.Name] = n
 	}
 	for _, n := range cohort {
@@ -144,6 +147,7 @@ func (n *quotaNode) accumulate(depth int) {
 	}
 	for _, c := range n.children {
 		c.accumulate(depth + 1)
+		n.queues += c.queues
 		for fr, v := range c.subtree {
 			n.subtree[fr] = addSat(n.subtree[fr], v-c.local(fr))
 		}
@@ -170,6 +174,17 @@ func (n *quotaNode) potential(fr flavorResource, depth int) int64 {
 		avail = min(addSat(n.subtree[fr], *b), avail)
 	}
 	return avail
+}
+
+// Alone reports whether the ClusterQueue is the only one in its cohort
+// tree: it then has nothing to borrow, whatever its borrowingLimit.
+func (m *KueueModel) Alone(cq string) bool {
+	n := m.nodes[cq]
+	if n == nil || n.parent == nil {
+		return false
+	}
+	root := n.root()
+	return root != nil && root.queues == 1
 }
 
 // KueueAssignment is where Kueue admits one workload on an empty cluster:

@@ -22,6 +22,7 @@ const (
 	IDKueueCovered      ID = "KueueCovered"
 	IDKueueLimits       ID = "KueueLimits"
 	IDKueueGang         ID = "KueueGang"
+	IDKueueBorrow       ID = "KueueBorrow"
 )
 
 // Check describes one check.
@@ -52,6 +53,7 @@ var Registry = []Check{
 	{IDKueueQuota, Error, false, "Kueue's flavor assigner admits one whole queued workload: guaranteed quota plus what the cohort tree lends, within borrowingLimit"},
 	{IDKueueCovered, Error, false, "every resource a queued class requests is covered by its ClusterQueue"},
 	{IDKueueLimits, Error, false, "flavors and resource groups stay within Kueue's CRD limits"},
+	{IDKueueBorrow, Warning, false, "a tenant that may borrow shares its cohort tree with another ClusterQueue to borrow from"},
 	{IDKueueGang, Error, false, "every flavor Kueue may admit a queued gang to is a pool that holds the whole gang"},
 }
 

@@ -62,6 +62,17 @@ type Tenant struct {
 	// MaxGPUPerPod is the most GPUs any of the tenant's classes asks for in
 	// one pod: the LimitRange's per-pod maximum.
 	MaxGPUPerPod int64
+	// Queued is whether any of its classes goes through Kueue: only then
+	// does it get LocalQueues and, unless it lends per-pool quota to its
+	// cohort, a ClusterQueue (one with no flavors would hold whatever is
+	// queued there for ever, silently).
+	Queued bool
+}
+
+// HasClusterQueue reports whether the tenant gets a ClusterQueue: it
+// queues a class, or it has per-pool quota to lend in a cohort.
+func (t *Tenant) HasClusterQueue() bool {
+	return t.Queued || (t.Spec.Cohort != "" && len(t.Spec.PoolQuotas) > 0)
 }
 
 // Derive computes the policy of a validated fleet.

@@ -257,21 +257,35 @@ func listed(q *spec.Quota) corev1.ResourceList {
 	return out
 }
 
-// preemption follows the priorities: within the queue, lower priorities
-// yield when any of the tenant's classes may preempt; within a cohort, a
-// tenant reclaims its lent quota from anyone, and while borrowing may only
-// preempt work at or below the highest priority that never preempts.
+// preemption follows the priorities. Within the queue, lower priorities
+// yield only when every queued class of the tenant may preempt: Kueue sets
+// the policy per ClusterQueue, and a class whose priority says "Never"
+// must not preempt. Within a cohort, a tenant reclaims its lent quota from
+// anyone, and while borrowing may only preempt work at or below the
+// highest priority that never preempts; Kueue allows that (borrowWithin
+// Cohort) only with classical preemption, so not when the fleet sets
+// fair-sharing weights.
 func preemption(t spec.Tenant, d *Fleet) kueue.Preemption {
 	p := kueue.Preemption{ReclaimWithinCohort: "Never", WithinClusterQueue: "Never"}
+	queued, never := 0, 0
 	for _, name := range t.Classes {
-		if c := d.Class(name); c != nil && d.Spec.Priorities[c.Spec.Priority].Preemption != "Never" {
-			p.WithinClusterQueue = "LowerPriority"
+		if c := d.Class(name); c != nil && c.Spec.Queued() {
+			queued++
+			if d.Spec.Priorities[c.Spec.Priority].Preemption == "Never" {
+				never++
+			}
 		}
+	}
+	if queued > 0 && never == 0 {
+		p.WithinClusterQueue = "LowerPriority"
 	}
 	if t.Cohort == "" {
 		return p
 	}
 	p.ReclaimWithinCohort = "Any"
+	if FairSharing(d.Spec) {
+		return p
+	}
 	var threshold *int32
 	for _, pr := range d.Priorities {
 		if pr.Preemption == "Never" && (threshold == nil || pr.Value > *threshold) {
@@ -283,4 +297,21 @@ func preemption(t spec.Tenant, d *Fleet) kueue.Preemption {
 		p.BorrowWithinCohort = &kueue.BorrowWithinCohort{Policy: "LowerPriority", MaxPriorityThreshold: threshold}
 	}
 	return p
+}
+
+// FairSharing reports whether the fleet sets fair-sharing weights: they
+// mean something only when Kueue runs with fair sharing enabled, which
+// rules out borrowWithinCohort.
+func FairSharing(f *spec.Fleet) bool {
+	for _, t := range f.Tenants {
+		if t.Weight != nil {
+			return true
+		}
+	}
+	for _, c := range f.Cohorts {
+		if c.Weight != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -33,6 +33,9 @@ func deriveTenant(name string, t spec.Tenant, classes map[string]spec.Class) Ten
 		if g := classes[cl].GPU; g != nil && g.Count > out.MaxGPUPerPod {
 			out.MaxGPUPerPod = g.Count
 		}
+		if c, ok := classes[cl]; ok && c.Queued() {
+			out.Queued = true
+		}
 	}
 	return out
 }

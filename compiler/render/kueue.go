@@ -25,8 +25,12 @@ func (r *renderer) kueue() {
 	for _, p := range r.d.Pools {
 		flavors = append(flavors, &kueue.ResourceFlavor{TypeMeta: kueueMeta("ResourceFlavor"), ObjectMeta: meta(p.Name, "", nil), Spec: derive.Flavor(p)})
 	}
+	queued := false
 	for _, t := range r.d.Tenants {
-		r.emit(path.Join("tenants", t.Name, "localqueues.yaml"), localQueues(t, map[string]string{keys.LabelTenant: t.Name})...)
+		queued = queued || t.HasClusterQueue()
+		if t.Queued {
+			r.emit(path.Join("tenants", t.Name, "localqueues.yaml"), localQueues(t, map[string]string{keys.LabelTenant: t.Name})...)
+		}
 	}
 	for _, name := range cohortNames(r.d.Spec) {
 		c := &kueue.Cohort{TypeMeta: kueueMeta("Cohort"), ObjectMeta: meta(name, "", nil)}
@@ -46,7 +50,10 @@ func (r *renderer) kueue() {
 		r.emit(tree.KueueCohortsPath, cohorts...)
 	}
 	// The ClusterQueues follow the checker's verdicts (Queues).
-	files = append(files, path.Base(tree.KueueQueuesPath), "workloadpriorityclasses.yaml")
+	if queued {
+		files = append(files, path.Base(tree.KueueQueuesPath))
+	}
+	files = append(files, "workloadpriorityclasses.yaml")
 	r.emit("kueue/workloadpriorityclasses.yaml", wpcs...)
 	r.kustomization("kueue", files)
 }

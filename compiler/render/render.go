@@ -46,9 +46,13 @@ func Queues(t tree.Tree, d *derive.Fleet, queues []*derive.Queue) error {
 	r := &renderer{d: d, out: encode.NewBatch(t)}
 	var objs []any
 	for i, tn := range d.Tenants {
-		objs = append(objs, clusterQueue(tn, queues[i]))
+		if tn.HasClusterQueue() {
+			objs = append(objs, clusterQueue(tn, queues[i]))
+		}
 	}
-	r.emit(tree.KueueQueuesPath, objs...)
+	if len(objs) > 0 {
+		r.emit(tree.KueueQueuesPath, objs...)
+	}
 	return r.flush()
 }
 

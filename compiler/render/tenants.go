@@ -37,7 +37,10 @@ func (r *renderer) tenants() {
 			r.emit(path.Join(dir, "resourcequotas.yaml"), quotas...)
 		}
 		// localqueues.yaml is written with the Kueue objects.
-		files = append(files, "limitranges.yaml", "localqueues.yaml")
+		files = append(files, "limitranges.yaml")
+		if t.Queued {
+			files = append(files, "localqueues.yaml")
+		}
 		r.emit(path.Join(dir, "limitranges.yaml"), limits...)
 		r.kustomization(dir, files)
 	}
