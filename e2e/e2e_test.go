@@ -8,9 +8,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
@@ -23,7 +25,7 @@ func TestEndToEnd(t *testing.T) {
 	if bin == "" {
 		t.Fatal("E2E_BIN is not set: run `make e2e`, which builds the control-plane binaries and sets it")
 	}
-	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue"} {
 		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
 			t.Fatalf("%s: %v (run `make e2e`)", b, err)
 		}
@@ -81,18 +83,23 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kueue-system"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kq := &kueues{cp: cp}
+	defer kq.stop()
 	st := &Stats{}
 	for _, fc := range append(fleets, broken...) {
 		t.Run(fc.name, func(t *testing.T) {
-			runFleet(t, ctx, cp, a, def, fc, st)
+			runFleet(t, ctx, cp, a, def, kq, fc, st)
 		})
 	}
 	failed = false
-	t.Logf("e2e: %d fleets, %d objects applied, %d classes, %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes",
-		st.Fleets, st.Objects, st.Classes, st.Placed, st.Refused, st.Forbidden, st.Probes)
+	t.Logf("e2e: %d fleets, %d objects applied, %d classes, %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said",
+		st.Fleets, st.Objects, st.Classes, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted)
 }
 
-func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, fc fleetCase, st *Stats) {
+func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
 	res, err := compiler.Compile([]string{fc.path})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +115,11 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 		t.Fatal(err)
 	}
 	st.Fleets++
-	fr := &fleetRun{t: t, ctx: ctx, cp: cp, a: a, res: res, cl: cl, st: st, scheds: []*proc{def}, probeNS: map[string]bool{}}
+	k, err := kq.get(ctx, derive.FairSharing(res.Fleet.Spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := &fleetRun{t: t, ctx: ctx, cp: cp, a: a, res: res, cl: cl, st: st, kueue: k, scheds: []*proc{def}, probeNS: map[string]bool{}}
 	applied := fr.apply()
 	defer fr.cleanup(applied)
 	for _, o := range applied {
@@ -134,6 +145,7 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 		fr.scheds = append(fr.scheds, p)
 		fr.own = append(fr.own, p)
 	}
+	fr.admission()
 	for i := range cl.Classes {
 		fr.class(&cl.Classes[i])
 	}

@@ -19,6 +19,7 @@ import (
 // Stats are the run's totals, for the summary line.
 type Stats struct {
 	Fleets, Objects, Classes, Placed, Refused, Forbidden, Probes int
+	Queued, Admitted                                             int
 }
 
 // fleetRun is one fleet on the control plane.
@@ -30,6 +31,7 @@ type fleetRun struct {
 	res     *compiler.Result
 	cl      *check.Cluster
 	st      *Stats
+	kueue   *kueue
 	nodeKey string
 	nodes   nodeSet
 	// scheds are the schedulers running for this fleet, for their logs;
@@ -75,6 +77,11 @@ func (fr *fleetRun) cleanup(applied []*unstructured.Unstructured) {
 		fr.fail("cleanup: nodes: %v", err)
 	}
 	var namespaces []*unstructured.Unstructured
+	// Kueue keeps a ResourceFlavor while a ClusterQueue names it: queues go
+	// first.
+	sort.SliceStable(applied, func(i, j int) bool {
+		return applied[i].GetKind() != "ClusterQueue" && applied[j].GetKind() == "ClusterQueue"
+	})
 	for i := len(applied) - 1; i >= 0; i-- {
 		o := applied[i]
 		if o.GetKind() == "Namespace" {

@@ -108,7 +108,7 @@ func TestDifferential(t *testing.T) {
 			t.Fatalf("%s: %v", fc.name, err)
 		}
 		for _, q := range compiler.KueueIntent(res.Fleet) {
-			ns := res.Fleet.Spec.Tenants[q.Tenant].Namespaces[0]
+			ns := q.Namespace
 			for _, class := range q.Classes {
 				raw := res.Tree[tree.ClassExample(class)]
 				if k, _ := tree.Kind(raw); k != keys.KindJob {
@@ -124,7 +124,7 @@ func TestDifferential(t *testing.T) {
 					t.Fatalf("%s: tenant %s, class %s: %v", fc.name, q.Tenant, class, err)
 				}
 				c := cl.Class(class)
-				a := ours.Assign(q.ClusterQueue, c.Pod, c.Info.Request, c.Pods)
+				a := ours.Assign(q.ClusterQueue, c.Pod, check.KueueRequest(c.Pod, ours.LimitRanges[ns]), c.Pods)
 				o := verdict{a.Admitted(), names(a.Flavors), a.Message}
 				want := verdict{k.Mode == "Fit", names(k.Flavors), k.Message}
 				if !want.Admitted {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -19,6 +20,7 @@ import (
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/controller/jobs/job"
 	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/scheduler/flavorassigner"
@@ -42,7 +44,24 @@ type Kueue struct {
 // Cohorts and ClusterQueues, each defaulted by its CRD as kube-apiserver
 // stores it, and takes the snapshot Kueue's scheduler takes every cycle.
 func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, error) {
-	cl := utiltesting.NewClientBuilder().Build()
+	// The tenants' LimitRanges, which Kueue applies to a Workload's pods
+	// (workload.AdjustResources) before it counts their requests.
+	var limits []client.Object
+	for _, p := range tr.Paths() {
+		if path.Base(p) != "limitranges.yaml" {
+			continue
+		}
+		for _, doc := range tree.Docs(tr[p]) {
+			lr := &corev1.LimitRange{}
+			if err := tree.Decode(doc, lr); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			limits = append(limits, lr)
+		}
+	}
+	cl := utiltesting.NewClientBuilder().
+		WithIndex(&corev1.LimitRange{}, indexer.LimitRangeHasContainerOrPodType, indexer.IndexLimitRangeHasContainerOrPodType).
+		WithObjects(limits...).Build()
 	cache := schdcache.New(cl)
 	var flavors []kueue.ResourceFlavor
 	if err := decode(crds, tr[tree.KueueFlavorsPath], &flavors); err != nil {
@@ -96,6 +115,7 @@ func (k *Kueue) Assign(ctx context.Context, cq string, j *batchv1.Job) (Assignme
 		ObjectMeta: metav1.ObjectMeta{Name: "job-" + j.Name, Namespace: j.Namespace},
 		Spec:       kueue.WorkloadSpec{PodSets: podSets, QueueName: "gpufleet"},
 	}
+	workload.AdjustResources(ctx, k.client, wl)
 	info := workload.NewInfo(wl)
 	info.ClusterQueue = kueue.ClusterQueueReference(cq)
 	snapCQ := k.snapshot.ClusterQueue(info.ClusterQueue)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the pinned control-plane binaries for `make e2e` into $1 from the Go
 # module proxy: etcd from e2e/binaries/etcd, kube-apiserver,
-# kube-controller-manager and kube-scheduler from e2e/binaries. A stamp of
+# kube-controller-manager and kube-scheduler from e2e/binaries, and Kueue's
+# manager from e2e/binaries/kueue. A stamp of
 # the pins and the Go version decides whether a rebuild is due, so repeated
 # runs start in seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mkdir -p "$1" && cd "$1" && pwd)
-want="$(cat e2e/binaries/go.mod e2e/binaries/go.sum e2e/binaries/etcd/go.mod e2e/binaries/etcd/go.sum | sha256sum | cut -d' ' -f1) $(go env GOVERSION)"
+want="$(cat e2e/binaries/go.mod e2e/binaries/go.sum e2e/binaries/etcd/go.mod e2e/binaries/etcd/go.sum e2e/binaries/kueue/go.mod e2e/binaries/kueue/go.sum | sha256sum | cut -d' ' -f1) $(go env GOVERSION)"
 if [[ -f "$out/.stamp" && "$(cat "$out/.stamp")" == "$want" ]]; then
 	echo "e2e: control-plane binaries in $out are up to date"
 	exit 0
@@ -24,4 +25,7 @@ echo "e2e: building kube-apiserver, kube-controller-manager and kube-scheduler $
 etcd=$(cd e2e/binaries/etcd && go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
 echo "e2e: building etcd $etcd"
 (cd e2e/binaries/etcd && go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3)
+kueue=$(cd e2e/binaries/kueue && go list -m -f '{{.Version}}' sigs.k8s.io/kueue)
+echo "e2e: building kueue $kueue (about 8 minutes the first time)"
+(cd e2e/binaries/kueue && go build -trimpath -ldflags "-s -w" -o "$out/kueue" sigs.k8s.io/kueue/cmd/kueue)
 echo "$want" > "$out/.stamp"

@@ -15,7 +15,10 @@ import (
 type QueueIntent struct {
 	Tenant       string
 	ClusterQueue string
-	Classes      []string // queued classes only
+	// Namespace is where the tenant's work is checked: its first; its
+	// LimitRange fills in requests the way Kueue does before it counts.
+	Namespace string
+	Classes   []string // queued classes only
 }
 
 // Kueue checks the ClusterQueues and ResourceFlavors in the tree in Kueue's
@@ -75,14 +78,15 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel
 			}
 		}
 	}
+	limits := m.LimitRanges[q.Namespace]
 	for _, name := range q.Classes {
 		if c := r.cluster.Class(name); c != nil {
-			r.kueueClass(q, c, cq, m)
+			r.kueueClass(q, c, cq, m, limits)
 		}
 	}
 }
 
-func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel) {
+func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel, limits []corev1.LimitRange) {
 	pods := int32(1)
 	if c.Gang {
 		pods = c.Pods
@@ -99,7 +103,8 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 				Message: fmt.Sprintf("tenant %s, class %s: resource %s unavailable in ClusterQueue %s", q.Tenant, c.Name, res, cq.Name)})
 		}
 	}
-	a := m.Assign(cq.Name, c.Pod, c.Info.Request, pods)
+	request := KueueRequest(c.Pod, limits)
+	a := m.Assign(cq.Name, c.Pod, request, pods)
 	if !a.Admitted() {
 		id := IDKueueFlavor
 		if strings.Contains(a.Message, "insufficient quota") {
@@ -113,7 +118,7 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 	// use, any later flavor that would hold the workload. Each must be a
 	// pool where the class lands and, since Kueue adds the flavor's pool
 	// label to every pod, where the whole gang fits.
-	for _, f := range m.Candidates(cq.Name, c.Pod, c.Info.Request, pods) {
+	for _, f := range m.Candidates(cq.Name, c.Pod, request, pods) {
 		cell := r.Cell(c.Name, f)
 		switch {
 		case cell == nil || !cell.Fits:

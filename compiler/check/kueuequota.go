@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
@@ -25,7 +26,9 @@ import (
 type KueueModel struct {
 	Flavors map[string]kueue.ResourceFlavorSpec
 	Queues  map[string]*kueue.ClusterQueue
-	nodes   map[string]*quotaNode // ClusterQueues by name
+	// LimitRanges of each namespace, from the tenants' directories.
+	LimitRanges map[string][]corev1.LimitRange
+	nodes       map[string]*quotaNode // ClusterQueues by name
 }
 
 type flavorResource struct {
@@ -66,7 +69,19 @@ func NewKueueModel(tr tree.Tree) (*KueueModel, error) {
 	if err := decodeAll(tr[tree.KueueCohortsPath], &cohorts); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
 	}
-	m := &KueueModel{Flavors: map[string]kueue.ResourceFlavorSpec{}, Queues: map[string]*kueue.ClusterQueue{}, nodes: map[string]*quotaNode{}}
+	m := &KueueModel{Flavors: map[string]kueue.ResourceFlavorSpec{}, Queues: map[string]*kueue.ClusterQueue{}, LimitRanges: map[string][]corev1.LimitRange{}, nodes: map[string]*quotaNode{}}
+	for _, p := range tr.Paths() {
+		if path.Base(p) != tree.LimitRangesFile {
+			continue
+		}
+		var lrs []corev1.LimitRange
+		if err := decodeAll(tr[p], &lrs); err != nil {
+			return nil, fmt.Errorf("check: %s: %w", p, err)
+		}
+		for _, lr := range lrs {
+			m.LimitRanges[lr.Namespace] = append(m.LimitRanges[lr.Namespace], lr)
+		}
+	}
 	for _, f := range fs {
 		m.Flavors[f.Name] = f.Spec
 	}
@@ -185,6 +200,51 @@ func (m *KueueModel) Alone(cq string) bool {
 	}
 	root := n.root()
 	return root != nil && root.queues == 1
+}
+
+// KueueRequest is what Kueue counts for one pod of a Workload
+// (workload.AdjustResources): each container's missing limits and requests
+// filled from the namespace's LimitRange defaults, then missing requests
+// from limits. A default of "0" GPUs makes a CPU-only pod ask for 0 GPUs,
+// which Kueue assigns a flavor too.
+func KueueRequest(pod *corev1.Pod, limits []corev1.LimitRange) corev1.ResourceList {
+	p := pod.DeepCopy()
+	for _, lr := range limits {
+		for _, item := range lr.Spec.Limits {
+			if item.Type != corev1.LimitTypeContainer {
+				continue
+			}
+			for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+				for i := range cs {
+					cs[i].Resources.Limits = keepFirst(cs[i].Resources.Limits, item.Default)
+					cs[i].Resources.Requests = keepFirst(cs[i].Resources.Requests, item.DefaultRequest)
+				}
+			}
+		}
+	}
+	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range cs {
+			cs[i].Resources.Requests = keepFirst(cs[i].Resources.Requests, cs[i].Resources.Limits)
+		}
+	}
+	return PodRequest(p)
+}
+
+// keepFirst adds to a what b has and a lacks.
+func keepFirst(a, b corev1.ResourceList) corev1.ResourceList {
+	if len(b) == 0 {
+		return a
+	}
+	out := a.DeepCopy()
+	if out == nil {
+		out = corev1.ResourceList{}
+	}
+	for k, v := range b {
+		if _, ok := out[k]; !ok {
+			out[k] = v.DeepCopy()
+		}
+	}
+	return out
 }
 
 // KueueAssignment is where Kueue admits one workload on an empty cluster:

@@ -10,6 +10,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 const (
@@ -37,11 +38,11 @@ func (r *renderer) tenants() {
 			r.emit(path.Join(dir, "resourcequotas.yaml"), quotas...)
 		}
 		// localqueues.yaml is written with the Kueue objects.
-		files = append(files, "limitranges.yaml")
+		files = append(files, tree.LimitRangesFile)
 		if t.Queued {
 			files = append(files, "localqueues.yaml")
 		}
-		r.emit(path.Join(dir, "limitranges.yaml"), limits...)
+		r.emit(path.Join(dir, tree.LimitRangesFile), limits...)
 		r.kustomization(dir, files)
 	}
 }

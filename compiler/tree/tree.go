@@ -41,7 +41,9 @@ const (
 	KueueQueuesPath           = "kueue/clusterqueues.yaml"
 	KueueCohortsPath          = "kueue/cohorts.yaml"
 	ClassesDir                = "classes"
-	exampleFile               = "example.yaml"
+	// LimitRangesFile is each tenant directory's LimitRanges.
+	LimitRangesFile = "limitranges.yaml"
+	exampleFile     = "example.yaml"
 )
 
 // ClassExample is the path of a class's example workload.

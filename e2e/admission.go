@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"fmt"
+	"maps"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+)
+
+var workloads = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}
+
+// kueueDecision is what the running Kueue did with a submitted Job.
+type kueueDecision struct {
+	admitted bool
+	flavors  map[string]string
+	message  string
+}
+
+func (d kueueDecision) String() string {
+	if d.admitted {
+		return fmt.Sprintf("admitted to %v", d.flavors)
+	}
+	return "pending: " + d.message
+}
+
+// admission submits, for every tenant that queues a class, each such
+// class's example Job (suspended, labelled for the tenant's LocalQueue) in
+// the tenant's first namespace, one at a time on an otherwise empty
+// cluster, and holds the running Kueue's decision to the checker's: the
+// flavor it admits to, or the message it leaves the Workload pending with.
+func (fr *fleetRun) admission() {
+	m, err := check.NewKueueModel(fr.res.Tree)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(fr.cp.Config)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	// The tree's own example Jobs were applied with it, and Kueue has
+	// admitted some: each submission below must meet an empty cluster.
+	for _, tn := range fr.res.Fleet.Tenants {
+		for _, ns := range tn.Spec.Namespaces {
+			if err := clearJobs(fr, dyn, ns, ""); err != nil {
+				fr.t.Fatalf("namespace %s: %v", ns, err)
+			}
+		}
+	}
+	for _, q := range compiler.KueueIntent(fr.res.Fleet) {
+		ns := q.Namespace
+		for _, class := range q.Classes {
+			c := fr.cl.Class(class)
+			pods := int32(1)
+			if c.Gang {
+				pods = c.Pods
+			}
+			a := m.Assign(q.ClusterQueue, c.Pod, check.KueueRequest(c.Pod, m.LimitRanges[ns]), pods)
+			want := kueueDecision{admitted: a.Admitted(), flavors: map[string]string{}, message: a.Message}
+			if want.admitted {
+				for r, f := range a.Flavors {
+					want.flavors[string(r)] = f
+				}
+			}
+			got, err := fr.submit(dyn, ns, class)
+			if err != nil {
+				fr.fail("tenant %s, class %s: %v", q.Tenant, class, err)
+				continue
+			}
+			fr.st.Queued++
+			if got.admitted {
+				fr.st.Admitted++
+			}
+			fr.t.Logf("tenant %s, class %s in %s: Kueue %s", q.Tenant, class, ns, got)
+			if got.admitted != want.admitted || got.message != want.message || !maps.Equal(got.flavors, want.flavors) {
+				fr.fail("tenant %s, class %s: the running Kueue and the checker disagree:\n  checker: %s\n  Kueue:   %s", q.Tenant, class, want, got)
+			}
+		}
+	}
+}
+
+// submit creates the class's example Job in ns and waits for Kueue to
+// reserve quota for its Workload or to say why it cannot; then deletes it.
+func (fr *fleetRun) submit(dyn dynamic.Interface, ns, class string) (kueueDecision, error) {
+	var j batchv1.Job
+	if err := tree.Decode(fr.res.Tree[tree.ClassExample(class)], &j); err != nil {
+		return kueueDecision{}, err
+	}
+	j.Namespace = ns
+	jobs := fr.cp.Client.BatchV1().Jobs(ns)
+	created, err := jobs.Create(fr.ctx, &j, metav1.CreateOptions{})
+	if err != nil {
+		return kueueDecision{}, fmt.Errorf("create Job: %w", err)
+	}
+	defer func() {
+		if err := clearJobs(fr, dyn, ns, j.Name); err != nil {
+			fr.fail("%v", err)
+		}
+	}()
+	var d kueueDecision
+	err = poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
+		list, err := dyn.Resource(workloads).Namespace(ns).List(fr.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, w := range list.Items {
+			if !ownedBy(&w, created.UID) {
+				continue
+			}
+			var ok bool
+			d, ok = decisionOf(&w)
+			return ok, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return d, fmt.Errorf("Kueue made no decision on Job %s/%s: %w\n%s", ns, j.Name, err, fr.kueue.p.grep(20, j.Name))
+	}
+	return d, nil
+}
+
+// clearJobs deletes the Job called name in ns (every Job, if name is
+// empty) and every Workload there, and waits until they are gone. The
+// control plane runs no garbage collector, so Workloads go by hand.
+func clearJobs(fr *fleetRun, dyn dynamic.Interface, ns, name string) error {
+	jobs := fr.cp.Client.BatchV1().Jobs(ns)
+	bg := metav1.DeletePropagationBackground
+	if name != "" {
+		if err := jobs.Delete(fr.ctx, name, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	} else if err := jobs.DeleteCollection(fr.ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
+		wls := dyn.Resource(workloads).Namespace(ns)
+		list, err := wls.List(fr.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, w := range list.Items {
+			if w.GetDeletionTimestamp() == nil {
+				if err := wls.Delete(fr.ctx, w.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return false, err
+				}
+			}
+		}
+		left, err := jobs.List(fr.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		return len(left.Items) == 0 && len(list.Items) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("Jobs and Workloads in %s did not go: %w", ns, err)
+	}
+	return nil
+}
+
+func ownedBy(u *unstructured.Unstructured, uid any) bool {
+	for _, o := range u.GetOwnerReferences() {
+		if string(o.UID) == fmt.Sprint(uid) {
+			return true
+		}
+	}
+	return false
+}
+
+// decisionOf reads a Workload's QuotaReserved condition: true with the
+// admission's flavors, or false with Kueue's message once it has tried.
+func decisionOf(w *unstructured.Unstructured) (kueueDecision, bool) {
+	conds, _, _ := unstructured.NestedSlice(w.Object, "status", "conditions")
+	for _, c := range conds {
+		cond, _ := c.(map[string]any)
+		if cond["type"] != "QuotaReserved" {
+			continue
+		}
+		if cond["status"] == "True" {
+			d := kueueDecision{admitted: true, flavors: map[string]string{}}
+			psas, _, _ := unstructured.NestedSlice(w.Object, "status", "admission", "podSetAssignments")
+			for _, psa := range psas {
+				fl, _, _ := unstructured.NestedStringMap(psa.(map[string]any), "flavors")
+				maps.Copy(d.flavors, fl)
+			}
+			return d, true
+		}
+		msg, _ := cond["message"].(string)
+		return kueueDecision{message: msg}, msg != ""
+	}
+	return kueueDecision{}, false
+}

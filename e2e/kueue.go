@@ -1,0 +1,188 @@
+package e2e
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// kueue is Kueue's controller manager, built from the pinned module
+// (e2e/binaries/kueue), running against the control plane.
+type kueue struct {
+	p           *proc
+	fairSharing bool
+}
+
+// StartKueue runs Kueue v0.19.2's manager with the Job integration only,
+// no leader election, webhook and probes on loopback, and fair sharing as
+// the fleet needs it. With its internal certificate management off, Kueue
+// reads its metrics certificate from the fixed path /etc/kueue/metrics/
+// certs; a private mount namespace lays an overlay on /etc that holds it,
+// so nothing on the host changes.
+func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool) (*kueue, error) {
+	name := "kueue"
+	if fairSharing {
+		name = "kueue-fair-sharing"
+	}
+	// A fresh directory each start: the overlay's upper layer keeps what
+	// the last one wrote.
+	dir, err := os.MkdirTemp(cp.Dir, name+"-")
+	if err != nil {
+		return nil, err
+	}
+	certs := filepath.Join(dir, "certs")
+	for _, d := range []string{certs, filepath.Join(dir, "upper"), filepath.Join(dir, "work")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if err := selfSigned(certs); err != nil {
+		return nil, err
+	}
+	webhook, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	health, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string]any{
+		"apiVersion":                 "config.kueue.x-k8s.io/v1beta2",
+		"kind":                       "Configuration",
+		"namespace":                  "kueue-system",
+		"manageJobsWithoutQueueName": false,
+		"internalCertManagement":     map[string]any{"enable": false},
+		"leaderElection":             map[string]any{"leaderElect": false},
+		"webhook":                    map[string]any{"host": "127.0.0.1", "port": webhook, "certDir": certs},
+		"health":                     map[string]any{"healthProbeBindAddress": "127.0.0.1:" + strconv.Itoa(health)},
+		"metrics":                    map[string]any{"bindAddress": "0"},
+		"integrations":               map[string]any{"frameworks": []string{"batch/job"}},
+	}
+	if fairSharing {
+		// Kueue's v1beta2 Configuration turns fair sharing on by the
+		// stanza's presence.
+		cfg["fairSharing"] = map[string]any{"preemptionStrategies": []string{"LessThanOrEqualToFinalShare", "LessThanInitialShare"}}
+	}
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(file, out, 0o600); err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(cp.Bin, "kueue")
+	script := strings.Join([]string{
+		fmt.Sprintf("mount -t overlay overlay -o lowerdir=/etc,upperdir=%s,workdir=%s /etc", filepath.Join(dir, "upper"), filepath.Join(dir, "work")),
+		"mkdir -p /etc/kueue/metrics",
+		"ln -s " + certs + " /etc/kueue/metrics/certs",
+		fmt.Sprintf("exec %s --config=%s --kubeconfig=%s --feature-gates=VisibilityOnDemand=false --zap-log-level=2", bin, file, cp.Kubeconfig),
+	}, " && ")
+	args := []string{"--mount", "--propagation", "private"}
+	if os.Geteuid() != 0 {
+		args = append(args, "--map-root-user")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		return nil, fmt.Errorf("kueue: %w (util-linux's unshare gives Kueue its private /etc)", err)
+	}
+	p, err := startProc(cp.Dir, filepath.Base(dir), unshare, append(args, "sh", "-c", script)...)
+	if err != nil {
+		return nil, err
+	}
+	hc := &http.Client{Timeout: 3 * time.Second}
+	err = poll(90*time.Second, 250*time.Millisecond, func() (bool, error) {
+		if done, err := p.exited(); done {
+			return false, fmt.Errorf("kueue %w: %v\n%s", errExited, err, p.tail(30))
+		}
+		resp, err := hc.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", health))
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		p.stop(5 * time.Second)
+		return nil, fmt.Errorf("kueue: %w\n%s", err, p.tail(30))
+	}
+	return &kueue{p: p, fairSharing: fairSharing}, nil
+}
+
+// kueues keeps one Kueue running, restarted when a fleet needs the other
+// fair-sharing mode (a setting of the whole manager).
+type kueues struct {
+	cp  *ControlPlane
+	cur *kueue
+}
+
+func (k *kueues) get(ctx context.Context, fairSharing bool) (*kueue, error) {
+	if k.cur != nil && k.cur.fairSharing == fairSharing {
+		if done, err := k.cur.p.exited(); done {
+			return nil, fmt.Errorf("kueue %w: %v\n%s", errExited, err, k.cur.p.tail(30))
+		}
+		return k.cur, nil
+	}
+	k.stop()
+	cur, err := k.cp.StartKueue(ctx, fairSharing)
+	if err != nil {
+		return nil, err
+	}
+	k.cur = cur
+	return cur, nil
+}
+
+func (k *kueues) stop() {
+	if k.cur != nil {
+		k.cur.p.stop(10 * time.Second)
+		k.cur = nil
+	}
+}
+
+// selfSigned writes tls.crt and tls.key for 127.0.0.1 into dir: Kueue's
+// webhook and metrics servers need one, and no client checks it here.
+func selfSigned(dir string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "kueue"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
+}
