@@ -45,7 +45,7 @@ test-kueue: ## Differential test against Kueue v0.19.2's own flavor assigner (ne
 E2E_BIN ?= e2e/.bin
 
 .PHONY: e2e
-e2e: ## End to end: real etcd, kube-apiserver and kube-scheduler on loopback (first build ~7 min, cached in e2e/.bin)
+e2e: ## End to end: real etcd, kube-apiserver, kube-scheduler and Kueue on loopback (first build ~15 min, cached in e2e/.bin)
 	scripts/e2e-binaries.sh $(E2E_BIN)
 	set -o pipefail; cd e2e && $(GO) vet ./... && E2E_BIN=$(abspath $(E2E_BIN)) $(GO) test ./... -v -count=1 -timeout 45m 2>&1 | grep --line-buffered -vE '^\s*$$'
 
