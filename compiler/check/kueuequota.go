@@ -285,10 +285,7 @@ func (m *KueueModel) Assign(cq string, pod *corev1.Pod, request corev1.ResourceL
 		out.Message = fmt.Sprintf("ClusterQueue %s not found", cq)
 		return out
 	}
-	total := map[corev1.ResourceName]int64{}
-	for r, v := range request {
-		total[r] = mulSat(value(r, v), int64(count))
-	}
+	total := totals(request, count)
 	for _, r := range kueueOrder(total) {
 		if _, done := out.Flavors[r]; done {
 			continue
@@ -351,10 +348,7 @@ func (m *KueueModel) Candidates(cq string, pod *corev1.Pod, request corev1.Resou
 	if q == nil {
 		return nil
 	}
-	total := map[corev1.ResourceName]int64{}
-	for r, v := range request {
-		total[r] = mulSat(value(r, v), int64(count))
-	}
+	total := totals(request, count)
 	var out []string
 	for _, rg := range q.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
@@ -371,6 +365,15 @@ func (m *KueueModel) Candidates(cq string, pod *corev1.Pod, request corev1.Resou
 				out = append(out, f.Name)
 			}
 		}
+	}
+	return out
+}
+
+// totals is a workload's request in Kueue's units: count pods' worth.
+func totals(request corev1.ResourceList, count int32) map[corev1.ResourceName]int64 {
+	out := make(map[corev1.ResourceName]int64, len(request))
+	for r, v := range request {
+		out[r] = mulSat(value(r, v), int64(count))
 	}
 	return out
 }

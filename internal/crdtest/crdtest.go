@@ -93,17 +93,26 @@ func (v *Validator) Knows(apiVersion, kind string) bool {
 	return ok
 }
 
-// Validate checks one object, given as its YAML or JSON.
-func (v *Validator) Validate(doc []byte) (field.ErrorList, error) {
+// object decodes one object and finds its CRD version.
+func (v *Validator) object(doc []byte) (map[string]any, *version, error) {
 	var obj map[string]any
 	if err := yaml.Unmarshal(doc, &obj); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	ver, ok := v.versions[schema.FromAPIVersionAndKind(apiVersion, kind)]
 	if !ok {
-		return nil, fmt.Errorf("crdtest: no CRD for %s %s", apiVersion, kind)
+		return nil, nil, fmt.Errorf("crdtest: no CRD for %s %s", apiVersion, kind)
+	}
+	return obj, ver, nil
+}
+
+// Validate checks one object, given as its YAML or JSON.
+func (v *Validator) Validate(doc []byte) (field.ErrorList, error) {
+	obj, ver, err := v.object(doc)
+	if err != nil {
+		return nil, err
 	}
 	errs := validation.ValidateCustomResource(nil, obj, ver.schema)
 	// The API server prunes unknown fields silently; a generator that
@@ -126,15 +135,9 @@ func (v *Validator) Validate(doc []byte) (field.ErrorList, error) {
 // JSON, and returns it as JSON: what kube-apiserver stores on create, so a
 // test decodes the object a controller would really read.
 func (v *Validator) Default(doc []byte) ([]byte, error) {
-	var obj map[string]any
-	if err := yaml.Unmarshal(doc, &obj); err != nil {
+	obj, ver, err := v.object(doc)
+	if err != nil {
 		return nil, err
-	}
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ := obj["kind"].(string)
-	ver, ok := v.versions[schema.FromAPIVersionAndKind(apiVersion, kind)]
-	if !ok {
-		return nil, fmt.Errorf("crdtest: no CRD for %s %s", apiVersion, kind)
 	}
 	defaulting.Default(obj, ver.structural)
 	return json.Marshal(obj)
