@@ -33,7 +33,7 @@ func Kueue(tr tree.Tree, r *Report, queues []QueueIntent) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range sortedNames(m.Flavors) {
+	for _, name := range sortedKeys(m.Flavors) {
 		f := m.Flavors[name]
 		if n := len(f.NodeLabels); n > kueue.MaxFlavorLabels {
 			r.add(Finding{Severity: Error, Check: IDKueueLimits, Pool: name,
@@ -191,15 +191,6 @@ func (r *Report) wholeGang(c *Class, pods int32) string {
 		return ": no pool holds it whole"
 	}
 	return ": pools that hold it whole: " + strings.Join(at, ", ")
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // decodeAll strictly decodes a generated YAML stream into a slice.

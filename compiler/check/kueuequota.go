@@ -444,8 +444,8 @@ func kueueOrder(m map[corev1.ResourceName]int64) []corev1.ResourceName {
 	return out
 }
 
-func sortedKeys[V any](m map[corev1.ResourceName]V) []corev1.ResourceName {
-	out := make([]corev1.ResourceName, 0, len(m))
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
