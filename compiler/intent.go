@@ -95,7 +95,7 @@ func KueueIntent(d *derive.Fleet) []check.QueueIntent {
 		if !t.Queued {
 			continue
 		}
-		q := check.QueueIntent{Tenant: t.Name, ClusterQueue: t.Name, Namespace: t.Spec.Namespaces[0]}
+		q := check.QueueIntent{Tenant: t.Name, ClusterQueue: t.Name, Namespace: t.Spec.Namespaces[0], Namespaces: t.Spec.Namespaces}
 		for _, name := range t.Spec.Classes {
 			if c := d.Class(name); c != nil && c.Spec.Queued() {
 				q.Classes = append(q.Classes, name)

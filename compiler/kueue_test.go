@@ -1,12 +1,16 @@
 package compiler_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -77,5 +81,38 @@ func TestKueueChecksCanFail(t *testing.T) {
 		if !got[want] {
 			t.Errorf("no %s finding", want)
 		}
+	}
+}
+
+// TestKueueWithinResourceQuota compiles generated fleets with cohorts,
+// borrowing, lending and gangs, and requires every tenant whose quota
+// gpufleet splits itself (no poolQuotas) to get a ClusterQueue that can
+// never admit more than its namespaces' ResourceQuota (quota plus borrow)
+// lets pods use: the KueueResourceQuota check, over Kueue's arithmetic.
+// (With borrow as every flavor's borrowingLimit, 270 tenants failed.)
+func TestKueueWithinResourceQuota(t *testing.T) {
+	dir := t.TempDir()
+	borrowing := 0
+	for seed := range uint64(60) {
+		f := fleetgen.Generate(seed, fleetgen.S, fleetgen.Options{Queues: true, Tricky: seed%5 == 0})
+		p := filepath.Join(dir, fmt.Sprintf("fleet-%d.json", seed))
+		if err := os.WriteFile(p, fleetgen.JSON(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := compile(t, p)
+		for _, fd := range res.Report.Findings {
+			if fd.Check == check.IDKueueResourceQuota && len(f.Tenants[fd.Tenant].PoolQuotas) == 0 {
+				t.Errorf("%s: %s", p, fd.Message)
+			}
+		}
+		for _, tn := range f.Tenants {
+			if tn.Borrow != nil && len(tn.PoolQuotas) == 0 {
+				borrowing++
+			}
+		}
+	}
+	t.Logf("%d borrowing tenants checked", borrowing)
+	if borrowing < 50 {
+		t.Errorf("only %d borrowing tenants: the generator no longer exercises borrowing", borrowing)
 	}
 }

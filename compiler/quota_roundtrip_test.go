@@ -17,8 +17,9 @@ import (
 
 // Any quota the compiler accepts reaches the emitted objects exactly: each
 // namespace's ResourceQuota holds quota plus borrowing, and the tenant's
-// ClusterQueue flavors sum to the quota, with borrow as every flavor's
-// borrowingLimit. Quantities are drawn in every suffix and up to the
+// ClusterQueue flavors sum to the quota, and their borrowingLimits to the
+// borrow (so Kueue, like the ResourceQuota, holds the tenant to quota
+// plus borrow). Quantities are drawn in every suffix and up to the
 // bounds validation allows. (The split over flavors once floored to whole
 // cores and GiB: a quota of 1500m offered Kueue 1 core.)
 func TestQuotaRoundTrip(t *testing.T) {
@@ -99,7 +100,7 @@ func TestQuotaRoundTrip(t *testing.T) {
 			if err := tree.Decode(res.Tree[tree.KueueQueuesPath], &cq); err != nil {
 				t.Fatal(err)
 			}
-			var sum resource.Quantity
+			var sum, borrowed resource.Quantity
 			flavors := 0
 			for _, rg := range cq.Spec.ResourceGroups {
 				for _, fl := range rg.Flavors {
@@ -109,14 +110,20 @@ func TestQuotaRoundTrip(t *testing.T) {
 							continue
 						}
 						sum.Add(q.NominalQuota)
-						if b, ok := borrow[res0]; ok && (q.BorrowingLimit == nil || q.BorrowingLimit.Cmp(resource.MustParse(b)) != 0) {
-							t.Errorf("%s: flavor %s %s borrowingLimit %v, want %s", f, fl.Name, res0, q.BorrowingLimit, b)
+						if _, ok := borrow[res0]; ok {
+							if q.BorrowingLimit == nil {
+								t.Fatalf("%s: flavor %s %s has no borrowingLimit", f, fl.Name, res0)
+							}
+							borrowed.Add(*q.BorrowingLimit)
 						}
 					}
 				}
 			}
 			if flavors == 0 {
 				t.Fatalf("%s: the ClusterQueue has no flavors", f)
+			}
+			if b, ok := borrow[res0]; ok && borrowed.Cmp(resource.MustParse(b)) != 0 {
+				t.Errorf("%s: ClusterQueue flavors' %s borrowingLimits sum to %s, want the borrow %s", f, res0, borrowed.String(), b)
 			}
 			if sum.Cmp(want) != 0 {
 				t.Errorf("%s: ClusterQueue flavors' nominal %s sum to %s, want the quota %s", f, res0, sum.String(), want.String())

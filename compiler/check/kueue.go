@@ -18,7 +18,10 @@ type QueueIntent struct {
 	// Namespace is where the tenant's work is checked: its first; its
 	// LimitRange fills in requests the way Kueue does before it counts.
 	Namespace string
-	Classes   []string // queued classes only
+	// Namespaces are all the tenant's, whose ResourceQuotas must allow
+	// what the ClusterQueue admits.
+	Namespaces []string
+	Classes    []string // queued classes only
 }
 
 // Kueue checks the ClusterQueues and ResourceFlavors in the tree in Kueue's
@@ -78,6 +81,7 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel
 			}
 		}
 	}
+	r.kueueResourceQuota(q, m)
 	limits := m.LimitRanges[q.Namespace]
 	for _, name := range q.Classes {
 		if c := r.cluster.Class(name); c != nil {

@@ -28,7 +28,9 @@ type KueueModel struct {
 	Queues  map[string]*kueue.ClusterQueue
 	// LimitRanges of each namespace, from the tenants' directories.
 	LimitRanges map[string][]corev1.LimitRange
-	nodes       map[string]*quotaNode // ClusterQueues by name
+	// ResourceQuotas of each namespace, from the same directories.
+	ResourceQuotas map[string][]corev1.ResourceQuota
+	nodes          map[string]*quotaNode // ClusterQueues by name
 }
 
 type flavorResource struct {
@@ -69,17 +71,25 @@ func NewKueueModel(tr tree.Tree) (*KueueModel, error) {
 	if err := decodeAll(tr[tree.KueueCohortsPath], &cohorts); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
 	}
-	m := &KueueModel{Flavors: map[string]kueue.ResourceFlavorSpec{}, Queues: map[string]*kueue.ClusterQueue{}, LimitRanges: map[string][]corev1.LimitRange{}, nodes: map[string]*quotaNode{}}
+	m := &KueueModel{Flavors: map[string]kueue.ResourceFlavorSpec{}, Queues: map[string]*kueue.ClusterQueue{}, LimitRanges: map[string][]corev1.LimitRange{}, ResourceQuotas: map[string][]corev1.ResourceQuota{}, nodes: map[string]*quotaNode{}}
 	for _, p := range tr.Paths() {
-		if path.Base(p) != tree.LimitRangesFile {
-			continue
-		}
-		var lrs []corev1.LimitRange
-		if err := decodeAll(tr[p], &lrs); err != nil {
-			return nil, fmt.Errorf("check: %s: %w", p, err)
-		}
-		for _, lr := range lrs {
-			m.LimitRanges[lr.Namespace] = append(m.LimitRanges[lr.Namespace], lr)
+		switch path.Base(p) {
+		case tree.LimitRangesFile:
+			var lrs []corev1.LimitRange
+			if err := decodeAll(tr[p], &lrs); err != nil {
+				return nil, fmt.Errorf("check: %s: %w", p, err)
+			}
+			for _, lr := range lrs {
+				m.LimitRanges[lr.Namespace] = append(m.LimitRanges[lr.Namespace], lr)
+			}
+		case tree.ResourceQuotasFile:
+			var rqs []corev1.ResourceQuota
+			if err := decodeAll(tr[p], &rqs); err != nil {
+				return nil, fmt.Errorf("check: %s: %w", p, err)
+			}
+			for _, rq := range rqs {
+				m.ResourceQuotas[rq.Namespace] = append(m.ResourceQuotas[rq.Namespace], rq)
+			}
 		}
 	}
 	for _, f := range fs {

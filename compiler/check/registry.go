@@ -6,23 +6,25 @@ type ID string
 
 // The checks, one file each (the Kueue checks share kueue.go).
 const (
-	IDLands             ID = "Lands"
-	IDGang              ID = "Gang"
-	IDCapacity          ID = "Capacity"
-	IDInterPodAffinity  ID = "InterPodAffinity"
-	IDPodTopologySpread ID = "PodTopologySpread"
-	IDCPUOnGPU          ID = "CPUOnGPU"
-	IDOnDemandOnSpot    ID = "OnDemandOnSpot"
-	IDDedicated         ID = "Dedicated"
-	IDQuotaFit          ID = "QuotaFit"
-	IDPriorityOrder     ID = "PriorityOrder"
-	IDKueueFlavor       ID = "KueueFlavor"
-	IDKueueOrder        ID = "KueueOrder"
-	IDKueueQuota        ID = "KueueQuota"
-	IDKueueCovered      ID = "KueueCovered"
-	IDKueueLimits       ID = "KueueLimits"
-	IDKueueGang         ID = "KueueGang"
-	IDKueueBorrow       ID = "KueueBorrow"
+	IDLands              ID = "Lands"
+	IDGang               ID = "Gang"
+	IDCapacity           ID = "Capacity"
+	IDInterPodAffinity   ID = "InterPodAffinity"
+	IDPodTopologySpread  ID = "PodTopologySpread"
+	IDCPUOnGPU           ID = "CPUOnGPU"
+	IDOnDemandOnSpot     ID = "OnDemandOnSpot"
+	IDDedicated          ID = "Dedicated"
+	IDQuotaFit           ID = "QuotaFit"
+	IDPriorityOrder      ID = "PriorityOrder"
+	IDKueueFlavor        ID = "KueueFlavor"
+	IDKueueOrder         ID = "KueueOrder"
+	IDKueueQuota         ID = "KueueQuota"
+	IDKueueCovered       ID = "KueueCovered"
+	IDKueueLimits        ID = "KueueLimits"
+	IDKueueGang          ID = "KueueGang"
+	IDKueueBorrow        ID = "KueueBorrow"
+	IDKueueResourceQuota ID = "KueueResourceQuota"
+	IDKueuePriorityQuota ID = "KueuePriorityQuota"
 )
 
 // Check describes one check.
@@ -55,6 +57,8 @@ var Registry = []Check{
 	{IDKueueLimits, Error, false, "flavors and resource groups stay within Kueue's CRD limits"},
 	{IDKueueBorrow, Warning, false, "a tenant that may borrow shares its cohort tree with another ClusterQueue to borrow from"},
 	{IDKueueGang, Error, false, "every flavor Kueue may admit a queued gang to is a pool that holds the whole gang"},
+	{IDKueueResourceQuota, Error, false, "no namespace's ResourceQuota refuses the pods of what its tenant's ClusterQueue may admit"},
+	{IDKueuePriorityQuota, Warning, false, "no PriorityClass-scoped quota, which Kueue does not see, is below what Kueue may admit of a queued class at that priority"},
 }
 
 // Lookup returns the registered check of that ID.

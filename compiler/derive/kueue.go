@@ -36,9 +36,11 @@ type Queue struct {
 	Nominal map[string]corev1.ResourceList
 	// Covered is CoveredResources plus the tenant's MIG resources, sorted.
 	Covered []corev1.ResourceName
-	// Borrow and Lend are per-flavor limits, only with a cohort.
-	Borrow, Lend corev1.ResourceList
-	Preemption   kueue.Preemption
+	// Borrow is each flavor's borrowingLimit per covered resource, only
+	// with a cohort; Lend is every flavor's lendingLimit.
+	Borrow     map[string]corev1.ResourceList
+	Lend       corev1.ResourceList
+	Preemption kueue.Preemption
 }
 
 // Flavor is the ResourceFlavor of a pool: its labels select the pool's
@@ -51,6 +53,7 @@ func Flavor(p Pool) kueue.ResourceFlavorSpec {
 func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 	q := &Queue{Nominal: map[string]corev1.ResourceList{}, Covered: tenantCovered(t, d)}
 	q.Flavors = tenantFlavors(t, d, l)
+	need := needs(t, q.Covered, d, l)
 	if len(t.PoolQuotas) > 0 {
 		for _, p := range q.Flavors {
 			pq := t.PoolQuotas[p]
@@ -61,12 +64,14 @@ func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 			}
 		}
 	} else {
-		split(q, t.Quota, d, needs(t, q.Covered, d, l))
+		split(q, t.Quota, d, need)
 	}
-	// Resources the tenant does not list borrow nothing: its namespaces'
-	// ResourceQuota (quota plus borrow) would reject them anyway.
-	if t.Cohort != "" && t.Borrow != nil {
-		q.Borrow = covered(t.Borrow)
+	// In a cohort every flavor gets a borrowingLimit: without one Kueue
+	// lets a queue borrow all the cohort has, beyond the quota plus borrow
+	// its namespaces' ResourceQuota allows, and the pods of what it
+	// admitted would fail to be created.
+	if t.Cohort != "" {
+		splitBorrow(q, t.Borrow, d, need)
 	}
 	// Lending is limited only where the tenant says so: a resource lend
 	// does not list is lent whole, as Kueue does without a lendingLimit.

@@ -20,13 +20,15 @@ func deriveTenant(name string, t spec.Tenant, classes map[string]spec.Class) Ten
 	out := Tenant{Name: name, Spec: t}
 	// A ResourceQuota is a hard namespace ceiling. Kueue admits borrowed
 	// work above the nominal quota, so the ceiling must include borrowing
-	// or the quota admission would reject what Kueue admitted.
-	if t.Quota != nil || t.Borrow != nil {
+	// or the quota admission would reject what Kueue admitted. Borrowing
+	// a resource the quota leaves unlimited changes nothing.
+	if t.Quota != nil {
 		out.Hard = QuotaList(t.Quota)
 		for k, v := range QuotaList(t.Borrow) {
-			sum := out.Hard[k]
-			sum.Add(v)
-			out.Hard[k] = sum
+			if sum, ok := out.Hard[k]; ok {
+				sum.Add(v)
+				out.Hard[k] = sum
+			}
 		}
 	}
 	for _, cl := range t.Classes {

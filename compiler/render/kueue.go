@@ -90,7 +90,7 @@ func clusterQueue(t derive.Tenant, q *derive.Queue) *kueue.ClusterQueue {
 		fq := kueue.FlavorQuotas{Name: f}
 		for _, res := range q.Covered {
 			rq := kueue.ResourceQuota{Name: res, NominalQuota: q.Nominal[f][res]}
-			if v, ok := q.Borrow[res]; ok {
+			if v, ok := q.Borrow[f][res]; ok {
 				rq.BorrowingLimit = &v
 			}
 			if v, ok := q.Lend[res]; ok {

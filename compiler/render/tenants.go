@@ -34,8 +34,8 @@ func (r *renderer) tenants() {
 		files := []string{"namespaces.yaml"}
 		r.emit(path.Join(dir, "namespaces.yaml"), nss...)
 		if len(quotas) > 0 {
-			files = append(files, "resourcequotas.yaml")
-			r.emit(path.Join(dir, "resourcequotas.yaml"), quotas...)
+			files = append(files, tree.ResourceQuotasFile)
+			r.emit(path.Join(dir, tree.ResourceQuotasFile), quotas...)
 		}
 		// localqueues.yaml is written with the Kueue objects.
 		files = append(files, tree.LimitRangesFile)

@@ -43,7 +43,9 @@ const (
 	ClassesDir                = "classes"
 	// LimitRangesFile is each tenant directory's LimitRanges.
 	LimitRangesFile = "limitranges.yaml"
-	exampleFile     = "example.yaml"
+	// ResourceQuotasFile is each tenant directory's ResourceQuotas.
+	ResourceQuotasFile = "resourcequotas.yaml"
+	exampleFile        = "example.yaml"
 )
 
 // ClassExample is the path of a class's example workload.

@@ -1,0 +1,82 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/tree"
+)
+
+func rq(ns, name, hard, scope string) string {
+	s := "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: " + name + ", namespace: " + ns + "}\nspec:\n  hard: {" + hard + "}\n"
+	if scope != "" {
+		s += "  scopeSelector: {matchExpressions: [{operator: In, scopeName: PriorityClass, values: [" + scope + "]}]}\n"
+	}
+	return s
+}
+
+// A namespace's ResourceQuota must allow all that its tenant's
+// ClusterQueue may admit: nominal quota plus what it may borrow.
+func TestKueueResourceQuota(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		queues []string
+		quotas []string
+		want   []string // severity: message fragment, in order
+	}{
+		{"quota equals nominal", []string{cq("a", "", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, "")}, nil},
+		{"quota below nominal", []string{cq("a", "", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "6"`, "")},
+			[]string{"error: ClusterQueue a may admit up to 8 nvidia.com/gpu (nominal quota plus what it may borrow, over all its flavors), but ResourceQuota gpufleet in namespace ns1 allows 6 requests.nvidia.com/gpu"}},
+		{"second namespace checked too", []string{cq("a", "", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, ""), rq("ns2", "gpufleet", `requests.nvidia.com/gpu: "7"`, "")},
+			[]string{"error: ClusterQueue a may admit up to 8 nvidia.com/gpu", "namespace ns2 allows 7"}},
+		{"one error for all namespaces", []string{cq("a", "", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "6"`, ""), rq("ns2", "gpufleet", `requests.nvidia.com/gpu: "6"`, "")},
+			[]string{"namespace ns1 allows 6", "queue's quota (and in 1 more of its namespaces)"}},
+		{"borrowing counts", []string{cq("a", "c", `nominalQuota: "8", borrowingLimit: "4"`), cq("b", "c", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "10"`, "")},
+			[]string{"error: ClusterQueue a may admit up to 12 nvidia.com/gpu"}},
+		{"borrowing within the quota", []string{cq("a", "c", `nominalQuota: "8", borrowingLimit: "4"`), cq("b", "c", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "12"`, "")}, nil},
+		{"no borrowingLimit borrows what the cohort lends", []string{cq("a", "c", `nominalQuota: "8"`), cq("b", "c", `nominalQuota: "8", lendingLimit: "2"`)},
+			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, "")},
+			[]string{"error: ClusterQueue a may admit up to 10 nvidia.com/gpu"}},
+		{"an unlimited resource", []string{cq("a", "", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet", `requests.cpu: "1"`, "")}, nil},
+		{"priority quota of a queued class warns", []string{cq("a", "", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, ""), rq("ns1", "gpufleet-batch", `requests.nvidia.com/gpu: "4"`, "batch")},
+			[]string{"warning: ClusterQueue a may admit up to 8 nvidia.com/gpu of class train (priority batch), but ResourceQuota gpufleet-batch in namespace ns1 allows 4 requests.nvidia.com/gpu at that priority"}},
+		{"priority quota of another priority", []string{cq("a", "", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet-dev", `requests.nvidia.com/gpu: "1"`, "dev")}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := tree.Tree{tree.KueueFlavorsPath: []byte(kueueFlavor), tree.KueueQueuesPath: []byte(strings.Join(tc.queues, "---\n")),
+				"tenants/a/" + tree.ResourceQuotasFile: []byte(strings.Join(tc.quotas, "---\n"))}
+			m, err := NewKueueModel(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			train := Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
+			r := &Report{cluster: &Cluster{Classes: []Class{train}}}
+			r.kueueResourceQuota(QueueIntent{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}, m)
+			if len(r.Findings) != min(len(tc.want), 1) {
+				t.Fatalf("findings %+v, want %q", r.Findings, tc.want)
+			}
+			for _, f := range r.Findings {
+				if want := map[string]ID{Error: IDKueueResourceQuota, Warning: IDKueuePriorityQuota}[f.Severity]; f.Check != want {
+					t.Errorf("%s finding of check %s, want %s", f.Severity, f.Check, want)
+				}
+				got := f.Severity + ": " + strings.TrimPrefix(f.Message, "tenant a: ")
+				for _, w := range tc.want {
+					if !strings.Contains(got, w) {
+						t.Errorf("got %q\nwant it to contain %q", got, w)
+					}
+				}
+			}
+		})
+	}
+}
