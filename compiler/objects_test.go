@@ -123,7 +123,9 @@ func TestObjectsStrict(t *testing.T) {
 		res := compile(t, dir)
 		kinds := map[string]int{}
 		for _, p := range res.Tree.Paths() {
-			if !strings.HasSuffix(p, ".yaml") {
+			// Chart values are no object: e2e renders them with the
+			// real chart (TestDevicePluginChart).
+			if !strings.HasSuffix(p, ".yaml") || strings.HasPrefix(p, "agents/") {
 				continue
 			}
 			for i, doc := range docs(res.Tree[p]) {

@@ -121,6 +121,7 @@ func Run(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Re
 		byClass[cl.Classes[i].Name] = r.Cells[i*np : (i+1)*np : (i+1)*np]
 		r.Findings = append(r.Findings, found[i]...)
 	}
+	r.Findings = append(r.Findings, DevicePlugin(cl)...)
 	r.Findings = append(r.Findings, Deny(cl, byClass, in)...)
 	quota, commits := Quota(cl, in)
 	r.Findings = append(r.Findings, quota...)

@@ -30,6 +30,11 @@ type Pool struct {
 	MaxNodes int32
 	// Nodes holds one synthesised node per instance type and populated zone.
 	Nodes []Node
+	// NoDevicePlugin says why the device plugin does not run on the
+	// pool's GPU nodes (which then offer no GPUs); DevicePluginOnCPU, that
+	// it runs on GPU-less ones.
+	NoDevicePlugin    string
+	DevicePluginOnCPU bool
 }
 
 // NodesInZone is how many of the pool's nodes run in zone: the auto scaling
@@ -90,6 +95,13 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 			return nil, err
 		}
 		c.Pools = append(c.Pools, p)
+	}
+	// Fleets with GPUs carry the device plugin's values; GPUs count only
+	// where its daemon pod runs.
+	if dp, err := DevicePluginPod(t); err != nil {
+		return nil, err
+	} else if dp != nil || anyGPUs(c) {
+		withDevicePlugin(c, dp)
 	}
 	names, examples := t.Examples()
 	c.Classes = make([]Class, len(examples))

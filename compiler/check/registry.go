@@ -25,6 +25,7 @@ const (
 	IDKueueBorrow        ID = "KueueBorrow"
 	IDKueueResourceQuota ID = "KueueResourceQuota"
 	IDKueuePriorityQuota ID = "KueuePriorityQuota"
+	IDDevicePlugin       ID = "DevicePlugin"
 )
 
 // Check describes one check.
@@ -48,6 +49,7 @@ var Registry = []Check{
 	{IDCPUOnGPU, Error, true, "no CPU-only class can land on a GPU pool"},
 	{IDOnDemandOnSpot, Error, true, "no on-demand class can land on a spot pool"},
 	{IDDedicated, Error, true, "no class lands on a pool dedicated to others"},
+	{IDDevicePlugin, Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
 	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDPriorityOrder, Warning, false, "no preempting batch class outranks a critical serving class"},
 	{IDKueueFlavor, Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},

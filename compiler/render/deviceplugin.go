@@ -1,6 +1,9 @@
 package render
 
 import (
+	"slices"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -11,32 +14,41 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 )
 
-// devicePlugin emits the ConfigMap (one key per sharing profile) and its
-// namespace when a pool shares its GPUs, and reports whether it did.
+// devicePlugin emits, when a pool has GPUs, what the NVIDIA device plugin's
+// chart needs: its namespace, the ConfigMap of its configs (a default that
+// shares nothing, and one key per sharing profile), and the chart values
+// that reach every GPU pool and no other. It reports whether it did.
 func (r *renderer) devicePlugin() bool {
-	data := map[string]string{}
+	var gpuPools []derive.Pool
 	for _, p := range r.d.Pools {
+		if p.GPU != nil {
+			gpuPools = append(gpuPools, p)
+		}
+	}
+	if len(gpuPools) == 0 {
+		return false
+	}
+	def := deviceplugin.Config{Version: "v1", Flags: &deviceplugin.Flags{MigStrategy: "none"}}
+	data := map[string]string{}
+	for _, p := range gpuPools {
+		if p.Spec.MIG != "" {
+			// MIG slices are resources of their own only with "mixed".
+			def.Flags.MigStrategy = "mixed"
+		}
 		s := p.Spec.Sharing
 		if s == nil {
 			continue
 		}
-		var cfg deviceplugin.Config
-		cfg.Version = "v1"
 		rr := &deviceplugin.ReplicatedResources{Resources: []deviceplugin.ReplicatedResource{{Name: keys.ResourceGPU, Replicas: s.Replicas}}}
+		cfg := deviceplugin.Config{Version: "v1", Sharing: &deviceplugin.Sharing{}}
 		if s.Strategy == "mps" {
 			cfg.Sharing.MPS = rr
 		} else {
 			cfg.Sharing.TimeSlicing = rr
 		}
-		b, err := yaml.Marshal(cfg)
-		if err != nil {
-			r.fail(err)
-		}
-		data[derive.SharingProfile(*s)] = string(b)
+		data[derive.SharingProfile(*s)] = r.yaml(cfg)
 	}
-	if len(data) == 0 {
-		return false
-	}
+	data[deviceplugin.DefaultProfile] = r.yaml(def)
 	r.emit(tree.DevicePluginNamespacePath, &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: meta(deviceplugin.Namespace, "", nil),
@@ -46,5 +58,43 @@ func (r *renderer) devicePlugin() bool {
 		ObjectMeta: meta(deviceplugin.ConfigMapName, deviceplugin.Namespace, nil),
 		Data:       data,
 	})
+	r.emit(deviceplugin.ValuesPath, devicePluginValues(gpuPools))
 	return true
+}
+
+// devicePluginValues select GPU pools by gpufleet's GPU product label and
+// tolerate each of their taints, whatever its value.
+func devicePluginValues(pools []derive.Pool) *deviceplugin.Values {
+	tols := []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists}}
+	for _, p := range pools {
+		for _, t := range p.Taints {
+			tol := corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpExists, Effect: t.Effect}
+			if !slices.Contains(tols, tol) {
+				tols = append(tols, tol)
+			}
+		}
+	}
+	slices.SortStableFunc(tols[1:], func(a, b corev1.Toleration) int {
+		if a.Key != b.Key {
+			return strings.Compare(a.Key, b.Key)
+		}
+		return strings.Compare(string(a.Effect), string(b.Effect))
+	})
+	return &deviceplugin.Values{
+		Config: deviceplugin.ValuesConfig{Name: deviceplugin.ConfigMapName, Default: deviceplugin.DefaultProfile},
+		Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: keys.LabelGPUProduct, Operator: corev1.NodeSelectorOpExists}},
+			}}},
+		}},
+		Tolerations: tols,
+	}
+}
+
+func (r *renderer) yaml(v any) string {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		r.fail(err)
+	}
+	return string(b)
 }

@@ -30,12 +30,29 @@ const (
 // Config is the device plugin's config file (version v1), only
 // the part gpufleet sets.
 type Config struct {
-	Version string `json:"version"`
-	Sharing struct {
-		TimeSlicing *ReplicatedResources `json:"timeSlicing,omitempty"`
-		MPS         *ReplicatedResources `json:"mps,omitempty"`
-	} `json:"sharing"`
+	Version string   `json:"version"`
+	Flags   *Flags   `json:"flags,omitempty"`
+	Sharing *Sharing `json:"sharing,omitempty"`
 }
+
+// Flags are the plugin's command-line flags, as its config file sets them.
+type Flags struct {
+	// MigStrategy "mixed" advertises each MIG slice as its own resource
+	// (nvidia.com/mig-1g.10gb) and GPUs without MIG as nvidia.com/gpu;
+	// "none" advertises whole GPUs only.
+	MigStrategy string `json:"migStrategy"`
+}
+
+type Sharing struct {
+	TimeSlicing *ReplicatedResources `json:"timeSlicing,omitempty"`
+	MPS         *ReplicatedResources `json:"mps,omitempty"`
+}
+
+// DefaultProfile is the ConfigMap key of nodes that share nothing: the
+// chart's config.default. Without it the chart takes the only key as
+// every node's default (one sharing profile time-slices every GPU node),
+// and refuses to deploy with two.
+const DefaultProfile = "default"
 
 // ReplicatedResources advertises each device of a resource replicas times.
 type ReplicatedResources struct {
@@ -62,6 +79,9 @@ func SharingReplicas(raw []byte) (map[string]int64, error) {
 		var cfg Config
 		if err := yaml.UnmarshalStrict([]byte(cm.Data[key]), &cfg); err != nil {
 			return nil, fmt.Errorf("%s: key %s: %w", path.Base(tree.DevicePluginConfigPath), key, err)
+		}
+		if cfg.Sharing == nil {
+			continue // shares nothing: one device per GPU
 		}
 		rr := cfg.Sharing.TimeSlicing
 		if rr == nil {

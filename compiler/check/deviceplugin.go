@@ -1,0 +1,132 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
+)
+
+// A GPU node advertises GPUs only where the NVIDIA device plugin runs: its
+// DaemonSet's pod must tolerate the node's taints and match its node
+// affinity. The pod is the chart's, as the tree's values set it, plus the
+// tolerations the DaemonSet controller adds to every daemon pod. e2e
+// renders the real chart with the same values and lets the real DaemonSet
+// controller and scheduler place it.
+const (
+	reasonNoDevicePlugin  = "pool %s has GPUs, but the NVIDIA device plugin's DaemonSet does not run on its nodes (%s): they advertise no %s, and the classes counting on them stay Pending"
+	reasonDevicePluginCPU = "pool %s has no GPUs, but the NVIDIA device plugin's DaemonSet runs on its nodes, where it finds no GPU and fails to start"
+	reasonNoValues        = "the tree has no " + deviceplugin.ValuesPath
+)
+
+// daemonTolerations are what the DaemonSet controller adds to every daemon
+// pod (k8s.io/kubernetes pkg/controller/daemon/util, v1.35), so that node
+// conditions do not keep or evict it.
+var daemonTolerations = []corev1.Toleration{
+	{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+	{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+	{Key: corev1.TaintNodeDiskPressure, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+	{Key: corev1.TaintNodeMemoryPressure, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+	{Key: corev1.TaintNodePIDPressure, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+	{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+}
+
+// DevicePluginPod is the device plugin's daemon pod as the scheduler sees
+// it, from the chart values in the tree; nil if the tree has none.
+func DevicePluginPod(t tree.Tree) (*corev1.Pod, error) {
+	raw, ok := t[deviceplugin.ValuesPath]
+	if !ok {
+		return nil, nil
+	}
+	var v deviceplugin.Values
+	if err := yaml.UnmarshalStrict(raw, &v); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", deviceplugin.ValuesPath, err)
+	}
+	tols := append(append([]corev1.Toleration{}, v.Tolerations...), daemonTolerations...)
+	return &corev1.Pod{Spec: corev1.PodSpec{Affinity: v.Affinity, Tolerations: tols}}, nil
+}
+
+// devicePluginReach says why the daemon pod cannot run on node, in
+// kube-scheduler's words, or "" if it can.
+func devicePluginReach(pod *corev1.Pod, node *corev1.Node) string {
+	if pod == nil {
+		return reasonNoValues
+	}
+	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
+		return ErrReasonNodeAffinity
+	}
+	if t, bad := untoleratedTaint(pod, node); bad {
+		return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)
+	}
+	return ""
+}
+
+// withDevicePlugin takes GPUs away from the nodes of pools the device
+// plugin does not reach, and records why, for the DevicePlugin check.
+func withDevicePlugin(c *Cluster, pod *corev1.Pod) {
+	for i := range c.Pools {
+		p := &c.Pools[i]
+		for j := range p.Nodes {
+			n := p.Nodes[j].Node
+			gpus := hasGPUs(n)
+			why := devicePluginReach(pod, n)
+			switch {
+			case gpus && why != "":
+				p.NoDevicePlugin = why
+				for _, rl := range []corev1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
+					for r := range rl {
+						if r == keys.ResourceGPU || catalog.IsMIGResource(r) {
+							delete(rl, r)
+						}
+					}
+				}
+			case !gpus && why == "":
+				p.DevicePluginOnCPU = true
+			}
+		}
+	}
+}
+
+func hasGPUs(n *corev1.Node) bool {
+	for r, q := range n.Status.Capacity {
+		if (r == keys.ResourceGPU || catalog.IsMIGResource(r)) && !q.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// DevicePlugin reports the pools whose GPUs the device plugin does not
+// advertise, and the GPU-less pools it runs on.
+func DevicePlugin(cl *Cluster) []Finding {
+	var out []Finding
+	for _, p := range cl.Pools {
+		if p.NoDevicePlugin != "" {
+			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
+				Message: fmt.Sprintf(reasonNoDevicePlugin, p.Name, strings.TrimPrefix(p.NoDevicePlugin, "node(s) "), keys.ResourceGPU)})
+		}
+		if p.DevicePluginOnCPU {
+			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
+				Message: fmt.Sprintf(reasonDevicePluginCPU, p.Name)})
+		}
+	}
+	return out
+}
+
+func anyGPUs(c *Cluster) bool {
+	for _, p := range c.Pools {
+		for _, n := range p.Nodes {
+			if hasGPUs(n.Node) {
+				return true
+			}
+		}
+	}
+	return false
+}
