@@ -35,6 +35,10 @@ type Pool struct {
 	// it runs on GPU-less ones.
 	NoDevicePlugin    string
 	DevicePluginOnCPU bool
+	// HostDevicePlugin pools (Bottlerocket) advertise their GPUs through
+	// the host's plugin; a DaemonSet pod there would be a second one.
+	HostDevicePlugin   bool
+	DevicePluginOnHost bool
 }
 
 // NodesInZone is how many of the pool's nodes run in zone: the auto scaling
@@ -122,7 +126,7 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 // device plugin advertises under the node's labels: replicas from the
 // device plugin ConfigMap entry the label names, MIG slices from the layout.
 func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]int64) (Pool, error) {
-	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes}
+	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, HostDevicePlugin: ng.HostDevicePlugin}
 	nodeLabels := ng.NodeLabels()
 	replicas, layout := int64(1), nodeLabels[keys.LabelMIGConfig]
 	if profile, ok := nodeLabels[keys.LabelDevicePluginConfig]; ok {

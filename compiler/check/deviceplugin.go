@@ -24,6 +24,7 @@ const (
 	reasonNoDevicePlugin  = "pool %s has GPUs, but the NVIDIA device plugin's DaemonSet does not run on its nodes (%s): they advertise no %s, and the classes counting on them stay Pending"
 	reasonDevicePluginCPU = "pool %s has no GPUs, but the NVIDIA device plugin's DaemonSet runs on its nodes, where it finds no GPU and fails to start"
 	reasonNoValues        = "the tree has no " + deviceplugin.ValuesPath
+	reasonDevicePluginBR  = "pool %s runs Bottlerocket, whose NVIDIA variant runs the device plugin on the host, but the NVIDIA device plugin's DaemonSet runs on its nodes too: two plugins would register nvidia.com/gpu"
 )
 
 // daemonTolerations are what the DaemonSet controller adds to every daemon
@@ -78,6 +79,8 @@ func withDevicePlugin(c *Cluster, pod *corev1.Pod) {
 			gpus := hasGPUs(n)
 			why := devicePluginReach(pod, n)
 			switch {
+			case p.HostDevicePlugin:
+				p.DevicePluginOnHost = p.DevicePluginOnHost || why == ""
 			case gpus && why != "":
 				p.NoDevicePlugin = why
 				for _, rl := range []corev1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
@@ -111,6 +114,10 @@ func DevicePlugin(cl *Cluster) []Finding {
 		if p.NoDevicePlugin != "" {
 			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
 				Message: fmt.Sprintf(reasonNoDevicePlugin, p.Name, strings.TrimPrefix(p.NoDevicePlugin, "node(s) "), keys.ResourceGPU)})
+		}
+		if p.DevicePluginOnHost {
+			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
+				Message: fmt.Sprintf(reasonDevicePluginBR, p.Name)})
 		}
 		if p.DevicePluginOnCPU {
 			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,

@@ -36,6 +36,9 @@ type Group struct {
 	// karpenter.sh/ labels).
 	Labels, OwnLabels map[string]string
 	Taints            []corev1.Taint
+	// HostDevicePlugin is true for Bottlerocket nodes: its NVIDIA variants
+	// run the device plugin on the host, not as a DaemonSet pod.
+	HostDevicePlugin bool
 }
 
 // NodeLabels are all the labels the group's nodes carry.
@@ -81,6 +84,8 @@ func same(a, b Group) error {
 		return fmt.Errorf("instance types %v and %v", a.InstanceTypes, b.InstanceTypes)
 	case !slices.Equal(a.Zones, b.Zones):
 		return fmt.Errorf("zones %v and %v", a.Zones, b.Zones)
+	case a.HostDevicePlugin != b.HostDevicePlugin:
+		return fmt.Errorf("host device plugin (Bottlerocket) %v and %v", a.HostDevicePlugin, b.HostDevicePlugin)
 	case !maps.Equal(a.Labels, b.Labels):
 		return fmt.Errorf("labels %v and %v", a.Labels, b.Labels)
 	case !slices.EqualFunc(a.Taints, b.Taints, func(x, y corev1.Taint) bool { return x.MatchTaint(&y) && x.Value == y.Value }):

@@ -12,6 +12,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
 // devicePlugin emits, when a pool has GPUs, what the NVIDIA device plugin's
@@ -19,9 +20,14 @@ import (
 // shares nothing, and one key per sharing profile), and the chart values
 // that reach every GPU pool and no other. It reports whether it did.
 func (r *renderer) devicePlugin() bool {
+	// Bottlerocket's NVIDIA variants run the plugin on the host.
 	var gpuPools []derive.Pool
+	var host []string
 	for _, p := range r.d.Pools {
-		if p.GPU != nil {
+		switch {
+		case p.GPU != nil && p.AMIFamily() == eksctl.Bottlerocket:
+			host = append(host, p.Name)
+		case p.GPU != nil:
 			gpuPools = append(gpuPools, p)
 		}
 	}
@@ -58,13 +64,14 @@ func (r *renderer) devicePlugin() bool {
 		ObjectMeta: meta(deviceplugin.ConfigMapName, deviceplugin.Namespace, nil),
 		Data:       data,
 	})
-	r.emit(deviceplugin.ValuesPath, devicePluginValues(gpuPools))
+	r.emit(deviceplugin.ValuesPath, devicePluginValues(gpuPools, host))
 	return true
 }
 
-// devicePluginValues select GPU pools by gpufleet's GPU product label and
-// tolerate each of their taints, whatever its value.
-func devicePluginValues(pools []derive.Pool) *deviceplugin.Values {
+// devicePluginValues select GPU pools by gpufleet's GPU product label, but
+// not the host's pools, and tolerate each of their taints, whatever its
+// value.
+func devicePluginValues(pools []derive.Pool, host []string) *deviceplugin.Values {
 	tols := []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists}}
 	for _, p := range pools {
 		for _, t := range p.Taints {
@@ -80,12 +87,14 @@ func devicePluginValues(pools []derive.Pool) *deviceplugin.Values {
 		}
 		return strings.Compare(string(a.Effect), string(b.Effect))
 	})
+	match := []corev1.NodeSelectorRequirement{{Key: keys.LabelGPUProduct, Operator: corev1.NodeSelectorOpExists}}
+	if len(host) > 0 {
+		match = append(match, corev1.NodeSelectorRequirement{Key: keys.LabelPool, Operator: corev1.NodeSelectorOpNotIn, Values: host})
+	}
 	return &deviceplugin.Values{
 		Config: deviceplugin.ValuesConfig{Name: deviceplugin.ConfigMapName, Default: deviceplugin.DefaultProfile},
 		Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: keys.LabelGPUProduct, Operator: corev1.NodeSelectorOpExists}},
-			}}},
+			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: match}}},
 		}},
 		Tolerations: tols,
 	}

@@ -125,6 +125,23 @@ func (c *checker) gpuSharing(name string, pool spec.Pool) {
 	if pool.Sharing != nil && pool.MIG != "" {
 		c.errorf(p("pools", name, "mig"), "mig and sharing are mutually exclusive: a pool either cuts its GPUs into MIG slices or shares whole GPUs")
 	}
+	// Bottlerocket's NVIDIA variants run the device plugin on the host and
+	// configure sharing and MIG through their own settings
+	// (settings.kubelet-device-plugins.nvidia), which gpufleet does not
+	// write: neither the plugin's ConfigMap nor the MIG manager's label
+	// would take effect.
+	if pool.AMIFamily == eksctl.Bottlerocket {
+		field := "sharing"
+		if pool.MIG != "" {
+			field = "mig"
+		}
+		c.errorf(p("pools", name, field), "%s needs amiFamily \"AmazonLinux2023\": Bottlerocket runs the NVIDIA device plugin on the host, configured by its own settings, which gpufleet does not write", field)
+	}
+	// Karpenter's AWS provider knows no MIG capacity: it would launch
+	// nothing for a pod requesting nvidia.com/mig-* slices.
+	if pool.MIG != "" && pool.Provisioner == spec.Karpenter {
+		c.errorf(p("pools", name, "mig"), "mig needs provisioner \"managed\" or \"both\": Karpenter does not know a MIG node's slices, so it launches no node for a pod that requests them")
+	}
 	if s := pool.Sharing; s != nil && s.Strategy == "mps" && s.Replicas > maxMPSReplicas {
 		c.errorf(p("pools", name, "sharing", "replicas"), "MPS serves at most %d clients per GPU, got %d", maxMPSReplicas, s.Replicas)
 	}

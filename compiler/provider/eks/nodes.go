@@ -27,6 +27,7 @@ func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
 		g := nodes.Group{
 			Pool: ng.Name, Source: EksctlPath, Spot: ng.Spot,
 			InstanceTypes: ng.InstanceTypes, Zones: ng.AvailabilityZones, MaxNodes: ng.MaxSize, Labels: ng.Labels,
+			HostDevicePlugin: ng.AMIFamily == eksctl.Bottlerocket,
 		}
 		for _, t := range ng.Taints {
 			g.Taints = append(g.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})

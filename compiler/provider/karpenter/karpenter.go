@@ -4,6 +4,8 @@
 package karpenter
 
 import (
+	"strings"
+
 	"fmt"
 	"strconv"
 
@@ -38,6 +40,22 @@ func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
 
 func nodePools(raw []byte) ([]nodes.Group, error) {
 	var groups []nodes.Group
+	// Bottlerocket's NVIDIA variants run the device plugin on the host.
+	bottlerocket := map[string]bool{}
+	for _, doc := range tree.Docs(raw) {
+		if kind, err := tree.Kind(doc); err != nil || kind != "EC2NodeClass" {
+			continue
+		}
+		var nc wire.EC2NodeClass
+		if err := tree.Decode(doc, &nc); err != nil {
+			return nil, err
+		}
+		for _, t := range nc.Spec.AMISelectorTerms {
+			if strings.HasPrefix(t.Alias, "bottlerocket@") {
+				bottlerocket[nc.Name] = true
+			}
+		}
+	}
 	for _, doc := range tree.Docs(raw) {
 		kind, err := tree.Kind(doc)
 		if err != nil {
@@ -52,8 +70,9 @@ func nodePools(raw []byte) ([]nodes.Group, error) {
 		}
 		g := nodes.Group{
 			Pool: np.Name, Source: Path, Taints: np.Spec.Template.Spec.Taints,
-			Labels:    map[string]string{},
-			OwnLabels: map[string]string{wire.LabelKarpenterNodePool: np.Name},
+			Labels:           map[string]string{},
+			OwnLabels:        map[string]string{wire.LabelKarpenterNodePool: np.Name},
+			HostDevicePlugin: bottlerocket[np.Spec.Template.Spec.NodeClassRef.Name],
 		}
 		for k, v := range np.Spec.Template.Metadata.Labels {
 			g.Labels[k] = v
