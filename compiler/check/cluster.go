@@ -39,6 +39,9 @@ type Pool struct {
 	// the host's plugin; a DaemonSet pod there would be a second one.
 	HostDevicePlugin   bool
 	DevicePluginOnHost bool
+	// MixedTypes describes the listed types of a group that launches its
+	// first, when they differ (MixedTypes check).
+	MixedTypes string
 }
 
 // NodesInZone is how many of the pool's nodes run in zone: the auto scaling
@@ -126,7 +129,7 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 // device plugin advertises under the node's labels: replicas from the
 // device plugin ConfigMap entry the label names, MIG slices from the layout.
 func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]int64) (Pool, error) {
-	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, HostDevicePlugin: ng.HostDevicePlugin}
+	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, HostDevicePlugin: ng.HostDevicePlugin, MixedTypes: mixedTypes(ng, cat)}
 	nodeLabels := ng.NodeLabels()
 	replicas, layout := int64(1), nodeLabels[keys.LabelMIGConfig]
 	if profile, ok := nodeLabels[keys.LabelDevicePluginConfig]; ok {
@@ -134,7 +137,7 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]int64) (Po
 			return p, fmt.Errorf("check: node group %s: label %s names %q, which %s lacks", ng.Pool, keys.LabelDevicePluginConfig, profile, tree.DevicePluginConfigPath)
 		}
 	}
-	for _, it := range ng.InstanceTypes {
+	for _, it := range ng.Launched() {
 		in, ok := cat[it]
 		if !ok {
 			return p, fmt.Errorf("check: node group %s: unknown instance type %q", ng.Pool, it)

@@ -26,6 +26,7 @@ const (
 	IDKueueResourceQuota ID = "KueueResourceQuota"
 	IDKueuePriorityQuota ID = "KueuePriorityQuota"
 	IDDevicePlugin       ID = "DevicePlugin"
+	IDMixedTypes         ID = "MixedTypes"
 )
 
 // Check describes one check.
@@ -50,6 +51,7 @@ var Registry = []Check{
 	{IDOnDemandOnSpot, Error, true, "no on-demand class can land on a spot pool"},
 	{IDDedicated, Error, true, "no class lands on a pool dedicated to others"},
 	{IDDevicePlugin, Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
+	{IDMixedTypes, Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
 	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDPriorityOrder, Warning, false, "no preempting batch class outranks a critical serving class"},
 	{IDKueueFlavor, Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},

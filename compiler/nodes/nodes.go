@@ -39,6 +39,20 @@ type Group struct {
 	// HostDevicePlugin is true for Bottlerocket nodes: its NVIDIA variants
 	// run the device plugin on the host, not as a DaemonSet pod.
 	HostDevicePlugin bool
+	// FirstTypeOnly groups launch their first instance type: an on-demand
+	// managed node group allocates in priority order, and
+	// cluster-autoscaler builds its scale-from-zero template from the
+	// first type. Karpenter picks any type that fits.
+	FirstTypeOnly bool
+}
+
+// Launched are the instance types the group's nodes are of, as the
+// checker credits them.
+func (g Group) Launched() []string {
+	if g.FirstTypeOnly && len(g.InstanceTypes) > 0 {
+		return g.InstanceTypes[:1]
+	}
+	return g.InstanceTypes
 }
 
 // NodeLabels are all the labels the group's nodes carry.
