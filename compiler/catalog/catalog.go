@@ -16,7 +16,15 @@ type Instance struct {
 	// MaxPods is the EKS default pod limit (the VPC CNI's ENI formula).
 	MaxPods int64
 	GPU     *GPU
+	// EFA is how many Elastic Fabric Adapter interfaces the type takes
+	// (one per network card), which the EFA device plugin advertises when
+	// the node group enables EFA.
+	EFA int64
 }
+
+// efaInterfaces are the EFA-capable types' interfaces (one per network
+// card: p4d and p4de have 4, p5 and p5e 32, p5en 16).
+var efaInterfaces = map[string]int64{"p4d.24xlarge": 4, "p4de.24xlarge": 4, "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16}
 
 // GPU is an instance's accelerators.
 type GPU struct {
@@ -31,8 +39,8 @@ type Catalog map[string]Instance
 // New merges a fleet's instanceTypes over the built-in table.
 func New(extra map[string]spec.InstanceType) Catalog {
 	c := make(Catalog, len(builtin)+len(extra))
-	for _, in := range builtin {
-		c[in.Name] = in
+	for _, r := range builtin {
+		c[r.Name] = Instance{Name: r.Name, VCPU: r.VCPU, MemoryGiB: r.MemoryGiB, MaxPods: r.MaxPods, GPU: r.GPU}
 	}
 	for name, t := range extra {
 		in := Instance{Name: name, VCPU: t.VCPU, MemoryGiB: t.MemoryGiB, MaxPods: t.MaxPods}
@@ -40,6 +48,12 @@ func New(extra map[string]spec.InstanceType) Catalog {
 			in.GPU = &GPU{Count: t.GPU.Count, Product: t.GPU.Product, MemoryGiB: t.GPU.MemoryGiB}
 		}
 		c[name] = in
+	}
+	for name, n := range efaInterfaces {
+		if in, ok := c[name]; ok {
+			in.EFA = n
+			c[name] = in
+		}
 	}
 	return c
 }

@@ -11,13 +11,22 @@ const (
 	h200 = "H200"
 )
 
+// row is an Instance as the table lists it.
+type row struct {
+	Name      string
+	VCPU      int64
+	MemoryGiB float64
+	MaxPods   int64
+	GPU       *GPU
+}
+
 func gpu(n int64, product string, mem int64) *GPU {
 	return &GPU{Count: n, Product: product, MemoryGiB: mem}
 }
 
 // builtin is the instance table. vCPU and memory are AWS's published figures;
 // MaxPods is from the EKS AMI's eni-max-pods.txt.
-var builtin = []Instance{
+var builtin = []row{
 	// NVIDIA T4
 	{"g4dn.xlarge", 4, 16, 29, gpu(1, t4, 16)},
 	{"g4dn.2xlarge", 8, 32, 29, gpu(1, t4, 16)},

@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -159,13 +160,15 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]int64) (Po
 			for k, v := range nodeLabels {
 				labels[k] = v
 			}
+			capacity, alloc := in.Shared(in.Capacity(), replicas, layout), in.Shared(in.Allocatable(), replicas, layout)
+			if ng.EFA && in.EFA > 0 {
+				efa := *resource.NewQuantity(in.EFA, resource.DecimalSI)
+				capacity[keys.ResourceEFA], alloc[keys.ResourceEFA] = efa, efa
+			}
 			p.Nodes = append(p.Nodes, Node{InstanceType: it, Zone: zone, Node: &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 				Spec:       corev1.NodeSpec{Taints: ng.Taints},
-				Status: corev1.NodeStatus{
-					Capacity:    in.Shared(in.Capacity(), replicas, layout),
-					Allocatable: in.Shared(in.Allocatable(), replicas, layout),
-				},
+				Status:     corev1.NodeStatus{Capacity: capacity, Allocatable: alloc},
 			}})
 		}
 	}

@@ -249,6 +249,17 @@ func mainContainer(c spec.Class) corev1.Container {
 		rr.Requests[GPUResource(c.GPU)] = n
 		rr.Limits[GPUResource(c.GPU)] = n
 	}
+	if c.EFA > 0 {
+		n := *resource.NewQuantity(c.EFA, resource.DecimalSI)
+		if rr.Requests == nil {
+			rr.Requests = corev1.ResourceList{}
+		}
+		if rr.Limits == nil {
+			rr.Limits = corev1.ResourceList{}
+		}
+		rr.Requests[keys.ResourceEFA] = n
+		rr.Limits[keys.ResourceEFA] = n
+	}
 	return corev1.Container{Name: c.Container, Image: c.Image, Resources: rr}
 }
 

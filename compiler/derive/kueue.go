@@ -58,7 +58,7 @@ func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 		for _, p := range q.Flavors {
 			pq := t.PoolQuotas[p]
 			q.Nominal[p] = covered(&pq)
-			// The spec has no MIG quota: a flavor offers its pool's slices.
+			// The spec has no MIG or EFA quota: a flavor offers its pool's.
 			for _, r := range q.Covered[len(CoveredResources):] {
 				q.Nominal[p][r] = *resource.NewQuantity(d.Pool(p).Units(r, unitOf(r)), resource.DecimalSI)
 			}
@@ -145,7 +145,7 @@ func (l *landing) admittedOn(c *Class) []int {
 	return at
 }
 
-// tenantCovered is CoveredResources, then the MIG resources of the
+// tenantCovered is CoveredResources, then the MIG and EFA resources of the
 // tenant's classes in name order: Kueue rejects a workload asking for a
 // resource its ClusterQueue does not cover.
 func tenantCovered(t spec.Tenant, d *Fleet) []corev1.ResourceName {
@@ -154,6 +154,9 @@ func tenantCovered(t spec.Tenant, d *Fleet) []corev1.ResourceName {
 	for _, name := range t.Classes {
 		if c := d.Class(name); c != nil && c.Spec.GPU != nil && c.Spec.GPU.MIG != "" {
 			mig[string(GPUResource(c.Spec.GPU))] = true
+		}
+		if c := d.Class(name); c != nil && c.Spec.EFA > 0 {
+			mig[keys.ResourceEFA] = true
 		}
 	}
 	for _, r := range spec.Keys(mig) {

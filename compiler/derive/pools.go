@@ -98,6 +98,15 @@ func (p *Pool) Replicas() int64 {
 // Units is CapacityUnits as the device plugin advertises the pool's
 // resources: time-sliced GPUs multiplied, MIG pools in slices.
 func (p *Pool) Units(r corev1.ResourceName, unit resource.Quantity) int64 {
+	if r == keys.ResourceEFA {
+		var best int64
+		for _, in := range p.Instances {
+			if p.Spec.EFA {
+				best = max(best, in.EFA)
+			}
+		}
+		return best * int64(p.Spec.Size.Max)
+	}
 	if r != keys.ResourceGPU && !catalog.IsMIGResource(r) {
 		return p.CapacityUnits(r, unit)
 	}

@@ -37,7 +37,10 @@ func Reserved(key string) bool {
 // pool's sharing), and the mig-parted layout the MIG manager partitions the
 // GPUs by (from its mig). Pools may not set either by hand.
 const (
-	ResourceGPU             = "nvidia.com/gpu"
+	ResourceGPU = "nvidia.com/gpu"
+	// ResourceEFA is the AWS EFA device plugin's resource: Elastic Fabric
+	// Adapter interfaces.
+	ResourceEFA             = "vpc.amazonaws.com/efa"
 	TaintGPU                = "nvidia.com/gpu"
 	LabelDevicePluginConfig = "nvidia.com/device-plugin.config"
 	LabelMIGConfig          = "nvidia.com/mig.config"

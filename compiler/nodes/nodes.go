@@ -44,6 +44,9 @@ type Group struct {
 	// cluster-autoscaler builds its scale-from-zero template from the
 	// first type. Karpenter picks any type that fits.
 	FirstTypeOnly bool
+	// EFA groups attach EFA interfaces, which the EFA device plugin
+	// (installed with them) advertises.
+	EFA bool
 }
 
 // Launched are the instance types the group's nodes are of, as the
@@ -98,6 +101,8 @@ func same(a, b Group) error {
 		return fmt.Errorf("instance types %v and %v", a.InstanceTypes, b.InstanceTypes)
 	case !slices.Equal(a.Zones, b.Zones):
 		return fmt.Errorf("zones %v and %v", a.Zones, b.Zones)
+	case a.EFA != b.EFA:
+		return fmt.Errorf("EFA %v and %v", a.EFA, b.EFA)
 	case a.HostDevicePlugin != b.HostDevicePlugin:
 		return fmt.Errorf("host device plugin (Bottlerocket) %v and %v", a.HostDevicePlugin, b.HostDevicePlugin)
 	case !maps.Equal(a.Labels, b.Labels):

@@ -127,11 +127,14 @@ type Size struct {
 }
 
 type Class struct {
-	Priority         string            `json:"priority"`
-	Kind             string            `json:"kind"`
-	Replicas         int32             `json:"replicas"`
-	Gang             *int32            `json:"gang,omitempty"`
-	GPU              *GPU              `json:"gpu,omitempty"`
+	Priority string `json:"priority"`
+	Kind     string `json:"kind"`
+	Replicas int32  `json:"replicas"`
+	Gang     *int32 `json:"gang,omitempty"`
+	GPU      *GPU   `json:"gpu,omitempty"`
+	// EFA is the Elastic Fabric Adapter interfaces each pod requests
+	// (vpc.amazonaws.com/efa); 0 requests none.
+	EFA              int64             `json:"efa,omitempty"`
 	Resources        Resources         `json:"resources"`
 	Capacity         string            `json:"capacity"`
 	Queue            *bool             `json:"queue,omitempty"`

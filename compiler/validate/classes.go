@@ -27,6 +27,9 @@ func (c *checker) classes() {
 		if cl.Kind == keys.KindStatefulSet && len(name) > maxStatefulSetName {
 			c.errorf(p("classes", name), "class name %q is %d characters: a StatefulSet's name may have at most %d, or the controller cannot create its pods (their controller-revision-hash label would pass 63)", name, len(name), maxStatefulSetName)
 		}
+		if cl.EFA > 0 && !c.anyEFAPool() {
+			c.errorf(p("classes", name, "efa"), "class %q requests %d EFA interfaces, but no pool sets efa: true, so no node advertises %s", name, cl.EFA, keys.ResourceEFA)
+		}
 		if cl.Gang != nil && cl.Kind != keys.KindJob {
 			c.errorf(p("classes", name, "gang"), "gang needs kind Job, not %s: only a Job runs its pods all at once", cl.Kind)
 		}
@@ -175,4 +178,13 @@ func (c *checker) term(t spec.NodeSelectorTerm, path ...string) {
 			}
 		}
 	}
+}
+
+func (c *checker) anyEFAPool() bool {
+	for _, p := range c.f.Pools {
+		if p.EFA {
+			return true
+		}
+	}
+	return false
 }

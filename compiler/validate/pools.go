@@ -168,9 +168,6 @@ func (c *checker) gpuSharing(name string, pool spec.Pool) {
 	}
 }
 
-// efaFamilies are the instance families with an Elastic Fabric Adapter.
-var efaFamilies = map[string]bool{"p4d": true, "p4de": true, "p5": true, "p5e": true, "p5en": true}
-
 // efa checks an EFA pool: EKS attaches EFA interfaces only on capable
 // types, and EFA traffic does not cross zones, so eksctl requires one AZ.
 func (c *checker) efa(name string, pool spec.Pool) {
@@ -178,7 +175,7 @@ func (c *checker) efa(name string, pool spec.Pool) {
 		return
 	}
 	for i, it := range pool.InstanceTypes {
-		if family, _, _ := strings.Cut(it, "."); !efaFamilies[family] {
+		if in, ok := c.cat[it]; ok && in.EFA == 0 {
 			c.errorf(p("pools", name, "instanceTypes", strconv.Itoa(i)), "instance type %q has no EFA: efa needs p4d, p4de, p5, p5e or p5en", it)
 		}
 	}

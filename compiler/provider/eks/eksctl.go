@@ -77,6 +77,19 @@ func scaleFromZeroTags(p derive.Pool) map[string]string {
 	for r, n := range gpuResources(p) {
 		tags[eksctl.CAResourceTagPrefix+string(r)] = strconv.FormatInt(n, 10)
 	}
+	// The EFA interfaces the EFA device plugin advertises, the fewest of
+	// any type, so that a pod requesting them scales the group from zero.
+	if p.Spec.EFA {
+		efa := int64(-1)
+		for _, in := range p.Instances {
+			if efa < 0 || in.EFA < efa {
+				efa = in.EFA
+			}
+		}
+		if efa > 0 {
+			tags[eksctl.CAResourceTagPrefix+keys.ResourceEFA] = strconv.FormatInt(efa, 10)
+		}
+	}
 	return tags
 }
 

@@ -32,6 +32,12 @@ func wantTags(p derive.Pool) map[string]string {
 		}
 	}
 	const res = "k8s.io/cluster-autoscaler/node-template/resources/"
+	// EFA interfaces per network card: p4d and p4de have 4 cards.
+	if p.Spec.EFA {
+		efa := map[string]string{"p4d": "4", "p4de": "4", "p5": "32", "p5e": "32", "p5en": "16"}
+		family, _, _ := strings.Cut(p.Spec.InstanceTypes[0], ".")
+		tags[res+"vpc.amazonaws.com/efa"] = efa[family]
+	}
 	switch {
 	case gpus == 0:
 	case p.Spec.MIG != "":

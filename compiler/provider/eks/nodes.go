@@ -29,6 +29,7 @@ func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
 			InstanceTypes: ng.InstanceTypes, Zones: ng.AvailabilityZones, MaxNodes: ng.MaxSize, Labels: ng.Labels,
 			HostDevicePlugin: ng.AMIFamily == eksctl.Bottlerocket,
 			FirstTypeOnly:    true,
+			EFA:              ng.EFAEnabled,
 		}
 		for _, t := range ng.Taints {
 			g.Taints = append(g.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
