@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"math"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -14,12 +16,26 @@ const ResourceGPU corev1.ResourceName = keys.ResourceGPU
 // (memory.available<100Mi), which allocatable also excludes.
 const EvictionMemoryMi = 100
 
-// Capacity is what the kubelet reports for a node of this type. Memory is
-// the nominal EC2 figure.
+// VMMemoryOverheadPercent is Karpenter's AWS provider's default
+// (VM_MEMORY_OVERHEAD_PERCENT, karpenter-provider-aws v1.15.1): a node
+// reports less memory than EC2's nominal figure, and Karpenter launches
+// only types whose memory less this share holds the pods.
+const VMMemoryOverheadPercent = 0.075
+
+// MemoryMi is the memory a node of this type is credited, in MiB: the
+// nominal figure less the VM overhead, rounded as Karpenter's
+// instancetype.memory rounds it (the overhead up to a whole MiB).
+func (in Instance) MemoryMi() int64 {
+	mi := int64(in.MemoryGiB * 1024)
+	return mi - int64(math.Ceil(float64(mi)*VMMemoryOverheadPercent))
+}
+
+// Capacity is what the kubelet reports for a node of this type, memory
+// less the VM overhead.
 func (in Instance) Capacity() corev1.ResourceList {
 	rl := corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewMilliQuantity(in.VCPU*1000, resource.DecimalSI),
-		corev1.ResourceMemory: *resource.NewQuantity(int64(in.MemoryGiB*1024)*1024*1024, resource.BinarySI),
+		corev1.ResourceMemory: *resource.NewQuantity(in.MemoryMi()*1024*1024, resource.BinarySI),
 		corev1.ResourcePods:   *resource.NewQuantity(in.MaxPods, resource.DecimalSI),
 	}
 	if in.GPU != nil {

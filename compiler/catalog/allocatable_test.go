@@ -49,7 +49,8 @@ func TestAllocatable(t *testing.T) {
 	got := cat["g4dn.xlarge"].Allocatable()
 	want := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("3920m"),
-		corev1.ResourceMemory: resource.MustParse("15710Mi"), // 16384 - (255 + 11*29) - 100
+		// 16384 - ceil(7.5% of 16384) - (255 + 11*29) - 100
+		corev1.ResourceMemory: resource.MustParse("14481Mi"),
 		corev1.ResourcePods:   resource.MustParse("29"),
 		ResourceGPU:           resource.MustParse("1"),
 	}

@@ -107,12 +107,15 @@ func batchOnly(d *derive.Fleet, p derive.Pool) bool {
 
 // limits caps the pool at its max size of its largest instance type, per
 // resource, so Karpenter never grows it beyond what the checker assumed.
+// Memory is EC2's nominal figure: a registered node counts what it
+// reports, more than Karpenter's estimate less the VM overhead, and a
+// limit of estimates would refuse the pool's last node.
 func limits(p derive.Pool) corev1.ResourceList {
 	var cpuMilli, memBytes, gpus int64
 	for _, in := range p.Instances {
 		c := in.Capacity()
 		cpuMilli = max(cpuMilli, c.Cpu().MilliValue())
-		memBytes = max(memBytes, c.Memory().Value())
+		memBytes = max(memBytes, int64(in.MemoryGiB*1024)*1024*1024)
 		g := c[catalog.ResourceGPU]
 		gpus = max(gpus, g.Value())
 	}
