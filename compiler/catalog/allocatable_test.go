@@ -48,7 +48,7 @@ func TestAllocatable(t *testing.T) {
 	// g4dn.xlarge: 4 vCPU, 16 GiB, 29 pods, 1 T4.
 	got := cat["g4dn.xlarge"].Allocatable()
 	want := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("3920m"),
+		corev1.ResourceCPU: resource.MustParse("3920m"),
 		// 16384 - ceil(7.5% of 16384) - (255 + 11*29) - 100
 		corev1.ResourceMemory: resource.MustParse("14481Mi"),
 		corev1.ResourcePods:   resource.MustParse("29"),
