@@ -65,10 +65,12 @@ func TestKustomizeTree(t *testing.T) {
 		}
 		want["Cohort"] = len(cohorts)
 		// The kube-scheduler config ships as one ConfigMap, when a class
-		// chooses a scheduler profile.
+		// chooses a scheduler profile, with the scheduler's Deployment,
+		// ServiceAccount and RBAC.
 		for _, c := range f.Classes {
 			if c.SchedulerProfile != "" {
 				want["ConfigMap"] = 1
+				want["Deployment"], want["ServiceAccount"], want["Role"], want["RoleBinding"], want["ClusterRoleBinding"] = 1, 1, 1, 2, 2
 			}
 		}
 		// So does the NVIDIA device plugin's config, in a namespace of its

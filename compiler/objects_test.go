@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -51,6 +52,14 @@ func decodeStrict(doc []byte) (any, field.ErrorList, error) {
 		obj = &corev1.ConfigMap{} // the kube-scheduler config it holds: render's TestSchedulerConfigStrict
 	case "scheduling.k8s.io/v1/PriorityClass":
 		obj = &schedulingv1.PriorityClass{}
+	case "v1/ServiceAccount":
+		obj = &corev1.ServiceAccount{}
+	case "rbac.authorization.k8s.io/v1/ClusterRoleBinding":
+		obj = &rbacv1.ClusterRoleBinding{}
+	case "rbac.authorization.k8s.io/v1/RoleBinding":
+		obj = &rbacv1.RoleBinding{}
+	case "rbac.authorization.k8s.io/v1/Role":
+		obj = &rbacv1.Role{}
 	case "apps/v1/Deployment":
 		obj = &appsv1.Deployment{}
 	case "apps/v1/StatefulSet":
@@ -94,8 +103,17 @@ func validateObject(obj any) field.ErrorList {
 		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
 	case *schedulingv1.PriorityClass:
 		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
+	case *corev1.ServiceAccount:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
+	case *rbacv1.Role:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
+	case *rbacv1.RoleBinding:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
+	case *rbacv1.ClusterRoleBinding:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
 	case *appsv1.Deployment:
-		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
+		// Class examples are namespace-less; the scheduler's is in kube-system.
+		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, o.Namespace != "", apivalidation.NameIsDNSSubdomain, md)
 		errs = append(errs, metav1validation.ValidateLabelSelector(o.Spec.Selector, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("spec", "selector"))...)
 		return append(errs, verify.PodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
 	case *appsv1.StatefulSet:

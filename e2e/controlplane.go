@@ -27,6 +27,7 @@ type ControlPlane struct {
 	Config     *rest.Config
 	Client     kubernetes.Interface
 	procs      []*proc
+	caFile     string // the API server's CA, for kubeconfigs
 }
 
 // Start brings up a control plane from the binaries in bin, working in dir.
@@ -65,6 +66,7 @@ func Start(ctx context.Context, bin, dir string) (cp *ControlPlane, err error) {
 		return cp, err
 	}
 	cp.Kubeconfig = filepath.Join(dir, "kubeconfig")
+	cp.caFile = pk.CACert
 	if err := writeKubeconfig(cp.Kubeconfig, host, pk.CACert); err != nil {
 		return cp, err
 	}
@@ -215,6 +217,10 @@ func (cp *ControlPlane) Logs(n int) string {
 }
 
 func writeKubeconfig(path, host, caFile string) error {
+	return writeKubeconfigToken(path, host, caFile, token)
+}
+
+func writeKubeconfigToken(path, host, caFile, bearer string) error {
 	kc := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
@@ -223,13 +229,13 @@ clusters:
     server: %s
     certificate-authority: %s
 users:
-- name: admin
+- name: user
   user:
     token: %s
 contexts:
 - name: e2e
-  context: {cluster: e2e, user: admin}
+  context: {cluster: e2e, user: user}
 current-context: e2e
-`, host, caFile, token)
+`, host, caFile, bearer)
 	return os.WriteFile(path, []byte(kc), 0o600)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -69,7 +70,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("control plane up in %s; %d CRDs Established", dir, n)
-	def, err := cp.StartScheduler(ctx, "kube-scheduler", []byte(defaultSchedulerConfig))
+	def, err := cp.StartScheduler(ctx, "kube-scheduler", []byte(defaultSchedulerConfig), cp.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,14 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 		if err := yaml.Unmarshal(raw, &cm); err != nil {
 			t.Fatal(err)
 		}
-		p, err := cp.StartScheduler(ctx, fc.name+"-scheduler", []byte(cm.Data["config.yaml"]))
+		// The second scheduler runs as the tree's ServiceAccount for it,
+		// so its RBAC (its own lease above all) is the tree's, as in a
+		// cluster that runs the tree's Deployment of it.
+		kc, err := cp.ServiceAccountKubeconfig(ctx, schedconfig.Namespace, schedconfig.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := cp.StartScheduler(ctx, fc.name+"-scheduler", []byte(cm.Data[schedconfig.ConfigKey]), kc)
 		if err != nil {
 			t.Fatal(err)
 		}

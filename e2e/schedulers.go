@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -24,16 +25,16 @@ leaderElection:
 `
 
 // StartScheduler runs kube-scheduler with config (a
-// KubeSchedulerConfiguration in YAML), pointed at this control plane, and
-// waits until it serves /healthz and, if it elects a leader, holds the lease.
-// The name tells its log apart.
-func (cp *ControlPlane) StartScheduler(ctx context.Context, name string, config []byte) (*proc, error) {
+// KubeSchedulerConfiguration in YAML), pointed at this control plane with
+// the credentials of kubeconfig, and waits until it serves /healthz and, if
+// it elects a leader, holds the lease. The name tells its log apart.
+func (cp *ControlPlane) StartScheduler(ctx context.Context, name string, config []byte, kubeconfig string) (*proc, error) {
 	var cfg map[string]any
 	if err := yaml.Unmarshal(config, &cfg); err != nil {
 		return nil, fmt.Errorf("scheduler %s: config: %w", name, err)
 	}
 	// The only change to the emitted configuration: where the API server is.
-	cfg["clientConnection"] = map[string]any{"kubeconfig": cp.Kubeconfig}
+	cfg["clientConnection"] = map[string]any{"kubeconfig": kubeconfig}
 	out, err := yaml.Marshal(cfg)
 	if err != nil {
 		return nil, err
@@ -58,8 +59,8 @@ func (cp *ControlPlane) StartScheduler(ctx context.Context, name string, config 
 	p, err := startProc(cp.Dir, name, filepath.Join(cp.Bin, "kube-scheduler"),
 		"--config="+file,
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
-		"--authentication-kubeconfig="+cp.Kubeconfig,
-		"--authorization-kubeconfig="+cp.Kubeconfig,
+		"--authentication-kubeconfig="+kubeconfig,
+		"--authorization-kubeconfig="+kubeconfig,
 		"--v=2")
 	if err != nil {
 		return nil, err
@@ -110,4 +111,19 @@ func leaseOf(cfg map[string]any) (name, namespace string) {
 		namespace = "kube-system"
 	}
 	return name, namespace
+}
+
+// ServiceAccountKubeconfig writes a kubeconfig that authenticates as the
+// ServiceAccount namespace/name, with a token from the TokenRequest API, as
+// the account's pods would: what runs with it has the account's RBAC, not
+// an administrator's.
+func (cp *ControlPlane) ServiceAccountKubeconfig(ctx context.Context, namespace, name string) (string, error) {
+	ttl := int64(3600)
+	tr, err := cp.Client.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &ttl}}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("token for ServiceAccount %s/%s: %w", namespace, name, err)
+	}
+	path := filepath.Join(cp.Dir, "kubeconfig-"+namespace+"-"+name)
+	return path, writeKubeconfigToken(path, cp.Config.Host, cp.caFile, tr.Status.Token)
 }

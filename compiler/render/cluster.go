@@ -35,7 +35,7 @@ func (r *renderer) cluster() {
 		files = append(files, path.Base(tree.DevicePluginNamespacePath), path.Base(tree.DevicePluginConfigPath))
 	}
 	if r.scheduler() {
-		files = append(files, path.Base(tree.SchedulerConfigPath))
+		files = append(files, path.Base(tree.SchedulerConfigPath), path.Base(tree.SchedulerPath))
 	}
 	r.kustomization("cluster", files)
 }

@@ -33,8 +33,8 @@ import (
 // pod names would be dead weight, and unused profiles would invite pods
 // the fleet spec never described.
 const (
-	schedulerNamespace = "kube-system"
-	schedulerLease     = "gpufleet-scheduler"
+	schedulerNamespace = schedconfig.Namespace
+	schedulerLease     = schedconfig.Lease
 )
 
 // schedulerConfigHeader opens the embedded config: how to run it.
@@ -128,5 +128,11 @@ func (r *renderer) scheduler() bool {
 		ObjectMeta: meta(schedconfig.ConfigMapName, schedulerNamespace, nil),
 		Data:       map[string]string{schedconfig.ConfigKey: schedulerConfigHeader + string(b)},
 	})
+	image, ok := schedconfig.Images[r.d.Spec.Cluster.Version]
+	if !ok {
+		r.fail(fmt.Errorf("render: no kube-scheduler image for Kubernetes %s", r.d.Spec.Cluster.Version))
+		return false
+	}
+	r.emit(tree.SchedulerPath, schedulerObjects(image)...)
 	return true
 }

@@ -37,6 +37,7 @@ const (
 	DevicePluginNamespacePath = "cluster/nvidia-device-plugin-namespace.yaml"
 	DevicePluginConfigPath    = "cluster/nvidia-device-plugin-config.yaml"
 	SchedulerConfigPath       = "cluster/kube-scheduler-config.yaml"
+	SchedulerPath             = "cluster/kube-scheduler.yaml"
 	KueueFlavorsPath          = "kueue/resourceflavors.yaml"
 	KueueQueuesPath           = "kueue/clusterqueues.yaml"
 	KueueCohortsPath          = "kueue/cohorts.yaml"
