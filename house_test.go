@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
 )
 
 // A clone has nothing beside it, so nothing committed may point there.
@@ -137,5 +139,20 @@ func TestDependencyRule(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no dependencies listed")
+	}
+}
+
+// The checker claims kube-scheduler v1.35's semantics (check.SchedulerMinor):
+// the modules that judge it must run that minor.
+func TestSchedulerMinorPinned(t *testing.T) {
+	want := "k8s.io/kubernetes v" + check.SchedulerMinor + "."
+	for _, mod := range []string{"kubesched/go.mod", "e2e/binaries/go.mod"} {
+		b, err := os.ReadFile(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`(?m)^\s*(require\s+)?` + regexp.QuoteMeta(want) + `\d+\s*$`).Match(b) {
+			t.Errorf("%s does not pin %sN: the checker and the modules that judge it disagree on the scheduler", mod, want)
+		}
 	}
 }

@@ -17,6 +17,7 @@ func Intent(d *derive.Fleet) check.Intent {
 		OnDemandOnly: map[string]bool{},
 		Dedicated:    map[string][]string{},
 		Priorities:   map[string]check.PriorityIntent{},
+		Version:      d.Spec.Cluster.Version,
 	}
 	for _, c := range d.Classes {
 		in.OnDemandOnly[c.Name] = c.Spec.Capacity == spec.OnDemand
@@ -78,6 +79,8 @@ func position(e load.Entries, r *check.Report) {
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		switch {
+		case f.Check == check.IDSchedulerVersion:
+			f.Pos = e.Pos("cluster", "version")
 		case f.Tenant != "":
 			f.Pos = e.Pos("tenants", f.Tenant)
 		case f.Class != "":

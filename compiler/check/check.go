@@ -20,6 +20,8 @@ type Intent struct {
 	// Priorities maps each class to its priority value and whether it may
 	// preempt.
 	Priorities map[string]PriorityIntent
+	// Version is the cluster's Kubernetes minor version.
+	Version string
 }
 
 type TenantIntent struct {
@@ -127,6 +129,7 @@ func Run(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Re
 	quota, commits := Quota(cl, in)
 	r.Findings = append(r.Findings, quota...)
 	r.Findings = append(r.Findings, PriorityOrder(in)...)
+	r.Findings = append(r.Findings, SchedulerVersion(in)...)
 	r.Capacity = commits
 	r.Sort()
 	return r, nil

@@ -5,7 +5,8 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
-// Entries are where the spec declares each pool, class and tenant: what the
+// Entries are where the spec declares each pool, class and tenant (and the
+// cluster's version): what the
 // placement checker's findings point at. They hold no CUE values, which are
 // most of a loaded spec's memory (about 45 MB of 77 for a fleet of 1,000
 // tenants), so the pipeline keeps them and drops the Source once the fleet
@@ -26,10 +27,11 @@ func (s *Source) Entries() Entries {
 		keep("pools", spec.Keys(f.Pools))
 		keep("classes", spec.Keys(f.Classes))
 		keep("tenants", spec.Keys(f.Tenants))
+		keep("cluster", []string{"version"})
 	}
 	return e
 }
 
 // Pos returns where the spec declares the named entry of section ("pools",
-// "classes" or "tenants"), or no position.
+// "classes", "tenants", or "cluster" for its version), or no position.
 func (e Entries) Pos(section, name string) diag.Pos { return e.pos[section+"."+name] }

@@ -18,7 +18,7 @@ cluster: {
 	provider: "eks"
 	name:     "demo"
 	region:   "us-east-1"
-	version:  "1.33"
+	version:  "1.35"
 	zones: ["us-east-1a", "us-east-1b"]
 }
 
