@@ -40,6 +40,12 @@ type Pool struct {
 	// the host's plugin; a DaemonSet pod there would be a second one.
 	HostDevicePlugin   bool
 	DevicePluginOnHost bool
+	// MPS pools share GPUs through the chart's MPS control daemon, which
+	// must run on their nodes too; MPSDaemon says where it does.
+	// NoMPSDaemon says why it does not.
+	MPS         bool
+	MPSDaemon   bool
+	NoMPSDaemon string
 	// MixedTypes describes the listed types of a group that launches its
 	// first, when they differ (MixedTypes check).
 	MixedTypes string
@@ -92,7 +98,7 @@ type Cluster struct {
 // from their files in the tree) and the pods of the class examples in the
 // tree, so what is checked is exactly what is written.
 func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster, error) {
-	sharing, err := deviceplugin.SharingReplicas(t[tree.DevicePluginConfigPath])
+	sharing, err := deviceplugin.SharingProfiles(t[tree.DevicePluginConfigPath])
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
@@ -129,14 +135,16 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 // poolFrom synthesises the group's nodes. Their GPU resources are what the
 // device plugin advertises under the node's labels: replicas from the
 // device plugin ConfigMap entry the label names, MIG slices from the layout.
-func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]int64) (Pool, error) {
+func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplugin.Profile) (Pool, error) {
 	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, HostDevicePlugin: ng.HostDevicePlugin, MixedTypes: mixedTypes(ng, cat)}
 	nodeLabels := ng.NodeLabels()
 	replicas, layout := int64(1), nodeLabels[keys.LabelMIGConfig]
 	if profile, ok := nodeLabels[keys.LabelDevicePluginConfig]; ok {
-		if replicas, ok = sharing[profile]; !ok {
+		s, ok := sharing[profile]
+		if !ok {
 			return p, fmt.Errorf("check: node group %s: label %s names %q, which %s lacks", ng.Pool, keys.LabelDevicePluginConfig, profile, tree.DevicePluginConfigPath)
 		}
+		replicas, p.MPS = s.Replicas, s.MPS
 	}
 	for _, it := range ng.Launched() {
 		in, ok := cat[it]

@@ -24,6 +24,7 @@ const (
 	reasonNoDevicePlugin  = "pool %s has GPUs, but the NVIDIA device plugin's DaemonSet does not run on its nodes (%s): they advertise no %s, and the classes counting on them stay Pending"
 	reasonDevicePluginCPU = "pool %s has no GPUs, but the NVIDIA device plugin's DaemonSet runs on its nodes, where it finds no GPU and fails to start"
 	reasonNoValues        = "the tree has no " + deviceplugin.ValuesPath
+	reasonNoMPSDaemon     = "pool %s shares its GPUs through MPS, but the NVIDIA device plugin chart's MPS control daemon does not run on its nodes (%s): the plugin waits for it and they advertise no %s, and the classes counting on them stay Pending"
 	reasonDevicePluginBR  = "pool %s runs Bottlerocket, whose NVIDIA variant runs the device plugin on the host, but the NVIDIA device plugin's DaemonSet runs on its nodes too: two plugins would register nvidia.com/gpu"
 )
 
@@ -54,6 +55,17 @@ func DevicePluginPod(t tree.Tree) (*corev1.Pod, error) {
 	return &corev1.Pod{Spec: corev1.PodSpec{Affinity: v.Affinity, Tolerations: tols}}, nil
 }
 
+// mpsDaemonPod is the chart's MPS control daemon pod: the plugin's, plus
+// the node selector its template adds (GFD's label, which MPS pools carry).
+func mpsDaemonPod(plugin *corev1.Pod) *corev1.Pod {
+	if plugin == nil {
+		return nil
+	}
+	p := plugin.DeepCopy()
+	p.Spec.NodeSelector = map[string]string{keys.LabelMPSCapable: "true"}
+	return p
+}
+
 // devicePluginReach says why the daemon pod cannot run on node, in
 // kube-scheduler's words, or "" if it can.
 func devicePluginReach(pod *corev1.Pod, node *corev1.Node) string {
@@ -72,12 +84,20 @@ func devicePluginReach(pod *corev1.Pod, node *corev1.Node) string {
 // withDevicePlugin takes GPUs away from the nodes of pools the device
 // plugin does not reach, and records why, for the DevicePlugin check.
 func withDevicePlugin(c *Cluster, pod *corev1.Pod) {
+	mps := mpsDaemonPod(pod)
 	for i := range c.Pools {
 		p := &c.Pools[i]
 		for j := range p.Nodes {
 			n := p.Nodes[j].Node
 			gpus := hasGPUs(n)
 			why := devicePluginReach(pod, n)
+			mpsWhy := devicePluginReach(mps, n)
+			p.MPSDaemon = p.MPSDaemon || mpsWhy == ""
+			// The plugin serves MPS replicas only once the daemon runs.
+			if why == "" && p.MPS && mpsWhy != "" && !p.HostDevicePlugin {
+				p.NoMPSDaemon = mpsWhy
+				why = mpsWhy
+			}
 			switch {
 			case p.HostDevicePlugin:
 				p.DevicePluginOnHost = p.DevicePluginOnHost || why == ""
@@ -111,7 +131,11 @@ func hasGPUs(n *corev1.Node) bool {
 func DevicePlugin(cl *Cluster) []Finding {
 	var out []Finding
 	for _, p := range cl.Pools {
-		if p.NoDevicePlugin != "" {
+		switch {
+		case p.NoMPSDaemon != "":
+			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
+				Message: fmt.Sprintf(reasonNoMPSDaemon, p.Name, strings.TrimPrefix(p.NoMPSDaemon, "node(s) "), keys.ResourceGPU)})
+		case p.NoDevicePlugin != "":
 			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
 				Message: fmt.Sprintf(reasonNoDevicePlugin, p.Name, strings.TrimPrefix(p.NoDevicePlugin, "node(s) "), keys.ResourceGPU)})
 		}

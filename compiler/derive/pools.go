@@ -43,6 +43,11 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Cat
 	// The device plugin and the MIG manager act on these labels.
 	if p.Sharing != nil {
 		pool.Labels[keys.LabelDevicePluginConfig] = SharingProfile(*p.Sharing)
+		// The plugin serves MPS only once the chart's MPS control daemon
+		// runs on the node, and that daemon selects this label.
+		if p.Sharing.Strategy == "mps" {
+			pool.Labels[keys.LabelMPSCapable] = "true"
+		}
 	}
 	if p.MIG != "" {
 		pool.Labels[keys.LabelMIGConfig] = p.MIG

@@ -35,7 +35,9 @@ func Reserved(key string) bool {
 // NVIDIA's keys: the device plugin's resource and taint; the label whose
 // value picks the device plugin's config entry (gpufleet sets it from a
 // pool's sharing), and the mig-parted layout the MIG manager partitions the
-// GPUs by (from its mig). Pools may not set either by hand.
+// GPUs by (from its mig); and the label the device plugin chart's MPS
+// control daemon selects (GFD sets it where it runs; gpufleet runs no GFD,
+// so MPS pools carry it). Pools may not set any of them by hand.
 const (
 	ResourceGPU = "nvidia.com/gpu"
 	// ResourceEFA is the AWS EFA device plugin's resource: Elastic Fabric
@@ -44,6 +46,7 @@ const (
 	TaintGPU                = "nvidia.com/gpu"
 	LabelDevicePluginConfig = "nvidia.com/device-plugin.config"
 	LabelMIGConfig          = "nvidia.com/mig.config"
+	LabelMPSCapable         = "nvidia.com/mps.capable"
 )
 
 // Well-known node labels the kubelet and cloud provider set.

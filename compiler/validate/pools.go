@@ -114,7 +114,7 @@ const maxMPSReplicas = 48
 // some of them, and a MIG-partitioned GPU cannot also be time-sliced here
 // (the device plugin would advertise slices, not replicas of nvidia.com/gpu).
 func (c *checker) gpuSharing(name string, pool spec.Pool) {
-	for _, k := range []string{keys.LabelDevicePluginConfig, keys.LabelMIGConfig} {
+	for _, k := range []string{keys.LabelDevicePluginConfig, keys.LabelMIGConfig, keys.LabelMPSCapable} {
 		if _, ok := pool.Labels[k]; ok {
 			c.errorf(p("pools", name, "labels", k), "label key %q is reserved: gpufleet derives it from sharing and mig", k)
 		}

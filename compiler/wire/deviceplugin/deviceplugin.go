@@ -64,10 +64,17 @@ type ReplicatedResource struct {
 	Replicas int64               `json:"replicas"`
 }
 
-// SharingReplicas reads the generated ConfigMap back: replicas per profile
-// (none when the file is absent), for the checker's allocatable.
-func SharingReplicas(raw []byte) (map[string]int64, error) {
-	out := map[string]int64{}
+// Profile is what one sharing profile of the ConfigMap does to a node's
+// GPUs: each is advertised Replicas times, through MPS or time-slicing.
+type Profile struct {
+	Replicas int64
+	MPS      bool
+}
+
+// SharingProfiles reads the generated ConfigMap back: the sharing profiles
+// by key (none when the file is absent), for the checker's allocatable.
+func SharingProfiles(raw []byte) (map[string]Profile, error) {
+	out := map[string]Profile{}
 	if raw == nil {
 		return out, nil
 	}
@@ -90,7 +97,7 @@ func SharingReplicas(raw []byte) (map[string]int64, error) {
 		if rr == nil || len(rr.Resources) != 1 || rr.Resources[0].Name != keys.ResourceGPU {
 			return nil, fmt.Errorf("%s: key %s: want one replicated %s", path.Base(tree.DevicePluginConfigPath), key, keys.ResourceGPU)
 		}
-		out[key] = rr.Resources[0].Replicas
+		out[key] = Profile{Replicas: rr.Resources[0].Replicas, MPS: cfg.Sharing.MPS != nil}
 	}
 	return out, nil
 }
