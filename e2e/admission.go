@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
@@ -71,9 +73,14 @@ func (fr *fleetRun) admission() {
 					want.flavors[string(r)] = f
 				}
 			}
-			got, err := fr.submit(dyn, ns, class)
+			// The admitted Job's pods need the nodes of its flavor's pool.
+			fr.ensureNodes(fullSize(fr.cl, class, fr.res.Report))
+			got, job, err := fr.submit(dyn, ns, class)
 			if err != nil {
 				fr.fail("tenant %s, class %s: %v", q.Tenant, class, err)
+				if job != "" {
+					fr.clearJob(dyn, ns, job)
+				}
 				continue
 			}
 			fr.st.Queued++
@@ -84,28 +91,80 @@ func (fr *fleetRun) admission() {
 			if got.admitted != want.admitted || got.message != want.message || !maps.Equal(got.flavors, want.flavors) {
 				fr.fail("tenant %s, class %s: the running Kueue and the checker disagree:\n  checker: %s\n  Kueue:   %s", q.Tenant, class, want, got)
 			}
+			if got.admitted {
+				fr.admittedPods(q, class, ns, job, got, int(pods))
+			}
+			fr.clearJob(dyn, ns, job)
+		}
+		if hasFinding(fr.res.Report, check.IDKueueResourceQuota, q.Tenant) && len(q.Classes) > 0 {
+			fr.ensureNodes(fullSize(fr.cl, q.Classes[0], fr.res.Report))
+			fr.overQuota(dyn, q, q.Classes[0], 8)
 		}
 	}
 }
 
+func hasFinding(r *check.Report, id check.ID, tenant string) bool {
+	for _, f := range r.Findings {
+		if f.Check == id && f.Tenant == tenant {
+			return true
+		}
+	}
+	return false
+}
+
+// admittedPods holds the pods the Job controller makes of an admitted Job
+// to the checker (judgeJobPods).
+func (fr *fleetRun) admittedPods(q check.QueueIntent, class, ns, job string, d kueueDecision, want int) {
+	flavor := d.flavors[keys.ResourceGPU]
+	if flavor == "" {
+		for _, f := range d.flavors {
+			flavor = f // one resource group: every resource has the same flavor
+		}
+	}
+	o, err := fr.jobPods(ns, job, want)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	fr.st.JobPods += o.created
+	fr.st.JobPodsBound += len(o.bound)
+	fr.t.Logf("tenant %s, class %s: Job %s's pods on flavor %s: %s, %d not created", q.Tenant, class, job, flavor, o.outcome, len(o.failedCreate))
+	if bad := fr.judgeJobPods(q, class, flavor, want, o); len(bad) > 0 {
+		fr.fail("tenant %s, class %s: the pods of the Job Kueue admitted disagree with the checker:\n  %s", q.Tenant, class, strings.Join(bad, "\n  "))
+		fr.diagnose(ns, job)
+	}
+}
+
+func (fr *fleetRun) clearJob(dyn dynamic.Interface, ns, job string) {
+	if err := clearJobs(fr, dyn, ns, job); err != nil {
+		fr.fail("%v", err)
+	}
+}
+
 // submit creates the class's example Job in ns and waits for Kueue to
-// reserve quota for its Workload or to say why it cannot; then deletes it.
-func (fr *fleetRun) submit(dyn dynamic.Interface, ns, class string) (kueueDecision, error) {
+// reserve quota for its Workload or to say why it cannot. It returns the
+// Job's name, for the caller to delete it.
+func (fr *fleetRun) submit(dyn dynamic.Interface, ns, class string) (kueueDecision, string, error) {
+	// A name of its own: Kueue, still finishing the Workload of the tree's
+	// example Job of the same name (deleted just before), took the new
+	// Job's Workload for that orphan and finished it.
+	return fr.submitAs(dyn, ns, class, strings.TrimSuffix(class[:min(len(class), 60)], "-")+"-kq")
+}
+
+// submitAs is submit with the Job renamed, unless name is empty.
+func (fr *fleetRun) submitAs(dyn dynamic.Interface, ns, class, name string) (kueueDecision, string, error) {
 	var j batchv1.Job
 	if err := tree.Decode(fr.res.Tree[tree.ClassExample(class)], &j); err != nil {
-		return kueueDecision{}, err
+		return kueueDecision{}, "", err
 	}
 	j.Namespace = ns
+	if name != "" {
+		j.Name = name
+	}
 	jobs := fr.cp.Client.BatchV1().Jobs(ns)
 	created, err := jobs.Create(fr.ctx, &j, metav1.CreateOptions{})
 	if err != nil {
-		return kueueDecision{}, fmt.Errorf("create Job: %w", err)
+		return kueueDecision{}, "", fmt.Errorf("create Job: %w", err)
 	}
-	defer func() {
-		if err := clearJobs(fr, dyn, ns, j.Name); err != nil {
-			fr.fail("%v", err)
-		}
-	}()
 	var d kueueDecision
 	err = poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
 		list, err := dyn.Resource(workloads).Namespace(ns).List(fr.ctx, metav1.ListOptions{})
@@ -123,15 +182,24 @@ func (fr *fleetRun) submit(dyn dynamic.Interface, ns, class string) (kueueDecisi
 		return false, nil
 	})
 	if err != nil {
-		return d, fmt.Errorf("Kueue made no decision on Job %s/%s: %w\n%s", ns, j.Name, err, fr.kueue.p.grep(20, j.Name))
+		return d, j.Name, fmt.Errorf("Kueue made no decision on Job %s/%s: %w\n%s", ns, j.Name, err, fr.kueue.p.grep(20, j.Name))
 	}
-	return d, nil
+	return d, j.Name, nil
 }
 
 // clearJobs deletes the Job called name in ns (every Job, if name is
-// empty) and every Workload there, and waits until they are gone. The
-// control plane runs no garbage collector, so Workloads go by hand.
+// empty), its pods and every Workload there, and waits until they are
+// gone. The control plane runs no garbage collector, so pods and Workloads
+// go by hand, pods at once: no kubelet confirms a graceful stop.
 func clearJobs(fr *fleetRun, dyn dynamic.Interface, ns, name string) error {
+	sel := jobNameLabel
+	if name != "" {
+		sel += "=" + name
+	}
+	zero := int64(0)
+	if err := fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{LabelSelector: sel}); err != nil {
+		return err
+	}
 	jobs := fr.cp.Client.BatchV1().Jobs(ns)
 	bg := metav1.DeletePropagationBackground
 	if name != "" {
@@ -156,6 +224,15 @@ func clearJobs(fr *fleetRun, dyn dynamic.Interface, ns, name string) error {
 		}
 		left, err := jobs.List(fr.ctx, metav1.ListOptions{})
 		if err != nil {
+			return false, err
+		}
+		// A Job being deleted may still have made a pod: delete again.
+		pods, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return false, err
+		}
+		if len(pods.Items) > 0 {
+			err = fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{LabelSelector: sel})
 			return false, err
 		}
 		return len(left.Items) == 0 && len(list.Items) == 0, nil

@@ -135,18 +135,23 @@ func (cp *ControlPlane) startAPIServer(pk *pki, etcdURL string) (int, error) {
 		// The kubernetes Service's endpoints would be 127.0.0.1, which
 		// Endpoints validation refuses; nothing here needs that Service.
 		"--endpoint-reconciler-type=none",
+		// As on EKS: the device plugin chart's MPS control daemon is
+		// privileged, and the default refuses it.
+		"--allow-privileged=true",
 		"--cert-dir="+cp.Dir,
 		"--profiling=false",
 		"--v=1")
 	return port, err
 }
 
-// startControllerManager runs three controllers: the namespace controller,
+// startControllerManager runs five controllers: the namespace controller,
 // so that deleting a fleet's namespaces finishes; the resource-quota
 // controller, because quota admission refuses every pod until a quota has
-// a status, and only the controller gives the quota back when pods go; and
-// the service-account controller, which creates the "default" account that
-// admission requires of every pod. The node lifecycle controller stays off:
+// a status, and only the controller gives the quota back when pods go; the
+// service-account controller, which creates the "default" account that
+// admission requires of every pod; the Job controller, which makes the
+// pods of the Jobs Kueue admits; and the DaemonSet controller, which
+// decides where the device plugin chart's daemon pods go. The node lifecycle controller stays off:
 // with no kubelet to heartbeat, it would taint every node unreachable.
 func (cp *ControlPlane) startControllerManager() error {
 	port, err := freePort()
@@ -157,7 +162,7 @@ func (cp *ControlPlane) startControllerManager() error {
 		"--kubeconfig="+cp.Kubeconfig,
 		"--authentication-kubeconfig="+cp.Kubeconfig,
 		"--authorization-kubeconfig="+cp.Kubeconfig,
-		"--controllers=namespace-controller,resourcequota-controller,serviceaccount-controller",
+		"--controllers=namespace-controller,resourcequota-controller,serviceaccount-controller,job-controller,daemonset-controller",
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
 		"--v=1")

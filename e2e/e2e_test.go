@@ -96,8 +96,8 @@ func TestEndToEnd(t *testing.T) {
 		})
 	}
 	failed = false
-	t.Logf("e2e: %d fleets, %d objects applied, %d classes, %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said",
-		st.Fleets, st.Objects, st.Classes, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted)
+	t.Logf("e2e: %d fleets, %d objects applied, %d classes, %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said; the Job controller made %d pods of the admitted Jobs, %d bound to their flavor's pool; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes, as the checker said",
+		st.Fleets, st.Objects, st.Classes, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted, st.JobPods, st.JobPodsBound, st.OverQuota, st.DevicePluginNodes)
 }
 
 func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
@@ -153,6 +153,7 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 		fr.scheds = append(fr.scheds, p)
 		fr.own = append(fr.own, p)
 	}
+	fr.devicePlugin()
 	fr.admission()
 	for i := range cl.Classes {
 		fr.class(&cl.Classes[i])

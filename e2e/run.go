@@ -20,6 +20,13 @@ import (
 type Stats struct {
 	Fleets, Objects, Classes, Placed, Refused, Forbidden, Probes int
 	Queued, Admitted                                             int
+	// JobPods the Job controller made of admitted Jobs, and of them bound.
+	JobPods, JobPodsBound int
+	// OverQuota counts tenants whose Kueue admitted pods quota admission
+	// refused, as KueueResourceQuota said.
+	OverQuota int
+	// DevicePluginNodes are GPU nodes the real chart's DaemonSet reached.
+	DevicePluginNodes int
 }
 
 // fleetRun is one fleet on the control plane.

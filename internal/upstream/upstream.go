@@ -39,15 +39,19 @@ var (
 	// Karpenter's AWS provider: the NodePool its chart installs (core plus
 	// AWS label rules) and EC2NodeClass.
 	KarpenterAWS = Module{"github.com/aws/karpenter-provider-aws", "third_party/karpenter"}
+	// The NVIDIA device plugin: its Helm chart, which e2e renders with the
+	// values the tree carries.
+	DevicePlugin = Module{"github.com/NVIDIA/k8s-device-plugin", "third_party/upstream"}
 )
 
 // Well-known files, relative to their module.
 const (
-	KueueCRDs       = "config/components/crd/bases/*.yaml"
-	EksctlSchema    = "pkg/apis/eksctl.io/v1alpha5/assets/schema.json"
-	KarpenterCRDs   = "pkg/apis/crds/*.yaml"
-	NodePoolCRD     = "pkg/apis/crds/karpenter.sh_nodepools.yaml"
-	EC2NodeClassCRD = "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"
+	KueueCRDs         = "config/components/crd/bases/*.yaml"
+	EksctlSchema      = "pkg/apis/eksctl.io/v1alpha5/assets/schema.json"
+	KarpenterCRDs     = "pkg/apis/crds/*.yaml"
+	NodePoolCRD       = "pkg/apis/crds/karpenter.sh_nodepools.yaml"
+	EC2NodeClassCRD   = "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"
+	DevicePluginChart = "deployments/helm/nvidia-device-plugin"
 )
 
 type result struct {

@@ -20,6 +20,7 @@ func TestPins(t *testing.T) {
 		{Eksctl, EksctlSchema, 1, "schema.json"},
 		{Karpenter, KarpenterCRDs, 2, "karpenter.sh_nodepools.yaml"},
 		{KarpenterAWS, KarpenterCRDs, 3, "karpenter.k8s.aws_ec2nodeclasses.yaml"},
+		{DevicePlugin, DevicePluginChart + "/*.yaml", 2, "Chart.yaml"},
 	} {
 		t.Run(tc.m.Path, func(t *testing.T) {
 			files, err := tc.m.Glob(tc.pattern)

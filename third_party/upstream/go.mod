@@ -7,6 +7,7 @@ module github.com/gpufleet/gpufleet/third_party/upstream
 go 1.26.0
 
 require (
+	github.com/NVIDIA/k8s-device-plugin v0.18.0
 	github.com/eksctl-io/eksctl v0.230.0
 	sigs.k8s.io/kueue v0.19.2
 )

@@ -1,0 +1,240 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
+	"github.com/gpufleet/gpufleet/internal/upstream"
+)
+
+// renderDevicePlugin is `helm template` of the NVIDIA device plugin's chart,
+// from its pinned Go module, with the tree's values, as the README tells
+// users to install it: Helm's own loader, value coalescing and template
+// engine, so that what Helm merges from the chart's defaults is in it too.
+func renderDevicePlugin(values []byte, kubeVersion string) ([]*unstructured.Unstructured, error) {
+	dir, err := upstream.DevicePlugin.File(upstream.DevicePluginChart)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := loader.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load chart: %w", err)
+	}
+	if v := ch.Metadata.Version; v != deviceplugin.ChartVersion {
+		return nil, fmt.Errorf("the pinned chart is %s, but the tree's values are for %s", v, deviceplugin.ChartVersion)
+	}
+	vals, err := chartutil.ReadValues(values)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", deviceplugin.ValuesPath, err)
+	}
+	kv, err := chartutil.ParseKubeVersion(kubeVersion)
+	if err != nil {
+		return nil, err
+	}
+	inst := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
+	inst.DryRun, inst.ClientOnly, inst.Replace = true, true, true
+	inst.ReleaseName, inst.Namespace, inst.KubeVersion = deviceplugin.ReleaseName, deviceplugin.Namespace, kv
+	rel, err := inst.Run(ch, vals)
+	if err != nil {
+		return nil, fmt.Errorf("helm template: %w", err)
+	}
+	objs, err := decodeAll([]byte(rel.Manifest))
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		if o.GetNamespace() == "" && o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding" {
+			o.SetNamespace(deviceplugin.Namespace)
+		}
+	}
+	return objs, nil
+}
+
+// devicePlugin installs the real chart with the tree's values on the
+// fleet's nodes (each pool at max size, its first instance type) and lets
+// the real DaemonSet controller and scheduler place its daemon pods. A node
+// must get one exactly where the checker says the plugin runs (so that the
+// node advertises GPUs), and every GPU node of a pool whose host does not
+// run the plugin itself must get one. The chart is then removed, so that
+// its pods take no slot from the classes placed next.
+func (fr *fleetRun) devicePlugin() {
+	values, ok := fr.res.Tree[deviceplugin.ValuesPath]
+	if !ok {
+		return
+	}
+	v, err := fr.cp.Client.Discovery().ServerVersion()
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	objs, err := renderDevicePlugin(values, v.GitVersion)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	fr.ensureNodes(fullSize(fr.cl, "", fr.res.Report))
+	var daemonSets []string
+	for _, o := range objs {
+		if _, err := fr.a.Apply(fr.ctx, o); err != nil {
+			fr.t.Fatalf("the API server refused the device plugin chart's %s: %v", id(o), err)
+		}
+		if o.GetKind() == "DaemonSet" {
+			daemonSets = append(daemonSets, o.GetName())
+		}
+	}
+	defer fr.removeDevicePlugin(objs)
+	placed, err := fr.daemonPods(daemonSets)
+	if err != nil {
+		fr.fail("device plugin: %v", err)
+		return
+	}
+	var bad []string
+	gpuNodes := 0
+	for _, n := range fr.nodes.nodes {
+		pool := fr.pool(fr.nodes.poolOf[n.Name])
+		gpu := fr.gpuType(n)
+		want := pluginRuns(pool, gpu)
+		if gpu && !pool.HostDevicePlugin {
+			gpuNodes++
+			if !want {
+				bad = append(bad, fmt.Sprintf("node %s of GPU pool %s: the checker says the device plugin does not run there (%s)", n.Name, pool.Name, pool.NoDevicePlugin))
+			}
+		}
+		var wantDS []string
+		if want {
+			wantDS = append(wantDS, deviceplugin.ReleaseName)
+		}
+		if pool.MPSDaemon {
+			wantDS = append(wantDS, mpsDaemonSet)
+		}
+		if got := placed[n.Name]; !slices.Equal(got, wantDS) {
+			bad = append(bad, fmt.Sprintf("node %s of pool %s: the checker says the daemon pods of [%s] run there, but the DaemonSet controller and scheduler placed those of [%s]", n.Name, pool.Name, strings.Join(wantDS, " "), strings.Join(got, " ")))
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		fr.fail("the real device plugin chart and the checker disagree:\n  %s", strings.Join(bad, "\n  "))
+		return
+	}
+	fr.st.DevicePluginNodes += gpuNodes
+	fr.t.Logf("device plugin chart %s: a daemon pod on each of %d GPU nodes, none on the other %d nodes", deviceplugin.ChartVersion, gpuNodes, len(fr.nodes.nodes)-gpuNodes)
+}
+
+func (fr *fleetRun) pool(name string) *check.Pool {
+	for i := range fr.cl.Pools {
+		if fr.cl.Pools[i].Name == name {
+			return &fr.cl.Pools[i]
+		}
+	}
+	fr.t.Fatalf("no pool %s", name)
+	return nil
+}
+
+// mpsDaemonSet is the chart's MPS control daemon, which runs where GFD's
+// nvidia.com/mps.capable label is true.
+const mpsDaemonSet = deviceplugin.ReleaseName + "-mps-control-daemon"
+
+// pluginRuns is the checker's word on whether the device plugin's daemon
+// pod runs on a node of pool (a GPU node, or not).
+func pluginRuns(p *check.Pool, gpu bool) bool {
+	switch {
+	case p.HostDevicePlugin:
+		return p.DevicePluginOnHost
+	case gpu:
+		return p.NoDevicePlugin == ""
+	default:
+		return p.DevicePluginOnCPU
+	}
+}
+
+// gpuType tells from the catalog whether the node's instance type has
+// GPUs: a pool the plugin misses has them, but its nodes advertise none.
+func (fr *fleetRun) gpuType(n *corev1.Node) bool {
+	it, ok := fr.res.Catalog[fr.nodes.typeOf[fr.nodes.poolOf[n.Name]]]
+	return ok && it.GPU != nil && it.GPU.Count > 0
+}
+
+// daemonPods waits until every DaemonSet reports as many pods scheduled as
+// it wants, each bound by kube-scheduler, and returns the DaemonSets whose
+// pods run on each node, sorted.
+func (fr *fleetRun) daemonPods(names []string) (map[string][]string, error) {
+	ns := deviceplugin.Namespace
+	placed := map[string][]string{}
+	var state string
+	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
+		if err := fr.cp.Alive(); err != nil {
+			return false, err
+		}
+		var b bytes.Buffer
+		done := true
+		for _, name := range names {
+			ds, err := fr.cp.Client.AppsV1().DaemonSets(ns).Get(fr.ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			s := ds.Status
+			fmt.Fprintf(&b, "%s: generation %d observed %d, desired %d, scheduled %d; ", name, ds.Generation, s.ObservedGeneration, s.DesiredNumberScheduled, s.CurrentNumberScheduled)
+			done = done && s.ObservedGeneration == ds.Generation && s.CurrentNumberScheduled == s.DesiredNumberScheduled
+		}
+		pods, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		placed = map[string][]string{}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" {
+				fmt.Fprintf(&b, "pod %s not bound; ", p.Name)
+				done = false
+				continue
+			}
+			owner := "(no DaemonSet)"
+			if ref := metav1.GetControllerOf(&p); ref != nil {
+				owner = ref.Name
+			}
+			placed[p.Spec.NodeName] = append(placed[p.Spec.NodeName], owner)
+		}
+		for _, ds := range placed {
+			slices.Sort(ds)
+		}
+		state = b.String()
+		return done, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the DaemonSets did not settle: %w (%s)", err, state)
+	}
+	return placed, nil
+}
+
+// removeDevicePlugin deletes the chart's objects, and the daemon pods by
+// hand: the control plane runs no garbage collector.
+func (fr *fleetRun) removeDevicePlugin(objs []*unstructured.Unstructured) {
+	for i := len(objs) - 1; i >= 0; i-- {
+		if err := fr.a.Delete(fr.ctx, objs[i], 30*time.Second); err != nil {
+			fr.fail("cleanup: %s: %v", id(objs[i]), err)
+		}
+	}
+	zero := int64(0)
+	pods := fr.cp.Client.CoreV1().Pods(deviceplugin.Namespace)
+	if err := pods.DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+		fr.fail("cleanup: device plugin pods: %v", err)
+	}
+	err := poll(30*time.Second, 200*time.Millisecond, func() (bool, error) {
+		l, err := pods.List(fr.ctx, metav1.ListOptions{})
+		return err == nil && len(l.Items) == 0, err
+	})
+	if err != nil {
+		fr.fail("cleanup: device plugin pods: %v", err)
+	}
+}
