@@ -60,7 +60,8 @@ func deriveClass(name string, c spec.Class, dedicated []string) Class {
 		Spec:           c,
 		WorkloadLabels: wl,
 		Dedicated:      dedicated,
-		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: ps},
+		Job:            jobPolicy(c),
+		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations(c)}, Spec: ps},
 	}
 }
 

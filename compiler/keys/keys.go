@@ -23,6 +23,10 @@ const (
 	// pool by resources, not nodes; the checker needs the node count.
 	AnnotationMaxNodes = Domain + "max-nodes"
 
+	// AnnotationDoNotDisrupt on a running pod keeps Karpenter from
+	// voluntarily disrupting its node.
+	AnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt"
+
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	ManagedByValue = "gpufleet"
 )

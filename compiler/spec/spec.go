@@ -134,13 +134,20 @@ type Class struct {
 	GPU      *GPU   `json:"gpu,omitempty"`
 	// EFA is the Elastic Fabric Adapter interfaces each pod requests
 	// (vpc.amazonaws.com/efa); 0 requests none.
-	EFA              int64             `json:"efa,omitempty"`
-	Resources        Resources         `json:"resources"`
-	Capacity         string            `json:"capacity"`
-	Queue            *bool             `json:"queue,omitempty"`
-	Spread           *Spread           `json:"spread,omitempty"`
-	AntiAffinity     string            `json:"antiAffinity,omitempty"`
-	CheckpointSecs   *int64            `json:"checkpointGracePeriodSeconds,omitempty"`
+	EFA            int64     `json:"efa,omitempty"`
+	Resources      Resources `json:"resources"`
+	Capacity       string    `json:"capacity"`
+	Queue          *bool     `json:"queue,omitempty"`
+	Spread         *Spread   `json:"spread,omitempty"`
+	AntiAffinity   string    `json:"antiAffinity,omitempty"`
+	CheckpointSecs *int64    `json:"checkpointGracePeriodSeconds,omitempty"`
+	// Checkpoint (Jobs only) says the work resumes from a checkpoint when
+	// a pod is replaced; nil means true. False keeps Karpenter from
+	// voluntarily disrupting its nodes while it runs.
+	Checkpoint *bool `json:"checkpoint,omitempty"`
+	// BackoffLimit (Jobs only) is the Job's backoffLimit: failures of the
+	// work itself; disruptions never count. Nil takes derive's default.
+	BackoffLimit     *int32            `json:"backoffLimit,omitempty"`
 	SchedulerName    string            `json:"schedulerName,omitempty"`
 	SchedulerProfile string            `json:"schedulerProfile,omitempty"` // "binpack" or "spread"
 	Container        string            `json:"container"`

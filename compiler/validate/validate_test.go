@@ -91,6 +91,8 @@ func TestErrors(t *testing.T) {
 		{"bad quantity", `classes: web: resources: cpu: "lots"`, `invalid quantity "lots"`},
 		{"negative quantity", `classes: web: resources: memory: "-1Gi"`, `must not be negative`},
 		{"gang on deployment", `classes: web: gang: 2`, `gang needs kind Job`},
+		{"checkpoint on deployment", `classes: web: checkpoint: false`, `checkpoint needs kind Job, not Deployment`},
+		{"backoffLimit on deployment", `classes: web: backoffLimit: 2`, `backoffLimit needs kind Job, not Deployment`},
 		{"long StatefulSet", `classes: "` + strings.Repeat("s", 53) + `": {priority: "p", kind: "StatefulSet"}`, `is 53 characters: a StatefulSet's name may have at most 52`},
 		{"dedicated to ghost", `pools: cpu: dedicatedTo: ["ghost"]`, `dedicated to class "ghost", which is not defined`},
 		{"reserved label", `pools: cpu: labels: "gpufleet.dev/pool": "x"`, `label key "gpufleet.dev/pool" is reserved`},
