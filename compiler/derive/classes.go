@@ -61,6 +61,7 @@ func deriveClass(name string, c spec.Class, dedicated []string) Class {
 		WorkloadLabels: wl,
 		Dedicated:      dedicated,
 		Job:            jobPolicy(c),
+		MaxUnavailable: maxUnavailable(c),
 		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations(c)}, Spec: ps},
 	}
 }

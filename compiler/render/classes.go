@@ -50,7 +50,7 @@ func (r *renderer) classes() {
 			r.fail(err)
 			return
 		}
-		r.emit(tree.ClassExample(c.Name), ex)
+		r.emit(tree.ClassExample(c.Name), append([]any{ex}, companions(c)...)...)
 	}
 }
 
