@@ -99,6 +99,9 @@ type Pool struct {
 	Sharing *Sharing `json:"sharing,omitempty"`
 	// MIG is a MIG layout, e.g. "all-1g.10gb".
 	MIG string `json:"mig,omitempty"`
+	// ExpireAfter is a Karpenter NodePool's node lifetime ("720h",
+	// "Never"); empty takes the provider's default for the pool.
+	ExpireAfter string `json:"expireAfter,omitempty"`
 }
 
 // Sharing is a pool's GPU sharing through the NVIDIA device plugin.
