@@ -56,6 +56,8 @@ const (
 	LabelZone         = "topology.kubernetes.io/zone"
 	LabelInstanceType = "node.kubernetes.io/instance-type"
 	LabelOS           = "kubernetes.io/os"
+	// LabelAccelerator is cluster-autoscaler's AWS provider's GPU label.
+	LabelAccelerator = "k8s.amazonaws.com/accelerator"
 )
 
 // Workload kinds a class's example can be.

@@ -28,7 +28,7 @@ func Fleet(src *load.Source, d *derive.Fleet) error {
 		}
 	}
 	for _, p := range d.Pools {
-		report(metav1validation.ValidateLabels(p.Labels, field.NewPath("metadata", "labels")), "pools", p.Name)
+		report(metav1validation.ValidateLabels(p.NodeLabels(), field.NewPath("metadata", "labels")), "pools", p.Name)
 		report(Taints(p.Taints, field.NewPath("spec", "taints")), "pools", p.Name)
 	}
 	for _, c := range d.Classes {

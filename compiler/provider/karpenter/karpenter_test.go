@@ -172,7 +172,7 @@ func checkNodePool(t *testing.T, d *derive.Fleet, np *wire.NodePool) {
 	if diff := cmp.Diff(want, tpl.Spec.Requirements); diff != "" {
 		t.Errorf("%s: requirements (-want +got):\n%s", np.Name, diff)
 	}
-	if diff := cmp.Diff(p.Labels, tpl.Metadata.Labels); diff != "" {
+	if diff := cmp.Diff(p.NodeLabels(), tpl.Metadata.Labels); diff != "" {
 		t.Errorf("%s: labels (-want +got):\n%s", np.Name, diff)
 	}
 	if diff := cmp.Diff(p.Taints, tpl.Spec.Taints); diff != "" {

@@ -64,7 +64,7 @@ func nodePool(d *derive.Fleet, p derive.Pool, nodeClass string) *wire.NodePool {
 		ObjectMeta: keys.ObjectMeta(p.Name, "", nil),
 		Spec: wire.NodePoolSpec{
 			Template: wire.NodeClaimTemplate{
-				Metadata: wire.TemplateMetadata{Labels: p.Labels},
+				Metadata: wire.TemplateMetadata{Labels: p.NodeLabels()},
 				Spec: wire.NodeClaimTemplateSpec{
 					Requirements: []corev1.NodeSelectorRequirement{
 						{Key: keys.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: p.Spec.InstanceTypes},
