@@ -23,3 +23,23 @@ func maxUnavailable(c spec.Class) *int32 {
 	n = min(n, c.Replicas-1)
 	return &n
 }
+
+// matchLabelKeys narrows spread and anti-affinity from the class's label to
+// one workload: the API server adds each key's value on the new pod to the
+// selector. A Deployment's pods carry their ReplicaSet's pod-template-hash,
+// so two Deployments of one class, or the old and new ReplicaSets of a
+// rolling update (surge pods included), do not count against each other.
+// StatefulSets get none: their rolling update replaces pods one by one in
+// place, so the old revision's pods are the same workload's and must still
+// count (controller-revision-hash would make the new ones ignore them). A
+// Job's pods carry its controller-uid, which keeps two Jobs of one class
+// apart.
+func matchLabelKeys(c spec.Class) []string {
+	switch c.Kind {
+	case keys.KindDeployment:
+		return []string{keys.LabelPodTemplateHash}
+	case keys.KindJob:
+		return []string{keys.LabelJobControllerUID}
+	}
+	return nil
+}

@@ -56,6 +56,10 @@ const (
 	LabelZone         = "topology.kubernetes.io/zone"
 	LabelInstanceType = "node.kubernetes.io/instance-type"
 	LabelOS           = "kubernetes.io/os"
+	// Labels controllers put on the pods they create: a ReplicaSet's
+	// template hash, a Job's UID.
+	LabelPodTemplateHash  = "pod-template-hash"
+	LabelJobControllerUID = "batch.kubernetes.io/controller-uid"
 	// LabelAccelerator is cluster-autoscaler's AWS provider's GPU label.
 	LabelAccelerator = "k8s.amazonaws.com/accelerator"
 )
