@@ -168,7 +168,7 @@ func TestLands(t *testing.T) {
 // stay those of the class label alone, whether or not the pod carries the key.
 func TestMatchLabelKeys(t *testing.T) {
 	for _, podLabels := range []map[string]string{
-		{"gpufleet.dev/class": "c"},                              // the template, as example.yaml has it
+		{"gpufleet.dev/class": "c"},                               // the template, as example.yaml has it
 		{"gpufleet.dev/class": "c", "pod-template-hash": "5f7d9"}, // as the ReplicaSet creates it
 	} {
 		c, cells, pools := spreadFleet(2, nil)
