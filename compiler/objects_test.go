@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -66,6 +67,10 @@ func decodeStrict(doc []byte) (any, field.ErrorList, error) {
 		obj = &appsv1.StatefulSet{}
 	case "batch/v1/Job":
 		obj = &batchv1.Job{}
+	case "v1/Service":
+		obj = &corev1.Service{}
+	case "policy/v1/PodDisruptionBudget":
+		obj = &policyv1.PodDisruptionBudget{}
 	case types.KustomizationVersion + "/" + types.KustomizationKind, types.ComponentVersion + "/" + types.ComponentKind:
 		obj = &types.Kustomization{}
 	case "eksctl.io/v1alpha5/ClusterConfig":
@@ -122,6 +127,13 @@ func validateObject(obj any) field.ErrorList {
 	case *batchv1.Job:
 		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
 		return append(errs, verify.PodTemplate(&o.Spec.Template, field.NewPath("spec", "template"))...)
+	case *corev1.Service:
+		// A Service's name is a DNS-1035 label (it becomes a DNS name).
+		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNS1035Label, md)
+		return append(errs, metav1validation.ValidateLabels(o.Spec.Selector, field.NewPath("spec", "selector"))...)
+	case *policyv1.PodDisruptionBudget:
+		errs := apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
+		return append(errs, metav1validation.ValidateLabelSelector(o.Spec.Selector, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("spec", "selector"))...)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@
 package check
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 
@@ -183,8 +182,14 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 	return p, nil
 }
 
+// classFrom reads the class's workload from its example, the file's first
+// document; a headless Service or a PodDisruptionBudget may follow it.
 func classFrom(name string, raw []byte) (Class, error) {
-	raw = bytes.TrimPrefix(raw, []byte(tree.Header))
+	docs := tree.Docs(raw)
+	if len(docs) == 0 {
+		return Class{}, fmt.Errorf("no workload")
+	}
+	raw = docs[0]
 	kind, err := tree.Kind(raw)
 	if err != nil {
 		return Class{}, err

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
@@ -23,7 +24,7 @@ func InterPodAffinity(c *Class, cells []Cell) []Finding {
 	}
 	var out []Finding
 	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		if !selectsSelf(term.LabelSelector, c.Pod) {
+		if !selectsSelf(term.LabelSelector, term.MatchLabelKeys, c.Pod) {
 			continue
 		}
 		limit, unit := int64(0), ""
@@ -51,9 +52,27 @@ func InterPodAffinity(c *Class, cells []Cell) []Finding {
 	return out
 }
 
-func selectsSelf(sel *metav1.LabelSelector, pod *corev1.Pod) bool {
+// selectsSelf reports whether a spread or anti-affinity term counts the
+// pod's own workload. matchLabelKeys are merged into the selector as the
+// API server merges them at pod creation (v1.35): a key the pod carries
+// adds "key In (its value)", one it lacks is ignored. Either way the pod
+// still selects itself, and the checker places one workload per class, so
+// the counts are those of the class label alone.
+func selectsSelf(sel *metav1.LabelSelector, matchLabelKeys []string, pod *corev1.Pod) bool {
 	s, err := metav1.LabelSelectorAsSelector(sel)
-	return err == nil && !s.Empty() && s.Matches(labels.Set(pod.Labels))
+	if err != nil || s.Empty() {
+		return false
+	}
+	for _, k := range matchLabelKeys {
+		if v, ok := pod.Labels[k]; ok {
+			r, err := labels.NewRequirement(k, selection.In, []string{v})
+			if err != nil {
+				return false
+			}
+			s = s.Add(*r)
+		}
+	}
+	return s.Matches(labels.Set(pod.Labels))
 }
 
 func fittingZones(cells []Cell) map[string]bool {
@@ -75,7 +94,7 @@ func selfAntiAffinity(c *Class, key string) bool {
 		return false
 	}
 	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		if term.TopologyKey == key && selectsSelf(term.LabelSelector, c.Pod) {
+		if term.TopologyKey == key && selectsSelf(term.LabelSelector, term.MatchLabelKeys, c.Pod) {
 			return true
 		}
 	}

@@ -21,7 +21,7 @@ const ErrReasonSpread = "node(s) didn't match pod topology spread constraints"
 func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 	var out []Finding
 	for _, tsc := range c.Pod.Spec.TopologySpreadConstraints {
-		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule || !selectsSelf(tsc.LabelSelector, c.Pod) {
+		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule || !selectsSelf(tsc.LabelSelector, tsc.MatchLabelKeys, c.Pod) {
 			continue
 		}
 		domains := spreadDomains(c, tsc, cells, pools)

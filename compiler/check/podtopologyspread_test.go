@@ -161,3 +161,40 @@ func TestLands(t *testing.T) {
 		t.Fatalf("got %v, want %q", f, want)
 	}
 }
+
+// TestMatchLabelKeys: the keys the API server merges into the selector
+// (pod-template-hash on a Deployment's pods) narrow the count to one
+// workload, and the checker places one workload per class, so findings
+// stay those of the class label alone, whether or not the pod carries the key.
+func TestMatchLabelKeys(t *testing.T) {
+	for _, podLabels := range []map[string]string{
+		{"gpufleet.dev/class": "c"},                               // the template, as example.yaml has it
+		{"gpufleet.dev/class": "c", "pod-template-hash": "5f7d9"}, // as the ReplicaSet creates it
+	} {
+		c, cells, pools := spreadFleet(2, nil)
+		c.Pod.Labels = podLabels
+		for i := range c.Pod.Spec.TopologySpreadConstraints {
+			c.Pod.Spec.TopologySpreadConstraints[i].MatchLabelKeys = []string{"pod-template-hash"}
+		}
+		if f := PodTopologySpread(c, cells, pools); len(f) != 1 || f[0].Check != "PodTopologySpread" {
+			t.Errorf("labels %v: want the spread finding, got %v", podLabels, f)
+		}
+		c.Pod.Spec.TopologySpreadConstraints = nil
+		c.Pods = 5
+		c.Pod.Spec.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			TopologyKey: keys.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
+			MatchLabelKeys: []string{"pod-template-hash"},
+		}}}
+		if f := InterPodAffinity(c, cells); len(f) != 1 || f[0].Check != "InterPodAffinity" {
+			t.Errorf("labels %v: want the anti-affinity finding, got %v", podLabels, f)
+		}
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"gpufleet.dev/class": "c", "pod-template-hash": "a"}}}
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}}
+	if !selectsSelf(sel, []string{"pod-template-hash", "absent"}, pod) {
+		t.Error("a pod's merged selector must select the pod itself")
+	}
+	if selectsSelf(&metav1.LabelSelector{}, []string{"pod-template-hash"}, pod) {
+		t.Error("an empty selector selects no pod, matchLabelKeys or not")
+	}
+}

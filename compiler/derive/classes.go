@@ -60,7 +60,9 @@ func deriveClass(name string, c spec.Class, dedicated []string) Class {
 		Spec:           c,
 		WorkloadLabels: wl,
 		Dedicated:      dedicated,
-		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: ps},
+		Job:            jobPolicy(c),
+		MaxUnavailable: maxUnavailable(c),
+		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations(c)}, Spec: ps},
 	}
 }
 
@@ -94,8 +96,9 @@ func affinity(name string, c spec.Class, dedicated []string) *corev1.Affinity {
 	}
 	if c.AntiAffinity != "" {
 		term := corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: name}},
-			TopologyKey:   keys.LabelHostname,
+			LabelSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: name}},
+			TopologyKey:    keys.LabelHostname,
+			MatchLabelKeys: matchLabelKeys(c),
 		}
 		anti := &corev1.PodAntiAffinity{}
 		if c.AntiAffinity == spec.Required {
@@ -223,6 +226,7 @@ func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
 			TopologyKey:       key,
 			WhenUnsatisfiable: when,
 			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: name}},
+			MatchLabelKeys:    matchLabelKeys(c),
 		})
 	}
 	add(c.Spread.Zones, keys.LabelZone)

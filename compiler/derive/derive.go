@@ -51,6 +51,11 @@ type Class struct {
 	WorkloadLabels map[string]string
 	// Pools dedicated to this class.
 	Dedicated []string
+	// Job is what a Job class sets on the Job; nil for other kinds.
+	Job *JobPolicy
+	// MaxUnavailable is the serving workload's PodDisruptionBudget; nil
+	// for none.
+	MaxUnavailable *int32
 }
 
 // Tenant is a tenant with the classes it may use, resolved.

@@ -2,6 +2,7 @@ package derive
 
 import (
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -149,4 +150,42 @@ func (p *Pool) AMIFamily() string {
 		return eksctl.AmazonLinux2023
 	}
 	return p.Spec.AMIFamily
+}
+
+// acceleratorNames are cluster-autoscaler's AWS GPU types for the products
+// it lists; others are spelled the same way.
+var acceleratorNames = map[string]string{
+	"T4": "nvidia-tesla-t4", "A100": "nvidia-tesla-a100", "V100": "nvidia-tesla-v100",
+	"A10G": "nvidia-a10g", "L4": "nvidia-l4", "L40S": "nvidia-l40s",
+}
+
+// Accelerator is the value of cluster-autoscaler's AWS GPU label for the
+// pool's nodes, empty on CPU pools.
+func (p *Pool) Accelerator() string {
+	if p.GPU == nil {
+		return ""
+	}
+	if n, ok := acceleratorNames[p.GPU.Product]; ok {
+		return n
+	}
+	return "nvidia-" + strings.ToLower(p.GPU.Product)
+}
+
+// NodeLabels are the labels node groups put on the pool's nodes: Labels,
+// and on GPU pools cluster-autoscaler's k8s.amazonaws.com/accelerator. A
+// node with that label whose GPUs the device plugin has not advertised yet
+// is one cluster-autoscaler waits for, rather than a node that cannot hold
+// the pending GPU pod (for which it would scale up again). Kueue's flavors
+// keep to Labels: this one says nothing Labels does not.
+func (p *Pool) NodeLabels() map[string]string {
+	acc := p.Accelerator()
+	if _, own := p.Labels[keys.LabelAccelerator]; own || acc == "" {
+		return p.Labels
+	}
+	out := make(map[string]string, len(p.Labels)+1)
+	for k, v := range p.Labels {
+		out[k] = v
+	}
+	out[keys.LabelAccelerator] = acc
+	return out
 }

@@ -23,6 +23,10 @@ const (
 	// pool by resources, not nodes; the checker needs the node count.
 	AnnotationMaxNodes = Domain + "max-nodes"
 
+	// AnnotationDoNotDisrupt on a running pod keeps Karpenter from
+	// voluntarily disrupting its node.
+	AnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt"
+
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	ManagedByValue = "gpufleet"
 )
@@ -55,6 +59,12 @@ const (
 	LabelZone         = "topology.kubernetes.io/zone"
 	LabelInstanceType = "node.kubernetes.io/instance-type"
 	LabelOS           = "kubernetes.io/os"
+	// Labels controllers put on the pods they create: a ReplicaSet's
+	// template hash, a Job's UID.
+	LabelPodTemplateHash  = "pod-template-hash"
+	LabelJobControllerUID = "batch.kubernetes.io/controller-uid"
+	// LabelAccelerator is cluster-autoscaler's AWS provider's GPU label.
+	LabelAccelerator = "k8s.amazonaws.com/accelerator"
 )
 
 // Workload kinds a class's example can be.

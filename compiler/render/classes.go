@@ -50,7 +50,7 @@ func (r *renderer) classes() {
 			r.fail(err)
 			return
 		}
-		r.emit(tree.ClassExample(c.Name), ex)
+		r.emit(tree.ClassExample(c.Name), append([]any{ex}, companions(c)...)...)
 	}
 }
 
@@ -80,6 +80,13 @@ func policyPatch(c *derive.Class, apiVersion, kind string) map[string]any {
 	workload := map[string]any{"template": map[string]any{"metadata": tpl.ObjectMeta, "spec": spec}}
 	if kind == keys.KindJob && c.WorkloadLabels != nil {
 		workload["suspend"] = true // Kueue unsuspends it on admission
+	}
+	if kind == keys.KindJob && c.Job != nil {
+		workload["backoffLimit"] = c.Job.BackoffLimit
+		workload["podFailurePolicy"] = c.Job.PodFailurePolicy
+		// The API server accepts a podFailurePolicy only with Never: a
+		// container restarted in place would hide its failures from it.
+		spec["restartPolicy"] = corev1.RestartPolicyNever
 	}
 	return map[string]any{
 		"apiVersion": apiVersion,
@@ -146,6 +153,10 @@ func Example(c *derive.Class) (any, error) {
 		if c.WorkloadLabels != nil {
 			suspend := true // created suspended: Kueue starts it once admitted
 			j.Spec.Suspend = &suspend
+		}
+		if c.Job != nil {
+			j.Spec.BackoffLimit = &c.Job.BackoffLimit
+			j.Spec.PodFailurePolicy = c.Job.PodFailurePolicy
 		}
 		j.Spec.Template = podTemplate(j.Spec.Template)
 		return &j, nil

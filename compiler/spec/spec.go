@@ -99,6 +99,9 @@ type Pool struct {
 	Sharing *Sharing `json:"sharing,omitempty"`
 	// MIG is a MIG layout, e.g. "all-1g.10gb".
 	MIG string `json:"mig,omitempty"`
+	// ExpireAfter is a Karpenter NodePool's node lifetime ("720h",
+	// "Never"); empty takes the provider's default for the pool.
+	ExpireAfter string `json:"expireAfter,omitempty"`
 }
 
 // Sharing is a pool's GPU sharing through the NVIDIA device plugin.
@@ -134,13 +137,20 @@ type Class struct {
 	GPU      *GPU   `json:"gpu,omitempty"`
 	// EFA is the Elastic Fabric Adapter interfaces each pod requests
 	// (vpc.amazonaws.com/efa); 0 requests none.
-	EFA              int64             `json:"efa,omitempty"`
-	Resources        Resources         `json:"resources"`
-	Capacity         string            `json:"capacity"`
-	Queue            *bool             `json:"queue,omitempty"`
-	Spread           *Spread           `json:"spread,omitempty"`
-	AntiAffinity     string            `json:"antiAffinity,omitempty"`
-	CheckpointSecs   *int64            `json:"checkpointGracePeriodSeconds,omitempty"`
+	EFA            int64     `json:"efa,omitempty"`
+	Resources      Resources `json:"resources"`
+	Capacity       string    `json:"capacity"`
+	Queue          *bool     `json:"queue,omitempty"`
+	Spread         *Spread   `json:"spread,omitempty"`
+	AntiAffinity   string    `json:"antiAffinity,omitempty"`
+	CheckpointSecs *int64    `json:"checkpointGracePeriodSeconds,omitempty"`
+	// Checkpoint (Jobs only) says the work resumes from a checkpoint when
+	// a pod is replaced; nil means true. False keeps Karpenter from
+	// voluntarily disrupting its nodes while it runs.
+	Checkpoint *bool `json:"checkpoint,omitempty"`
+	// BackoffLimit (Jobs only) is the Job's backoffLimit: failures of the
+	// work itself; disruptions never count. Nil takes derive's default.
+	BackoffLimit     *int32            `json:"backoffLimit,omitempty"`
 	SchedulerName    string            `json:"schedulerName,omitempty"`
 	SchedulerProfile string            `json:"schedulerProfile,omitempty"` // "binpack" or "spread"
 	Container        string            `json:"container"`

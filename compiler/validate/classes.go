@@ -33,6 +33,12 @@ func (c *checker) classes() {
 		if cl.Gang != nil && cl.Kind != keys.KindJob {
 			c.errorf(p("classes", name, "gang"), "gang needs kind Job, not %s: only a Job runs its pods all at once", cl.Kind)
 		}
+		if cl.Checkpoint != nil && cl.Kind != keys.KindJob {
+			c.errorf(p("classes", name, "checkpoint"), "checkpoint needs kind Job, not %s: a %s's pods are replaced by its controller and kept up by its PodDisruptionBudget", cl.Kind, cl.Kind)
+		}
+		if cl.BackoffLimit != nil && cl.Kind != keys.KindJob {
+			c.errorf(p("classes", name, "backoffLimit"), "backoffLimit needs kind Job, not %s: only a Job fails after retries", cl.Kind)
+		}
 		if cl.GPU != nil {
 			for i, prod := range cl.GPU.Products {
 				if !contains(products, prod) {

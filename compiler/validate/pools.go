@@ -73,6 +73,9 @@ func (c *checker) pools() {
 // in the kubelet's and its own domains (its CRD rules and RestrictedLabelDomains).
 func (c *checker) karpenterPool(name string, pool spec.Pool) {
 	if !pool.HasNodePool() {
+		if pool.ExpireAfter != "" {
+			c.errorf(p("pools", name, "expireAfter"), "expireAfter needs provisioner \"karpenter\" or \"both\": a managed node group's nodes do not expire")
+		}
 		return
 	}
 	if pool.Provisioner == spec.Karpenter && pool.Size.Min > 0 {
@@ -84,6 +87,7 @@ func (c *checker) karpenterPool(name string, pool spec.Pool) {
 	if pool.EFA {
 		c.errorf(p("pools", name, "efa"), "efa needs provisioner \"managed\": Karpenter attaches EFA only to pods that request vpc.amazonaws.com/efa")
 	}
+	c.expireAfter(name, pool)
 	for _, k := range spec.Keys(pool.Labels) {
 		if karpenterRestricted(k) {
 			c.errorf(p("pools", name, "labels", k), "label key %q is in a domain Karpenter restricts (kubernetes.io, k8s.io, karpenter.sh, karpenter.k8s.aws)", k)

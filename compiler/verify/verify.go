@@ -28,7 +28,7 @@ func Fleet(src *load.Source, d *derive.Fleet) error {
 		}
 	}
 	for _, p := range d.Pools {
-		report(metav1validation.ValidateLabels(p.Labels, field.NewPath("metadata", "labels")), "pools", p.Name)
+		report(metav1validation.ValidateLabels(p.NodeLabels(), field.NewPath("metadata", "labels")), "pools", p.Name)
 		report(Taints(p.Taints, field.NewPath("spec", "taints")), "pools", p.Name)
 	}
 	for _, c := range d.Classes {
@@ -72,7 +72,24 @@ func PodTemplate(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 	}
 	opts := metav1validation.LabelSelectorValidationOptions{}
 	for i, tsc := range t.Spec.TopologySpreadConstraints {
-		errs = append(errs, metav1validation.ValidateLabelSelector(tsc.LabelSelector, opts, sp.Child("topologySpreadConstraints").Index(i))...)
+		tp := sp.Child("topologySpreadConstraints").Index(i)
+		errs = append(errs, metav1validation.ValidateLabelSelector(tsc.LabelSelector, opts, tp)...)
+		for j, k := range tsc.MatchLabelKeys {
+			errs = append(errs, qualified(k, tp.Child("matchLabelKeys").Index(j))...)
+		}
+	}
+	if a := t.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		ap := sp.Child("affinity", "podAntiAffinity")
+		terms := a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		for _, w := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, w.PodAffinityTerm)
+		}
+		for i, term := range terms {
+			errs = append(errs, metav1validation.ValidateLabelSelector(term.LabelSelector, opts, ap.Index(i))...)
+			for j, k := range term.MatchLabelKeys {
+				errs = append(errs, qualified(k, ap.Index(i).Child("matchLabelKeys").Index(j))...)
+			}
+		}
 	}
 	for i, tol := range t.Spec.Tolerations {
 		if tol.Key != "" {

@@ -42,7 +42,7 @@ func eksctlConfig(d *derive.Fleet, out *encode.Batch) {
 			DesiredCapacity:   desired(p),
 			VolumeSize:        p.VolumeGiB(),
 			EFAEnabled:        p.Spec.EFA,
-			Labels:            p.Labels,
+			Labels:            p.NodeLabels(),
 			Tags:              scaleFromZeroTags(p),
 			PropagateASGTags:  true,
 		}
@@ -68,7 +68,7 @@ func desired(p derive.Pool) int32 {
 // pod that the real nodes repel.
 func scaleFromZeroTags(p derive.Pool) map[string]string {
 	tags := map[string]string{}
-	for k, v := range p.Labels {
+	for k, v := range p.NodeLabels() {
 		tags[eksctl.CALabelTagPrefix+k] = v
 	}
 	for _, t := range p.Taints {

@@ -19,7 +19,7 @@ import (
 // the derived pool rather than by the renderer's own helper.
 func wantTags(p derive.Pool) map[string]string {
 	tags := map[string]string{}
-	for k, v := range p.Labels {
+	for k, v := range p.NodeLabels() {
 		tags["k8s.io/cluster-autoscaler/node-template/label/"+k] = v
 	}
 	for _, t := range p.Taints {
@@ -103,10 +103,10 @@ func TestNodeGroupsAgree(t *testing.T) {
 				if !ng.PropagateASGTags {
 					t.Errorf("%s: propagateASGTags is off: cluster-autoscaler reads the tags from the ASG", p.Name)
 				}
-				if diff := cmp.Diff(p.Labels, ng.Labels); diff != "" {
+				if diff := cmp.Diff(p.NodeLabels(), ng.Labels); diff != "" {
 					t.Errorf("%s: eksctl labels (-want +got):\n%s", p.Name, diff)
 				}
-				if diff := cmp.Diff(p.Labels, g.Labels); diff != "" {
+				if diff := cmp.Diff(p.NodeLabels(), g.Labels); diff != "" {
 					t.Errorf("%s: Terraform labels (-want +got):\n%s", p.Name, diff)
 				}
 				if len(g.Taints) != len(p.Taints) || len(ng.Taints) != len(p.Taints) {

@@ -29,7 +29,7 @@ func terraformVars(d *derive.Fleet, out *encode.Batch) {
 			MinSize:          p.Spec.Size.Min,
 			MaxSize:          p.Spec.Size.Max,
 			DesiredSize:      desired(p),
-			Labels:           p.Labels,
+			Labels:           p.NodeLabels(),
 			DiskSize:         p.VolumeGiB(),
 			EnableEFASupport: p.Spec.EFA,
 		}

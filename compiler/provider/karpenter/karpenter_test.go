@@ -36,7 +36,7 @@ pools: {
 		labels: "example.com/team": "ml", taints: [{key: "example.com/batch", effect: "NoSchedule"}]}
 	"h100-train": {instanceTypes: ["p5.48xlarge"], provisioner: "karpenter", amiFamily: "Bottlerocket", zones: ["us-east-1a"],
 		size: {min: 0, max: 2}, dedicatedTo: ["train"]}
-	"cpu": {instanceTypes: ["m7i.large", "m7i.2xlarge"], provisioner: "both", volumeSizeGiB: 50, size: {min: 1, max: 3}}
+	"cpu": {instanceTypes: ["m7i.large", "m7i.2xlarge"], provisioner: "both", volumeSizeGiB: 50, size: {min: 1, max: 3}, expireAfter: "168h30m"}
 	"cpu-managed": {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
 }
 classes: {
@@ -172,7 +172,7 @@ func checkNodePool(t *testing.T, d *derive.Fleet, np *wire.NodePool) {
 	if diff := cmp.Diff(want, tpl.Spec.Requirements); diff != "" {
 		t.Errorf("%s: requirements (-want +got):\n%s", np.Name, diff)
 	}
-	if diff := cmp.Diff(p.Labels, tpl.Metadata.Labels); diff != "" {
+	if diff := cmp.Diff(p.NodeLabels(), tpl.Metadata.Labels); diff != "" {
 		t.Errorf("%s: labels (-want +got):\n%s", np.Name, diff)
 	}
 	if diff := cmp.Diff(p.Taints, tpl.Spec.Taints); diff != "" {

@@ -64,7 +64,7 @@ func nodePool(d *derive.Fleet, p derive.Pool, nodeClass string) *wire.NodePool {
 		ObjectMeta: keys.ObjectMeta(p.Name, "", nil),
 		Spec: wire.NodePoolSpec{
 			Template: wire.NodeClaimTemplate{
-				Metadata: wire.TemplateMetadata{Labels: p.Labels},
+				Metadata: wire.TemplateMetadata{Labels: p.NodeLabels()},
 				Spec: wire.NodeClaimTemplateSpec{
 					Requirements: []corev1.NodeSelectorRequirement{
 						{Key: keys.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: p.Spec.InstanceTypes},
@@ -73,6 +73,7 @@ func nodePool(d *derive.Fleet, p derive.Pool, nodeClass string) *wire.NodePool {
 					},
 					Taints:       p.Taints,
 					NodeClassRef: wire.NodeClassRef{Group: wire.EC2NodeClassGroup, Kind: "EC2NodeClass", Name: nodeClass},
+					ExpireAfter:  expireAfter(d, p),
 				},
 			},
 			Disruption: disruption(d, p),
@@ -92,6 +93,27 @@ func disruption(d *derive.Fleet, p derive.Pool) wire.Disruption {
 		return wire.Disruption{ConsolidationPolicy: "WhenEmptyOrUnderutilized", ConsolidateAfter: "5m"}
 	}
 	return wire.Disruption{ConsolidationPolicy: "WhenEmpty", ConsolidateAfter: "10m", Budgets: []wire.Budget{{Nodes: "10%"}}}
+}
+
+// Node lifetimes when the pool sets none. Karpenter's expiry is forceful:
+// it drains a node whatever runs there, so batch capacity, whose runs may
+// last weeks, never expires (consolidation replaces its nodes once they
+// are empty or underused). Serving nodes are recycled at Karpenter's own
+// default, written out so that it shows, paced by the PodDisruptionBudgets.
+const (
+	expireBatch   = "Never"
+	expireServing = "720h"
+)
+
+// expireAfter is the pool's node lifetime: its own, else by what runs there.
+func expireAfter(d *derive.Fleet, p derive.Pool) string {
+	switch {
+	case p.Spec.ExpireAfter != "":
+		return p.Spec.ExpireAfter
+	case p.Spec.Capacity == spec.Spot || batchOnly(d, p):
+		return expireBatch
+	}
+	return expireServing
 }
 
 // batchOnly reports whether the pool is dedicated to Job classes alone.

@@ -49,6 +49,9 @@ type NodeClaimTemplateSpec struct {
 	Requirements []corev1.NodeSelectorRequirement `json:"requirements"`
 	Taints       []corev1.Taint                   `json:"taints,omitempty"`
 	NodeClassRef NodeClassRef                     `json:"nodeClassRef"`
+	// ExpireAfter is how long a node lives: a duration in h, m and s, or
+	// "Never".
+	ExpireAfter string `json:"expireAfter,omitempty"`
 }
 
 type NodeClassRef struct {

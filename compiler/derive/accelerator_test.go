@@ -1,0 +1,37 @@
+package derive
+
+import (
+	"testing"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+)
+
+func TestNodeLabelsAccelerator(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		gpu    *catalog.GPU
+		labels map[string]string
+		want   string // "" means no label
+	}{
+		{"CPU pool", nil, nil, ""},
+		{"A10G, cluster-autoscaler's name", &catalog.GPU{Product: "A10G"}, nil, "nvidia-a10g"},
+		{"A100, the tesla spelling", &catalog.GPU{Product: "A100"}, nil, "nvidia-tesla-a100"},
+		{"H100, not in its list", &catalog.GPU{Product: "H100"}, nil, "nvidia-h100"},
+		{"the pool's own label wins", &catalog.GPU{Product: "L4"}, map[string]string{keys.LabelAccelerator: "mine"}, "mine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Pool{GPU: tc.gpu, Labels: map[string]string{keys.LabelPool: "p"}}
+			for k, v := range tc.labels {
+				p.Labels[k] = v
+			}
+			got, ok := p.NodeLabels()[keys.LabelAccelerator]
+			if got != tc.want || ok != (tc.want != "") {
+				t.Errorf("accelerator label %q (present %v), want %q", got, ok, tc.want)
+			}
+			if _, ok := p.Labels[keys.LabelAccelerator]; ok && tc.labels == nil {
+				t.Error("NodeLabels changed the pool's Labels, which Kueue's flavors use")
+			}
+		})
+	}
+}

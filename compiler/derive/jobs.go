@@ -1,0 +1,58 @@
+package derive
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// DefaultBackoffLimit is a Job class's backoffLimit unless it sets one: a
+// few retries of the work's own failures (a lost NCCL peer, a flaky
+// download) before the Job fails for good. Disruptions do not count.
+const DefaultBackoffLimit = 3
+
+// JobPolicy is what a Job class sets on the Job itself, beside its pod
+// template.
+type JobPolicy struct {
+	BackoffLimit     int32
+	PodFailurePolicy *batchv1.PodFailurePolicy
+}
+
+// jobPolicy is nil for Deployments and StatefulSets. Every Job ignores
+// pods that failed by disruption (a reclaimed spot node, Karpenter's
+// consolidation, the scheduler's preemption, a drain): the Job controller
+// replaces them without counting toward backoffLimit. On-demand Jobs get
+// it too, since preemption and consolidation reach them as well.
+func jobPolicy(c spec.Class) *JobPolicy {
+	if c.Kind != keys.KindJob {
+		return nil
+	}
+	jp := &JobPolicy{BackoffLimit: DefaultBackoffLimit, PodFailurePolicy: &batchv1.PodFailurePolicy{
+		Rules: []batchv1.PodFailurePolicyRule{{
+			Action:          batchv1.PodFailurePolicyActionIgnore,
+			OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}},
+		}},
+	}}
+	if c.BackoffLimit != nil {
+		jp.BackoffLimit = *c.BackoffLimit
+	}
+	return jp
+}
+
+// Checkpoints reports whether a Job class's work resumes from a checkpoint
+// when a pod is replaced (the default).
+func Checkpoints(c spec.Class) bool { return c.Checkpoint == nil || *c.Checkpoint }
+
+// podAnnotations keeps Karpenter from voluntarily disrupting (consolidating,
+// expiring, replacing for drift) a node while a pod of a Job that cannot
+// checkpoint runs on it: losing the pod would lose all its work. Karpenter
+// honours the annotation on running pods only, so finished Jobs do not pin
+// nodes.
+func podAnnotations(c spec.Class) map[string]string {
+	if c.Kind == keys.KindJob && !Checkpoints(c) {
+		return map[string]string{keys.AnnotationDoNotDisrupt: "true"}
+	}
+	return nil
+}

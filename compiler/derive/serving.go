@@ -1,0 +1,45 @@
+package derive
+
+import (
+	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// maxUnavailable is the PodDisruptionBudget of a serving class's workload:
+// how many of its replicas voluntary disruptions (a drain, Karpenter's
+// consolidation or expiry) may take at once. One, or the zone spread's
+// maxSkew when larger, since the spread already accepts that much
+// imbalance between zones; never all of them. Nil means no budget: a Job
+// is protected by its podFailurePolicy and checkpoints instead, and a
+// single replica's budget either blocks every drain (0) or allows it (1).
+func maxUnavailable(c spec.Class) *int32 {
+	if c.Kind == keys.KindJob || c.Replicas < 2 {
+		return nil
+	}
+	n := int32(1)
+	if c.Spread != nil && c.Spread.Zones != "" {
+		n = max(n, c.Spread.MaxSkew)
+	}
+	n = min(n, c.Replicas-1)
+	return &n
+}
+
+// matchLabelKeys narrows spread and anti-affinity from the class's label to
+// one workload: the API server adds each key's value on the new pod to the
+// selector. A Deployment's pods carry their ReplicaSet's pod-template-hash,
+// so two Deployments of one class, or the old and new ReplicaSets of a
+// rolling update (surge pods included), do not count against each other.
+// StatefulSets get none: their rolling update replaces pods one by one in
+// place, so the old revision's pods are the same workload's and must still
+// count (controller-revision-hash would make the new ones ignore them). A
+// Job's pods carry its controller-uid, which keeps two Jobs of one class
+// apart.
+func matchLabelKeys(c spec.Class) []string {
+	switch c.Kind {
+	case keys.KindDeployment:
+		return []string{keys.LabelPodTemplateHash}
+	case keys.KindJob:
+		return []string{keys.LabelJobControllerUID}
+	}
+	return nil
+}
