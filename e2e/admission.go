@@ -74,7 +74,7 @@ func (fr *fleetRun) admission() {
 				}
 			}
 			// The admitted Job's pods need the nodes of its flavor's pool.
-			fr.ensureNodes(fullSize(fr.cl, class, fr.res.Report))
+			fr.ensureNodes(fr.fullSize(class))
 			got, job, err := fr.submit(dyn, ns, class)
 			if err != nil {
 				fr.fail("tenant %s, class %s: %v", q.Tenant, class, err)
@@ -97,7 +97,7 @@ func (fr *fleetRun) admission() {
 			fr.clearJob(dyn, ns, job)
 		}
 		if hasFinding(fr.res.Report, check.IDKueueResourceQuota, q.Tenant) && len(q.Classes) > 0 {
-			fr.ensureNodes(fullSize(fr.cl, q.Classes[0], fr.res.Report))
+			fr.ensureNodes(fr.fullSize(q.Classes[0]))
 			fr.overQuota(dyn, q, q.Classes[0], 8)
 		}
 	}

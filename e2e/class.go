@@ -18,7 +18,7 @@ const poolLabel = "e2e.gpufleet.dev/pool"
 func (fr *fleetRun) class(c *check.Class) {
 	t := fr.t
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
-	fr.ensureNodes(fullSize(fr.cl, c.Name, fr.res.Report))
+	fr.ensureNodes(fr.fullSize(c.Name))
 	e := expect(fr.res.Report, c.Name, tenant, func(pool string) []string { return fr.cellReasons(c, pool) })
 	before, err := quotaUsed(fr.ctx, fr.cp, ns)
 	if err != nil {

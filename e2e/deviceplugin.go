@@ -17,6 +17,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
@@ -84,7 +85,7 @@ func (fr *fleetRun) devicePlugin() {
 	if err != nil {
 		fr.t.Fatal(err)
 	}
-	fr.ensureNodes(fullSize(fr.cl, "", fr.res.Report))
+	fr.ensureNodes(fr.fullSize(""))
 	var daemonSets []string
 	for _, o := range objs {
 		if _, err := fr.a.Apply(fr.ctx, o); err != nil {
@@ -101,7 +102,7 @@ func (fr *fleetRun) devicePlugin() {
 		return
 	}
 	var bad []string
-	gpuNodes := 0
+	gpuNodes, mpsNodes := 0, 0
 	for _, n := range fr.nodes.nodes {
 		pool := fr.pool(fr.nodes.poolOf[n.Name])
 		gpu := fr.gpuType(n)
@@ -118,18 +119,23 @@ func (fr *fleetRun) devicePlugin() {
 		}
 		if pool.MPSDaemon {
 			wantDS = append(wantDS, mpsDaemonSet)
+			mpsNodes++
 		}
 		if got := placed[n.Name]; !slices.Equal(got, wantDS) {
 			bad = append(bad, fmt.Sprintf("node %s of pool %s: the checker says the daemon pods of [%s] run there, but the DaemonSet controller and scheduler placed those of [%s]", n.Name, pool.Name, strings.Join(wantDS, " "), strings.Join(got, " ")))
 		}
 	}
+	fr.gpuPools = gpuPools(fr, placed)
+	// The classes' nodes advertise GPUs where the plugin runs: rebuild them.
+	fr.nodeKey = ""
 	sort.Strings(bad)
 	if len(bad) > 0 {
 		fr.fail("the real device plugin chart and the checker disagree:\n  %s", strings.Join(bad, "\n  "))
 		return
 	}
 	fr.st.DevicePluginNodes += gpuNodes
-	fr.t.Logf("device plugin chart %s: a daemon pod on each of %d GPU nodes, none on the other %d nodes", deviceplugin.ChartVersion, gpuNodes, len(fr.nodes.nodes)-gpuNodes)
+	fr.st.MPSNodes += mpsNodes
+	fr.t.Logf("device plugin chart %s: the plugin's daemon pod on each of %d GPU nodes (and the MPS control daemon's on the %d MPS nodes among them), none on the other %d nodes", deviceplugin.ChartVersion, gpuNodes, mpsNodes, len(fr.nodes.nodes)-gpuNodes)
 }
 
 func (fr *fleetRun) pool(name string) *check.Pool {
@@ -139,6 +145,40 @@ func (fr *fleetRun) pool(name string) *check.Pool {
 		}
 	}
 	fr.t.Fatalf("no pool %s", name)
+	return nil
+}
+
+// gpuPools are the pools every node of which runs the plugin's daemon pod,
+// and the MPS control daemon's where the pool's sharing profile is MPS: the
+// pools whose nodes advertise GPUs.
+func gpuPools(fr *fleetRun, placed map[string][]string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range fr.infra {
+		out[p.name] = true
+	}
+	for _, n := range fr.nodes.nodes {
+		pool := fr.nodes.poolOf[n.Name]
+		p := fr.infraPool(pool)
+		want := []string{deviceplugin.ReleaseName}
+		if fr.sharing[p.labels[keys.LabelDevicePluginConfig]].MPS {
+			want = append(want, mpsDaemonSet)
+		}
+		for _, ds := range want {
+			if !slices.Contains(placed[n.Name], ds) {
+				out[pool] = false
+			}
+		}
+	}
+	return out
+}
+
+func (fr *fleetRun) infraPool(name string) *infraPool {
+	for _, p := range fr.infra {
+		if p.name == name {
+			return p
+		}
+	}
+	fr.t.Fatalf("no pool %s in the infrastructure files", name)
 	return nil
 }
 

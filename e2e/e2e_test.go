@@ -14,6 +14,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
@@ -96,8 +97,8 @@ func TestEndToEnd(t *testing.T) {
 		})
 	}
 	failed = false
-	t.Logf("e2e: %d fleets, %d objects applied, %d classes, %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said; the Job controller made %d pods of the admitted Jobs, %d bound to their flavor's pool; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes, as the checker said",
-		st.Fleets, st.Objects, st.Classes, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted, st.JobPods, st.JobPodsBound, st.OverQuota, st.DevicePluginNodes)
+	t.Logf("e2e: %d fleets, %d objects applied, %d classes, %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said; the Job controller made %d pods of the admitted Jobs, %d bound to their flavor's pool; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes), as the checker said; %d spot Jobs survived an eviction (and failed without their podFailurePolicy)",
+		st.Fleets, st.Objects, st.Classes, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted, st.JobPods, st.JobPodsBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.Evictions)
 }
 
 func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
@@ -121,6 +122,15 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 		t.Fatal(err)
 	}
 	fr := &fleetRun{t: t, ctx: ctx, cp: cp, a: a, res: res, cl: cl, st: st, kueue: k, scheds: []*proc{def}, probeNS: map[string]bool{}}
+	if fr.region, fr.infra, err = readInfra(res.Tree); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := poolNames(fr.infra), checkerPools(cl); got != want {
+		t.Fatalf("the infrastructure files declare pools [%s], the checker read [%s]", got, want)
+	}
+	if fr.sharing, err = deviceplugin.SharingProfiles(res.Tree[tree.DevicePluginConfigPath]); err != nil {
+		t.Fatal(err)
+	}
 	applied := fr.apply()
 	defer fr.cleanup(applied)
 	for _, o := range applied {
@@ -155,6 +165,9 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 	}
 	fr.devicePlugin()
 	fr.admission()
+	if !fc.broken {
+		fr.survivesEviction()
+	}
 	for i := range cl.Classes {
 		fr.class(&cl.Classes[i])
 	}

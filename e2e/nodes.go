@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -10,18 +11,19 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // gpuResource is the extended resource the NVIDIA device plugin advertises.
 const gpuResource = corev1.ResourceName("nvidia.com/gpu")
 
-// nodeSet is the fleet at max size as one class sees it: every pool's nodes,
-// of the instance type the checker credits the pool with for that class
-// (the first listed where the class cannot land), balanced over the pool's
-// zones as the auto scaling group does.
+// nodeSet is the fleet at max size as one class sees it: every pool's
+// nodes, built from the infrastructure files (infra.go), balanced over the
+// pool's zones as the auto scaling group does.
 type nodeSet struct {
 	nodes  []*corev1.Node
 	poolOf map[string]string
@@ -29,29 +31,74 @@ type nodeSet struct {
 	typeOf map[string]string
 }
 
-func fullSize(cl *check.Cluster, class string, r *check.Report) nodeSet {
+// fullSize builds the node set for class. A managed node group launches
+// its first listed type (prioritized allocation; cluster-autoscaler builds
+// its template from it). Which listed type Karpenter launches cannot be
+// told offline (the cheapest that fits, at launch time), so a NodePool's
+// nodes are the type the checker credits for the class, if listed. A node
+// offers GPUs only where the real device plugin chart's DaemonSet put its
+// pods (fr.gpuPools, from devicePlugin), or where Bottlerocket's host runs
+// the plugin.
+func (fr *fleetRun) fullSize(class string) nodeSet {
 	s := nodeSet{poolOf: map[string]string{}, typeOf: map[string]string{}}
-	for _, p := range cl.Pools {
-		typ := p.Nodes[0].InstanceType
-		if cell := r.Cell(class, p.Name); cell != nil && cell.Type != "" {
+	for _, p := range fr.infra {
+		typ := p.types[0]
+		if cell := fr.res.Report.Cell(class, p.name); p.karpenter && cell != nil && slices.Contains(p.types, cell.Type) {
 			typ = cell.Type
 		}
-		s.typeOf[p.Name] = typ
-		for _, n := range p.Nodes {
-			if n.InstanceType != typ {
-				continue
-			}
-			for k := int64(0); k < p.NodesInZone(n.Zone); k++ {
-				node := n.Node.DeepCopy()
-				node.Name = fmt.Sprintf("%s-%s-%s-%d", p.Name, typ, n.Zone, k)
-				node.Labels["kubernetes.io/hostname"] = node.Name
-				node.Labels[poolLabel] = p.Name
-				s.nodes = append(s.nodes, node)
-				s.poolOf[node.Name] = p.Name
+		s.typeOf[p.name] = typ
+		in, ok := fr.res.Catalog[typ]
+		if !ok {
+			fr.t.Fatalf("pool %s: instance type %s is not in the catalog", p.name, typ)
+		}
+		capacity, alloc := in.Capacity(), in.Allocatable()
+		if in.GPU != nil {
+			gpus := p.hostPlugin || fr.gpuPools[p.name]
+			capacity, alloc = fr.advertised(p, in, capacity, gpus), fr.advertised(p, in, alloc, gpus)
+		}
+		for i, zone := range p.zones {
+			for k := 0; k < p.nodesInZone(i); k++ {
+				name := fmt.Sprintf("%s-%s-%s-%d", p.name, typ, zone, k)
+				labels := p.wellKnownLabels(name, typ, zone, fr.region)
+				for k, v := range p.labels {
+					labels[k] = v
+				}
+				labels[poolLabel] = p.name
+				s.nodes = append(s.nodes, &corev1.Node{
+					ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+					Spec:       corev1.NodeSpec{Taints: p.taints},
+					Status:     corev1.NodeStatus{Capacity: capacity.DeepCopy(), Allocatable: alloc.DeepCopy()},
+				})
+				s.poolOf[name] = p.name
 			}
 		}
 	}
 	return s
+}
+
+// advertised is rl as the device plugins advertise it: GPUs (time-sliced
+// by the ConfigMap entry the node's label names, or cut into MIG slices by
+// its layout) only if the NVIDIA plugin runs, and EFA interfaces where the
+// node group enables EFA.
+func (fr *fleetRun) advertised(p *infraPool, in catalog.Instance, rl corev1.ResourceList, gpus bool) corev1.ResourceList {
+	if !gpus {
+		out := rl.DeepCopy()
+		delete(out, gpuResource)
+		return out
+	}
+	replicas := int64(1)
+	if profile, ok := p.labels[keys.LabelDevicePluginConfig]; ok {
+		s, ok := fr.sharing[profile]
+		if !ok {
+			fr.t.Fatalf("pool %s: label %s names %q, which the device plugin's ConfigMap lacks", p.name, keys.LabelDevicePluginConfig, profile)
+		}
+		replicas = s.Replicas
+	}
+	out := in.Shared(rl, replicas, p.labels[keys.LabelMIGConfig])
+	if p.efa && in.EFA > 0 {
+		out[keys.ResourceEFA] = *resource.NewQuantity(in.EFA, resource.DecimalSI)
+	}
+	return out
 }
 
 // key identifies a node set, so consecutive classes that see the same

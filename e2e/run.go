@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 )
 
 // Stats are the run's totals, for the summary line.
@@ -26,7 +27,10 @@ type Stats struct {
 	// refused, as KueueResourceQuota said.
 	OverQuota int
 	// DevicePluginNodes are GPU nodes the real chart's DaemonSet reached.
-	DevicePluginNodes int
+	DevicePluginNodes, MPSNodes int
+	// Evictions counts spot Jobs that survived one, and whose copy without
+	// the podFailurePolicy failed.
+	Evictions int
 }
 
 // fleetRun is one fleet on the control plane.
@@ -41,6 +45,13 @@ type fleetRun struct {
 	kueue   *kueue
 	nodeKey string
 	nodes   nodeSet
+	// The fleet's pools as its infrastructure files declare them, the
+	// device plugin's sharing profiles, and the pools whose nodes the real
+	// device plugin chart reached (so they advertise GPUs).
+	infra    []*infraPool
+	region   string
+	sharing  map[string]deviceplugin.Profile
+	gpuPools map[string]bool
 	// scheds are the schedulers running for this fleet, for their logs;
 	// own are those started for this fleet alone.
 	scheds, own []*proc
