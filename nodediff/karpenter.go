@@ -64,16 +64,23 @@ func EFAs(name string) *drametadata.DeviceMetadata {
 // Info is the InstanceTypeInfo Karpenter would receive from EC2 for a
 // catalog type: the described one where the release ships it; otherwise
 // one assembled from Karpenter's own tables (network cards and IPv4
-// addresses from its VPC limits, GPUs from its driver data) around the
-// catalog's vCPU and memory, which then are the only inputs not
+// addresses from its VPC limits, GPUs and EFA from its device data) around
+// the catalog's vCPU and memory, which then are the only inputs not
 // Karpenter's. ok is false when Karpenter's VPC limits lack the type.
 func Info(described map[string]ec2types.InstanceTypeInfo, in catalog.Instance) (info ec2types.InstanceTypeInfo, real, ok bool) {
 	if info, ok := described[in.Name]; ok {
 		return info, true, true
 	}
+	info, ok = Assemble(in)
+	return info, false, ok
+}
+
+// Assemble is the InstanceTypeInfo Info falls back to; the test holds it to
+// EC2's described data where the release has both.
+func Assemble(in catalog.Instance) (info ec2types.InstanceTypeInfo, ok bool) {
 	lim, ok := instancetype.Limits[in.Name]
 	if !ok {
-		return info, false, false
+		return info, false
 	}
 	cards := lo.Map(lim.NetworkCards, func(c instancetype.NetworkCard, _ int) ec2types.NetworkCardInfo {
 		return ec2types.NetworkCardInfo{NetworkCardIndex: lo.ToPtr(int32(c.NetworkCardIndex)), MaximumNetworkInterfaces: lo.ToPtr(int32(c.MaximumNetworkInterfaces))}
@@ -98,7 +105,10 @@ func Info(described map[string]ec2types.InstanceTypeInfo, in catalog.Instance) (
 			MemoryInfo: &ec2types.GpuDeviceMemoryInfo{},
 		}}}
 	}
-	return info, false, true
+	if e := EFAs(in.Name); e != nil {
+		info.NetworkInfo.EfaInfo = &ec2types.EfaInfo{MaximumEfaInterfaces: lo.ToPtr(int32(e.Count))}
+	}
+	return info, true
 }
 
 // Families are the AMI families gpufleet's EC2NodeClasses use.

@@ -160,6 +160,16 @@ func TestAllocatable(t *testing.T) {
 				assembled += lo.Ternary(isReal, 0, 1)
 			}
 			it := InstanceType(ctx, info, family)
+			if isReal {
+				// Assembling must not change Karpenter's verdict where EC2's
+				// described data is there to compare with.
+				a, _ := Assemble(in)
+				for r, q := range InstanceType(ctx, a, family).Allocatable() {
+					if theirs := it.Allocatable()[r]; q.Cmp(theirs) != 0 {
+						d.check(name, family+" assembled "+shortName(r), qty(q, r), qty(theirs, r))
+					}
+				}
+			}
 			for _, side := range []struct {
 				what         string
 				ours, theirs corev1.ResourceList
@@ -173,7 +183,7 @@ func TestAllocatable(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("capacity and allocatable (cpu, memory, pods, nvidia.com/gpu) judged for %d catalog types under %v: %d on EC2's described data, %d on Karpenter's VPC limits and driver data around the catalog's vCPU and memory",
+	t.Logf("capacity and allocatable (cpu, memory, pods, nvidia.com/gpu) judged for %d catalog types under %v: %d on EC2's described data, %d on Karpenter's VPC limits and device data around the catalog's vCPU and memory (which, for the former, give the same allocatable)",
 		real+assembled, Families, real, assembled)
 	d.report()
 }
