@@ -22,9 +22,18 @@ type Instance struct {
 	EFA int64
 }
 
-// efaInterfaces are the EFA-capable types' interfaces (one per network
-// card: p4d and p4de have 4, p5 and p5e 32, p5en 16).
-var efaInterfaces = map[string]int64{"p4d.24xlarge": 4, "p4de.24xlarge": 4, "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16}
+// efaInterfaces are the EFA-capable types' interfaces (EC2's
+// MaximumEfaInterfaces, one per network card), as karpenter-provider-aws
+// v1.15.1's EC2 and EFA device data give them (make test-nodes): the
+// 8xlarge and larger g4dn, g5, g6 and g6e take EFA too, which this table
+// once left out.
+var efaInterfaces = map[string]int64{
+	"g4dn.8xlarge": 1, "g4dn.12xlarge": 1, "g4dn.16xlarge": 1, "g4dn.metal": 1,
+	"g5.8xlarge": 1, "g5.12xlarge": 1, "g5.16xlarge": 1, "g5.24xlarge": 1, "g5.48xlarge": 1,
+	"g6.8xlarge": 1, "g6.12xlarge": 1, "g6.16xlarge": 1, "g6.24xlarge": 1, "g6.48xlarge": 1,
+	"g6e.8xlarge": 1, "g6e.12xlarge": 1, "g6e.16xlarge": 1, "g6e.24xlarge": 2, "g6e.48xlarge": 4,
+	"p4d.24xlarge": 4, "p4de.24xlarge": 4, "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16,
+}
 
 // GPU is an instance's accelerators.
 type GPU struct {

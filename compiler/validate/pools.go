@@ -180,7 +180,7 @@ func (c *checker) efa(name string, pool spec.Pool) {
 	}
 	for i, it := range pool.InstanceTypes {
 		if in, ok := c.cat[it]; ok && in.EFA == 0 {
-			c.errorf(p("pools", name, "instanceTypes", strconv.Itoa(i)), "instance type %q has no EFA: efa needs p4d, p4de, p5, p5e or p5en", it)
+			c.errorf(p("pools", name, "instanceTypes", strconv.Itoa(i)), "instance type %q has no EFA: efa needs p4d, p4de, p5, p5e, p5en, or an 8xlarge or larger g4dn, g5, g6 or g6e", it)
 		}
 	}
 	switch len(pool.Zones) {
