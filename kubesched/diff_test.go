@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,10 +15,14 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
-var generated = flag.Int("fleets", 300, "generated fleets in the differential test")
+var (
+	generated = flag.Int("fleets", 300, "full-feature generated fleets in the differential tests")
+	tricky    = flag.Int("tricky", 100, "generated fleets with the escape hatches (fleetgen Options.Tricky)")
+)
 
 // fleetCase is one fleet to compare: an example directory or a generated
 // spec written to a temp file.
@@ -36,17 +41,24 @@ func fleetCases(t testing.TB) []fleetCase {
 		cases = append(cases, fleetCase{filepath.Base(d), d})
 	}
 	tmp := t.TempDir()
+	write := func(name string, f *spec.Fleet) {
+		path := filepath.Join(tmp, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(path, fleetgen.JSON(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, fleetCase{name, path})
+	}
+	// The full generator covers the whole spec; the tricky one, the
+	// escape hatches (taints of every effect, Gt/Lt, wrong tolerations).
 	for seed := 1; seed <= *generated; seed++ {
+		write(fmt.Sprintf("full seed %d", seed), fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true}))
+	}
+	for seed := 1; seed <= *tricky; seed++ {
 		size := fleetgen.S
 		if seed%10 == 0 {
 			size = fleetgen.Size{Name: "tiny", Pools: 3, Classes: 4, Tenants: 2}
 		}
-		f := filepath.Join(tmp, fmt.Sprintf("gen-%d.json", seed))
-		spec := fleetgen.Generate(uint64(seed), size, fleetgen.Options{Tricky: seed%3 != 0})
-		if err := os.WriteFile(f, fleetgen.JSON(spec), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, fleetCase{fmt.Sprintf("seed %d", seed), f})
+		write(fmt.Sprintf("tricky seed %d", seed), fleetgen.Generate(uint64(seed), size, fleetgen.Options{Tricky: seed%3 != 0}))
 	}
 	return cases
 }

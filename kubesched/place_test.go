@@ -3,6 +3,7 @@ package kubesched
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -65,7 +66,7 @@ func TestPlacementDifferential(t *testing.T) {
 		}
 	}
 	if len(bad) > 0 {
-		t.Fatalf("%d disagreements, first:\n%s", len(bad), bad[0])
+		t.Fatalf("%d disagreements:\n%s", len(bad), strings.Join(bad, "\n"))
 	}
 }
 
