@@ -98,7 +98,8 @@ func (d disagreement) String() string {
 // class on every synthesised node, over the example fleets and generated
 // ones. Agreement must be total.
 func TestDifferential(t *testing.T) {
-	var nodePairs, poolPairs, fits, refused int
+	var nodePairs, poolPairs, fits, refused, mig, shared int
+	var cov coverage
 	var bad []disagreement
 	for _, fc := range fleetCases(t) {
 		_, cl := fc.compile(t)
@@ -114,6 +115,12 @@ func TestDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: class %s: %v", fc.name, c.Name, err)
 			}
+			switch gpuKind(c.Pod) {
+			case "mig":
+				mig++
+			case "shared":
+				shared++
+			}
 			for j := range cl.Pools {
 				cell := check.Evaluate(c, &cl.Pools[j])
 				poolPairs++
@@ -121,6 +128,7 @@ func TestDifferential(t *testing.T) {
 					n := cl.Pools[j].Nodes[k].Node
 					nodePairs++
 					want := sorted(theirs[n.Name])
+					cov.add(want, false)
 					if v.Fits {
 						fits++
 					} else {
@@ -135,8 +143,14 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("compared %d class × pool pairs (%d class × node pairs: %d fit, %d refused); %d disagreements",
 		poolPairs, nodePairs, fits, refused, len(bad))
+	t.Logf("%d MIG and %d shared-GPU classes compared", mig, shared)
+	record("empty", cov)
+	figures = append(figures, fmt.Sprintf("%-10s %d MIG and %d shared-GPU classes", "sharing", mig, shared))
 	if fits == 0 || refused == 0 {
 		t.Errorf("the fleets exercised only one verdict (fit %d, refused %d)", fits, refused)
+	}
+	if mig+shared < 100 || mig == 0 || shared == 0 {
+		t.Errorf("%d MIG and %d shared-GPU classes compared: want at least 100, of both", mig, shared)
 	}
 	if len(bad) > 0 {
 		// The smallest case: the disagreement with the fewest pod and
@@ -144,6 +158,28 @@ func TestDifferential(t *testing.T) {
 		slices.SortFunc(bad, func(a, b disagreement) int { return size(a) - size(b) })
 		t.Fatalf("%d disagreements; smallest:\n%s", len(bad), bad[0])
 	}
+}
+
+// gpuKind is "mig" for a pod requesting MIG slices, "shared" for one
+// selecting shared GPUs (the device plugin's config label), else "".
+func gpuKind(p *v1.Pod) string {
+	for _, c := range p.Spec.Containers {
+		for r := range c.Resources.Requests {
+			if strings.HasPrefix(string(r), "nvidia.com/mig-") {
+				return "mig"
+			}
+		}
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, r := range term.MatchExpressions {
+				if r.Key == "nvidia.com/device-plugin.config" && r.Operator == v1.NodeSelectorOpExists {
+					return "shared"
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func sorted(s []string) []string {

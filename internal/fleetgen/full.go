@@ -76,7 +76,7 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 		f.Classes[names[i]], n = g.fullClass(home, pools)
 		needs[names[i]] = n
 		// Some pools are dedicated to a class homed on them.
-		if home.kind != efaPool && len(home.spec.DedicatedTo) == 0 && g.chance(0.12) {
+		if home.kind != efaPool && len(home.spec.DedicatedTo) == 0 && g.chance(0.08) {
 			home.spec.DedicatedTo = []string{names[i]}
 		}
 	}
@@ -87,7 +87,7 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 }
 
 func (g *gen) fullPool(cat catalog.Catalog, name string) *fullPool {
-	kind := poolKind(g.weighted(30, 12, 10, 16, 8, 24))
+	kind := poolKind(g.weighted(40, 10, 8, 12, 8, 14))
 	types := fullTypes[kind][g.r.IntN(len(fullTypes[kind]))]
 	p := &fullPool{name: name, kind: kind, spec: spec.Pool{
 		InstanceTypes: types,
@@ -101,7 +101,7 @@ func (g *gen) fullPool(cat catalog.Catalog, name string) *fullPool {
 			p.node = in
 		}
 	}
-	if g.chance(0.3) {
+	if g.chance(0.2) {
 		p.spec.Capacity = spec.Spot
 	}
 	// One, two or three zones, or the cluster's (all three).
@@ -157,7 +157,7 @@ func (g *gen) fullPool(cat catalog.Catalog, name string) *fullPool {
 	if g.chance(0.3) {
 		p.spec.Labels = map[string]string{teamLabel: g.pick([]string{"a", "b"})}
 	}
-	if g.chance(0.2) {
+	if g.chance(0.1) {
 		p.spec.Taints = []spec.Taint{{Key: "example.com/reserved", Value: g.pick([]string{"x", "y"}), Effect: g.pick([]string{"NoSchedule", "NoExecute", "PreferNoSchedule"})}}
 	}
 	return p
@@ -200,5 +200,5 @@ func gpuFor(p *fullPool, count int64) *spec.GPU {
 	case timeSliced, mpsShared:
 		return &spec.GPU{Count: count, Shared: true}
 	}
-	return &spec.GPU{Count: count, Products: []string{p.node.GPU.Product}}
+	return &spec.GPU{Count: count}
 }

@@ -55,6 +55,11 @@ func (g *gen) fullClass(home *fullPool, pools []*fullPool) (spec.Class, need) {
 		if home.gpuRes == "" {
 			n.gpus = count
 		}
+		// Pinned to its product or not: unpinned, it also meets the other
+		// pools' GPU counts, a refusal on resources rather than affinity.
+		if c.GPU.MIG == "" && !c.GPU.Shared && g.chance(0.2) {
+			c.GPU.Products = []string{home.node.GPU.Product}
+		}
 		if c.GPU.MIG == "" && !c.GPU.Shared && g.chance(0.3) {
 			c.GPU.MinMemoryGiB = home.node.GPU.MemoryGiB - g.r.Int64N(2)*home.node.GPU.MemoryGiB/2
 		}
@@ -78,9 +83,9 @@ func (g *gen) fullClass(home *fullPool, pools []*fullPool) (spec.Class, need) {
 
 // fullCapacity matches the home pool's capacity type, or (rarely) not.
 func (g *gen) fullCapacity(c *spec.Class, home *fullPool) {
-	c.Capacity = g.pick([]string{spec.OnDemand, spec.PreferSpot, spec.AnyCap})
+	c.Capacity = g.pick([]string{spec.OnDemand, spec.PreferSpot, spec.AnyCap, spec.AnyCap})
 	if home.spec.Capacity == spec.Spot {
-		c.Capacity = g.pick([]string{spec.Spot, spec.PreferSpot, spec.AnyCap})
+		c.Capacity = g.pick([]string{spec.Spot, spec.PreferSpot, spec.AnyCap, spec.AnyCap})
 	}
 	if g.chance(0.05) {
 		c.Capacity = g.pick([]string{spec.OnDemand, spec.Spot})
@@ -150,7 +155,7 @@ func (g *gen) fullShape(c *spec.Class, home *fullPool, perNode int64) {
 // fullPlacement adds the escape hatches, aimed at the home pool: its
 // label selected, its taint tolerated (rightly or not), a preference.
 func (g *gen) fullPlacement(c *spec.Class, home *fullPool) {
-	if v, ok := home.spec.Labels[teamLabel]; ok && g.chance(0.6) {
+	if v, ok := home.spec.Labels[teamLabel]; ok && g.chance(0.3) {
 		if g.chance(0.5) {
 			c.NodeSelector = map[string]string{teamLabel: v}
 		} else {
