@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,10 +15,14 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
-var generated = flag.Int("fleets", 300, "generated fleets in the differential test")
+var (
+	generated = flag.Int("fleets", 300, "full-feature generated fleets in the differential tests")
+	tricky    = flag.Int("tricky", 100, "generated fleets with the escape hatches (fleetgen Options.Tricky)")
+)
 
 // fleetCase is one fleet to compare: an example directory or a generated
 // spec written to a temp file.
@@ -36,17 +41,24 @@ func fleetCases(t testing.TB) []fleetCase {
 		cases = append(cases, fleetCase{filepath.Base(d), d})
 	}
 	tmp := t.TempDir()
+	write := func(name string, f *spec.Fleet) {
+		path := filepath.Join(tmp, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(path, fleetgen.JSON(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, fleetCase{name, path})
+	}
+	// The full generator covers the whole spec; the tricky one, the
+	// escape hatches (taints of every effect, Gt/Lt, wrong tolerations).
 	for seed := 1; seed <= *generated; seed++ {
+		write(fmt.Sprintf("full seed %d", seed), fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true}))
+	}
+	for seed := 1; seed <= *tricky; seed++ {
 		size := fleetgen.S
 		if seed%10 == 0 {
 			size = fleetgen.Size{Name: "tiny", Pools: 3, Classes: 4, Tenants: 2}
 		}
-		f := filepath.Join(tmp, fmt.Sprintf("gen-%d.json", seed))
-		spec := fleetgen.Generate(uint64(seed), size, fleetgen.Options{Tricky: seed%3 != 0})
-		if err := os.WriteFile(f, fleetgen.JSON(spec), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, fleetCase{fmt.Sprintf("seed %d", seed), f})
+		write(fmt.Sprintf("tricky seed %d", seed), fleetgen.Generate(uint64(seed), size, fleetgen.Options{Tricky: seed%3 != 0}))
 	}
 	return cases
 }
@@ -86,7 +98,8 @@ func (d disagreement) String() string {
 // class on every synthesised node, over the example fleets and generated
 // ones. Agreement must be total.
 func TestDifferential(t *testing.T) {
-	var nodePairs, poolPairs, fits, refused int
+	var nodePairs, poolPairs, fits, refused, mig, shared int
+	var cov coverage
 	var bad []disagreement
 	for _, fc := range fleetCases(t) {
 		_, cl := fc.compile(t)
@@ -102,6 +115,12 @@ func TestDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: class %s: %v", fc.name, c.Name, err)
 			}
+			switch gpuKind(c.Pod) {
+			case "mig":
+				mig++
+			case "shared":
+				shared++
+			}
 			for j := range cl.Pools {
 				cell := check.Evaluate(c, &cl.Pools[j])
 				poolPairs++
@@ -109,6 +128,7 @@ func TestDifferential(t *testing.T) {
 					n := cl.Pools[j].Nodes[k].Node
 					nodePairs++
 					want := sorted(theirs[n.Name])
+					cov.add(want, false)
 					if v.Fits {
 						fits++
 					} else {
@@ -123,8 +143,14 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("compared %d class × pool pairs (%d class × node pairs: %d fit, %d refused); %d disagreements",
 		poolPairs, nodePairs, fits, refused, len(bad))
+	t.Logf("%d MIG and %d shared-GPU classes compared", mig, shared)
+	record("empty", cov)
+	figures = append(figures, fmt.Sprintf("%-10s %d MIG and %d shared-GPU classes", "sharing", mig, shared))
 	if fits == 0 || refused == 0 {
 		t.Errorf("the fleets exercised only one verdict (fit %d, refused %d)", fits, refused)
+	}
+	if mig+shared < 100 || mig == 0 || shared == 0 {
+		t.Errorf("%d MIG and %d shared-GPU classes compared: want at least 100, of both", mig, shared)
 	}
 	if len(bad) > 0 {
 		// The smallest case: the disagreement with the fewest pod and
@@ -132,6 +158,28 @@ func TestDifferential(t *testing.T) {
 		slices.SortFunc(bad, func(a, b disagreement) int { return size(a) - size(b) })
 		t.Fatalf("%d disagreements; smallest:\n%s", len(bad), bad[0])
 	}
+}
+
+// gpuKind is "mig" for a pod requesting MIG slices, "shared" for one
+// selecting shared GPUs (the device plugin's config label), else "".
+func gpuKind(p *v1.Pod) string {
+	for _, c := range p.Spec.Containers {
+		for r := range c.Resources.Requests {
+			if strings.HasPrefix(string(r), "nvidia.com/mig-") {
+				return "mig"
+			}
+		}
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, r := range term.MatchExpressions {
+				if r.Key == "nvidia.com/device-plugin.config" && r.Operator == v1.NodeSelectorOpExists {
+					return "shared"
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func sorted(s []string) []string {

@@ -3,6 +3,7 @@ package kubesched
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -56,6 +57,8 @@ func TestPlacementDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("placed %d classes pod by pod: %d placed whole, %d not (checker findings %v); %d disagreements", classes, placedAll, refused, byCheck, len(bad))
+	figures = append(figures, fmt.Sprintf("%-10s %d classes placed pod by pod: %d whole, %d not; findings: gang %d, capacity %d, spread %d, anti-affinity %d",
+		"placement", classes, placedAll, refused, byCheck[check.IDGang], byCheck[check.IDCapacity], byCheck[check.IDPodTopologySpread], byCheck[check.IDInterPodAffinity]))
 	if placedAll == 0 || refused == 0 {
 		t.Errorf("the fleets exercised only one outcome (placed %d, refused %d)", placedAll, refused)
 	}
@@ -65,7 +68,7 @@ func TestPlacementDifferential(t *testing.T) {
 		}
 	}
 	if len(bad) > 0 {
-		t.Fatalf("%d disagreements, first:\n%s", len(bad), bad[0])
+		t.Fatalf("%d disagreements:\n%s", len(bad), strings.Join(bad, "\n"))
 	}
 }
 

@@ -20,10 +20,12 @@ const ErrReasonSpread = "node(s) didn't match pod topology spread constraints"
 // minimum at zero and caps every other zone at maxSkew.
 func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 	var out []Finding
+	var hard []corev1.TopologySpreadConstraint
 	for _, tsc := range c.Pod.Spec.TopologySpreadConstraints {
 		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule || !selectsSelf(tsc.LabelSelector, tsc.MatchLabelKeys, c.Pod) {
 			continue
 		}
+		hard = append(hard, tsc)
 		domains := spreadDomains(c, tsc, cells, pools)
 		described := describeDomains(domains)
 		placed, ok := placeSpread(int64(c.Pods), domains, tsc)
@@ -34,7 +36,10 @@ func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 			Message: fmt.Sprintf("only %d of %d pods can be placed under maxSkew %d on %s over %s: %s",
 				placed, c.Pods, tsc.MaxSkew, tsc.TopologyKey, described, ErrReasonSpread)})
 	}
-	return out
+	if len(out) > 0 {
+		return out
+	}
+	return jointSpread(c, hard, cells, pools)
 }
 
 // domain is one topology value. A pod placed there draws on one of its
@@ -66,18 +71,7 @@ func (d domain) take() {
 }
 
 func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) []domain {
-	honorTaints := tsc.NodeTaintsPolicy != nil && *tsc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
-	ignoreAffinity := tsc.NodeAffinityPolicy != nil && *tsc.NodeAffinityPolicy == corev1.NodeInclusionPolicyIgnore
-	counted := func(n *corev1.Node) bool {
-		if !ignoreAffinity && !affinityMatches(c, n) {
-			return false
-		}
-		if honorTaints {
-			_, untolerated := untoleratedTaint(c.Pod, n)
-			return !untolerated
-		}
-		return true
-	}
+	counted := func(n *corev1.Node) bool { return spreadCounts(c, tsc, n) }
 	oneEach := selfAntiAffinity(c, keys.LabelHostname)
 	byName := map[string]*domain{}
 	get := func(name string) *domain {
@@ -135,6 +129,44 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 	return out
 }
 
+// spreadCounts reports whether the constraint counts the node's domain:
+// by its node inclusion policies, affinity honoured and taints ignored
+// unless set otherwise.
+func spreadCounts(c *Class, tsc corev1.TopologySpreadConstraint, n *corev1.Node) bool {
+	honorTaints := tsc.NodeTaintsPolicy != nil && *tsc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
+	ignoreAffinity := tsc.NodeAffinityPolicy != nil && *tsc.NodeAffinityPolicy == corev1.NodeInclusionPolicyIgnore
+	if !ignoreAffinity && !affinityMatches(c, n) {
+		return false
+	}
+	if honorTaints {
+		_, untolerated := untoleratedTaint(c.Pod, n)
+		return !untolerated
+	}
+	return true
+}
+
+// globalMinimum is the fewest matching pods in any of the constraint's
+// domains, or zero while there are fewer domains than minDomains.
+func globalMinimum(counts map[string]int64, domains int, minDomains *int32) int64 {
+	if domains == 0 || (minDomains != nil && int32(domains) < *minDomains) {
+		return 0
+	}
+	first := true
+	var m int64
+	for _, n := range counts {
+		if first || n < m {
+			m, first = n, false
+		}
+	}
+	return m
+}
+
+// skewAllows reports whether one more pod in a domain holding count keeps
+// the skew against the global minimum within maxSkew.
+func skewAllows(count, globalMin int64, maxSkew int32) bool {
+	return count+1-globalMin <= int64(maxSkew)
+}
+
 // poolType is the instance type a pool's nodes have for a class: the one
 // credited to it, or its first type where the class cannot land.
 func poolType(cell Cell, p Pool) string {
@@ -151,25 +183,18 @@ func poolType(cell Cell, p Pool) string {
 // room, as long as the skew against the global minimum stays within
 // maxSkew; fewer domains than minDomains makes the global minimum zero.
 func placeSpread(pods int64, domains []domain, tsc corev1.TopologySpreadConstraint) (int64, bool) {
-	counts := make([]int64, len(domains))
-	minDomains := int32(1)
-	if tsc.MinDomains != nil {
-		minDomains = *tsc.MinDomains
+	counts := make(map[string]int64, len(domains))
+	for _, d := range domains {
+		counts[d.name] = 0
 	}
 	for placed := int64(0); placed < pods; placed++ {
-		globalMin := int64(0)
-		if int32(len(domains)) >= minDomains && len(domains) > 0 {
-			globalMin = counts[0]
-			for _, n := range counts {
-				globalMin = min(globalMin, n)
-			}
-		}
+		globalMin := globalMinimum(counts, len(domains), tsc.MinDomains)
 		best := -1
 		for i, d := range domains {
-			if !d.open() || counts[i]+1-globalMin > int64(tsc.MaxSkew) {
+			if !d.open() || !skewAllows(counts[d.name], globalMin, tsc.MaxSkew) {
 				continue
 			}
-			if best < 0 || counts[i] < counts[best] {
+			if best < 0 || counts[d.name] < counts[domains[best].name] {
 				best = i
 			}
 		}
@@ -177,7 +202,7 @@ func placeSpread(pods int64, domains []domain, tsc corev1.TopologySpreadConstrai
 			return placed, false
 		}
 		domains[best].take()
-		counts[best]++
+		counts[domains[best].name]++
 	}
 	return pods, true
 }

@@ -44,6 +44,10 @@ type Options struct {
 	// weights, borrowing and partial lending of any resource, and
 	// per-pool quotas. The Kueue differential uses it.
 	Queues bool
+	// Full covers the whole spec, each class derived from a pool it fits
+	// and some pushed just past a limit (see full.go). It ignores the
+	// other options.
+	Full bool
 }
 
 var zones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
@@ -89,6 +93,10 @@ func Generate(seed uint64, size Size, opts Options) *spec.Fleet {
 		Pools:   map[string]spec.Pool{},
 		Classes: map[string]spec.Class{},
 		Tenants: map[string]spec.Tenant{},
+	}
+	if opts.Full {
+		g.full(f, size)
+		return f
 	}
 	for i := 0; i < size.Pools; i++ {
 		f.Pools[fmt.Sprintf("pool-%d", i)] = g.pool(i)

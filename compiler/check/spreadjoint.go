@@ -1,0 +1,125 @@
+package check
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
+)
+
+// jointSpread places the class's pods under all its DoNotSchedule spread
+// constraints at once. Each constraint alone may hold every pod while
+// together they do not: with a zone and a host spread, a zone of one node
+// cannot pass one pod until every host has one, and the zone of many
+// nodes has then gone past maxSkew. kube-scheduler checks every
+// constraint for every pod, so the checker places them jointly: pod by
+// pod on the least-loaded zone, then node, where all constraints allow.
+func jointSpread(c *Class, tscs []corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) []Finding {
+	if len(tscs) < 2 {
+		return nil
+	}
+	nodes := spreadNodes(c, tscs[0], cells, pools)
+	counts := make([]map[string]int64, len(tscs))
+	domains := make([]int, len(tscs))
+	for i, tsc := range tscs {
+		counts[i] = map[string]int64{}
+		for _, n := range nodes {
+			counts[i][n.value(tsc.TopologyKey)] += 0
+		}
+		domains[i] = len(counts[i])
+	}
+	perZone, perHost := map[string]int64{}, map[string]int64{}
+	placed := int64(0)
+	for ; placed < int64(c.Pods); placed++ {
+		mins := make([]int64, len(tscs))
+		for i, tsc := range tscs {
+			mins[i] = globalMinimum(counts[i], domains[i], tsc.MinDomains)
+		}
+		best := -1
+		for j, n := range nodes {
+			if n.left == 0 {
+				continue
+			}
+			ok := true
+			for i, tsc := range tscs {
+				if !skewAllows(counts[i][n.value(tsc.TopologyKey)], mins[i], tsc.MaxSkew) {
+					ok = false
+					break
+				}
+			}
+			if ok && (best < 0 || lessLoaded(n, nodes[best], perZone, perHost)) {
+				best = j
+			}
+		}
+		if best < 0 {
+			break
+		}
+		n := &nodes[best]
+		n.left--
+		perZone[n.zone]++
+		perHost[n.host]++
+		for i, tsc := range tscs {
+			counts[i][n.value(tsc.TopologyKey)]++
+		}
+	}
+	if placed == int64(c.Pods) {
+		return nil
+	}
+	return []Finding{{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,
+		Message: fmt.Sprintf("only %d of %d pods can be placed under all %d spread constraints together, each of which alone holds them: %s",
+			placed, c.Pods, len(tscs), ErrReasonSpread)}}
+}
+
+// spreadNode is one node a spread counts, with the pods of the class it
+// has room for.
+type spreadNode struct {
+	zone, host string
+	left       int64
+}
+
+func (n spreadNode) value(key string) string {
+	if key == keys.LabelHostname {
+		return n.host
+	}
+	return n.zone
+}
+
+// lessLoaded orders nodes by the class's pods in their zone, then on them,
+// then by name.
+func lessLoaded(a, b spreadNode, perZone, perHost map[string]int64) bool {
+	if za, zb := perZone[a.zone], perZone[b.zone]; za != zb {
+		return za < zb
+	}
+	if ha, hb := perHost[a.host], perHost[b.host]; ha != hb {
+		return ha < hb
+	}
+	return a.host < b.host
+}
+
+// spreadNodes lists every node of the pools at max size that the spread
+// counts (its domains), named as hostname domains are, with its room.
+func spreadNodes(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) []spreadNode {
+	var out []spreadNode
+	for i, p := range pools {
+		cell := cells[i]
+		for _, n := range p.Nodes {
+			if n.InstanceType != poolType(cell, p) || !spreadCounts(c, tsc, n.Node) {
+				continue
+			}
+			perNode := int64(0)
+			for _, z := range cell.Zones {
+				if z.Zone == n.Zone {
+					perNode = z.PodsPerNode
+				}
+			}
+			if selfAntiAffinity(c, keys.LabelHostname) {
+				perNode = min(perNode, 1)
+			}
+			for k := int64(0); k < p.NodesInZone(n.Zone); k++ {
+				out = append(out, spreadNode{zone: n.Labels[keys.LabelZone], host: fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k), left: perNode})
+			}
+		}
+	}
+	return out
+}

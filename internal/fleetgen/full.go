@@ -1,0 +1,204 @@
+package fleetgen
+
+import (
+	"fmt"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// The full generator (Options.Full) covers the whole spec: sharing and MIG,
+// Karpenter-only and "both" pools, dedicated and EFA pools, spreads on zone
+// and host together, anti-affinity, gangs and quotas near their limits.
+// Each class is derived from a pool it was sized for, so most classes land
+// somewhere, and then some are perturbed just past a limit, so that the
+// refusals that need arithmetic (resources, spread, anti-affinity, gangs)
+// are common rather than the ones affinity or taints decide at a glance.
+
+// poolKind is what a full-generator pool offers.
+type poolKind int
+
+const (
+	wholeGPU poolKind = iota
+	timeSliced
+	mpsShared
+	migSliced
+	efaPool
+	cpuPool
+)
+
+// fullTypes are instance types by pool kind; one pool takes one type,
+// sometimes two of the same product, as a node group may.
+var fullTypes = map[poolKind][][]string{
+	wholeGPU:   {{"g4dn.xlarge"}, {"g4dn.12xlarge"}, {"g5.xlarge", "g5.2xlarge"}, {"g5.12xlarge"}, {"g6.xlarge"}, {"g6e.xlarge"}, {"g6e.12xlarge"}, {"p4d.24xlarge"}, {"p5.48xlarge"}},
+	timeSliced: {{"g4dn.xlarge"}, {"g5.xlarge"}, {"g6.xlarge", "g6.2xlarge"}, {"g6.12xlarge"}},
+	mpsShared:  {{"g5.xlarge"}, {"g6.xlarge"}, {"g6e.xlarge"}},
+	migSliced:  {{"p4d.24xlarge"}, {"p4de.24xlarge"}, {"p5.48xlarge"}, {"p5e.48xlarge"}},
+	efaPool:    {{"p4d.24xlarge"}, {"p5.48xlarge"}, {"p5en.48xlarge"}},
+	cpuPool:    {{"m7i.xlarge", "m7i.2xlarge"}, {"m7i.4xlarge"}, {"c7i.2xlarge"}, {"r7i.2xlarge"}},
+}
+
+// fullPool is a generated pool with what its classes are derived from.
+type fullPool struct {
+	name string
+	kind poolKind
+	spec spec.Pool
+	// node is the smallest of its types: a class sized for it fits all.
+	node catalog.Instance
+	// gpus is what one node advertises of gpuRes.
+	gpus   int64
+	gpuRes string // MIG profile, or "" for nvidia.com/gpu
+}
+
+// full fills f with pools, classes and tenants covering the whole spec.
+func (g *gen) full(f *spec.Fleet, size Size) {
+	cat := catalog.New(nil)
+	f.Pools = map[string]spec.Pool{}
+	pools := make([]*fullPool, size.Pools)
+	for i := range pools {
+		pools[i] = g.fullPool(cat, fmt.Sprintf("pool-%d", i))
+	}
+	names := make([]string, size.Classes)
+	needs := map[string]need{}
+	for i := range names {
+		names[i] = fmt.Sprintf("class-%d", i)
+		home := pools[g.r.IntN(len(pools))]
+		// Every third class aims at an EFA or MIG pool when there is one,
+		// since those are rare in the pool mix.
+		if i%3 == 0 {
+			for _, p := range pools {
+				if (p.kind == efaPool || p.kind == migSliced) && g.chance(0.5) {
+					home = p
+				}
+			}
+		}
+		var n need
+		f.Classes[names[i]], n = g.fullClass(home, pools)
+		needs[names[i]] = n
+		// Some pools are dedicated to a class homed on them.
+		if home.kind != efaPool && len(home.spec.DedicatedTo) == 0 && g.chance(0.08) {
+			home.spec.DedicatedTo = []string{names[i]}
+		}
+	}
+	for _, p := range pools {
+		f.Pools[p.name] = p.spec
+	}
+	g.fullTenants(f, names, needs)
+}
+
+func (g *gen) fullPool(cat catalog.Catalog, name string) *fullPool {
+	kind := poolKind(g.weighted(40, 10, 8, 12, 8, 14))
+	types := fullTypes[kind][g.r.IntN(len(fullTypes[kind]))]
+	p := &fullPool{name: name, kind: kind, spec: spec.Pool{
+		InstanceTypes: types,
+		Capacity:      spec.OnDemand,
+		Size:          spec.Size{Max: int32(1 + g.r.IntN(8))},
+		Provisioner:   g.pick([]string{spec.Managed, spec.Managed, spec.Karpenter, spec.Both}),
+	}}
+	p.node = cat[types[0]]
+	for _, t := range types[1:] {
+		if in := cat[t]; in.VCPU < p.node.VCPU {
+			p.node = in
+		}
+	}
+	if g.chance(0.2) {
+		p.spec.Capacity = spec.Spot
+	}
+	// One, two or three zones, or the cluster's (all three).
+	if n := g.r.IntN(4); n > 0 {
+		start := g.r.IntN(len(zones))
+		for k := 0; k < n; k++ {
+			p.spec.Zones = append(p.spec.Zones, zones[(start+k)%len(zones)])
+		}
+	}
+	if p.node.GPU != nil {
+		p.gpus = p.node.GPU.Count
+	}
+	switch kind {
+	case timeSliced, mpsShared:
+		strategy, replicas := "time-slicing", int64(2+g.r.IntN(4))
+		if kind == mpsShared {
+			strategy, replicas = "mps", g.num("2", "4", "8", "48")
+		}
+		p.spec.Sharing = &spec.Sharing{Strategy: strategy, Replicas: replicas}
+		p.gpus *= replicas
+	case migSliced:
+		layouts := catalog.MIGLayouts(p.node.GPU)
+		p.spec.MIG = layouts[g.r.IntN(len(layouts))]
+		prof, _ := catalog.MIGLayout(p.node.GPU, p.spec.MIG)
+		p.gpuRes, p.gpus = prof.Name, p.node.GPU.Count*prof.PerGPU
+		if p.spec.Provisioner == spec.Karpenter {
+			p.spec.Provisioner = spec.Both // Karpenter knows no MIG slices
+		}
+	case efaPool:
+		p.spec.EFA, p.spec.Provisioner = true, spec.Managed
+		p.spec.Zones = []string{g.pick(zones)} // EFA stays in one zone
+	}
+	switch p.spec.Provisioner {
+	case spec.Karpenter:
+		p.spec.ExpireAfter = g.pick([]string{"", "720h", "Never", "1h30m"})
+	case spec.Both:
+		p.spec.Size.Min = int32(g.r.IntN(int(p.spec.Size.Max) + 1))
+		p.spec.ExpireAfter = g.pick([]string{"", "Never"})
+	default:
+		p.spec.Size.Min = int32(g.r.IntN(int(p.spec.Size.Max) + 1))
+		if g.chance(0.3) {
+			d := p.spec.Size.Min + int32(g.r.IntN(int(p.spec.Size.Max-p.spec.Size.Min)+1))
+			p.spec.Size.Desired = &d
+		}
+	}
+	if p.spec.Sharing == nil && p.spec.MIG == "" && g.chance(0.2) {
+		p.spec.AMIFamily = "Bottlerocket"
+	}
+	if g.chance(0.2) {
+		v := int32(g.num("100", "200", "1000"))
+		p.spec.VolumeSizeGiB = &v
+	}
+	if g.chance(0.3) {
+		p.spec.Labels = map[string]string{teamLabel: g.pick([]string{"a", "b"})}
+	}
+	if g.chance(0.1) {
+		p.spec.Taints = []spec.Taint{{Key: "example.com/reserved", Value: g.pick([]string{"x", "y"}), Effect: g.pick([]string{"NoSchedule", "NoExecute", "PreferNoSchedule"})}}
+	}
+	return p
+}
+
+// weighted picks an index with the given relative weights.
+func (g *gen) weighted(ws ...int) int {
+	total := 0
+	for _, w := range ws {
+		total += w
+	}
+	n := g.r.IntN(total)
+	for i, w := range ws {
+		if n < w {
+			return i
+		}
+		n -= w
+	}
+	return len(ws) - 1
+}
+
+// nodes is a pool's nodes at max size.
+func (p *fullPool) nodes() int64 { return int64(p.spec.Size.Max) }
+
+// zonesOf is how many zones a pool's nodes spread over.
+func (p *fullPool) zonesOf() int {
+	if len(p.spec.Zones) == 0 {
+		return len(zones)
+	}
+	return len(p.spec.Zones)
+}
+
+// gpuFor is the GPU request of a class homed on p.
+func gpuFor(p *fullPool, count int64) *spec.GPU {
+	switch p.kind {
+	case cpuPool:
+		return nil
+	case migSliced:
+		return &spec.GPU{Count: count, MIG: p.gpuRes}
+	case timeSliced, mpsShared:
+		return &spec.GPU{Count: count, Shared: true}
+	}
+	return &spec.GPU{Count: count}
+}
