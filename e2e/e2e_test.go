@@ -125,6 +125,11 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 	if fr.region, fr.infra, err = readInfra(res.Tree); err != nil {
 		t.Fatal(err)
 	}
+	if tf, err := readTerraform(res.Tree); err != nil {
+		t.Fatal(err)
+	} else if d := sameNodes(fr.infra, tf); d != "" {
+		t.Errorf("the Terraform node groups would launch other nodes than eksctl's: %s", d)
+	}
 	if got, want := poolNames(fr.infra), checkerPools(cl); got != want {
 		t.Fatalf("the infrastructure files declare pools [%s], the checker read [%s]", got, want)
 	}
