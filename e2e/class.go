@@ -91,6 +91,9 @@ func (fr *fleetRun) class(c *check.Class) {
 	if e.refused {
 		verdict = "refused"
 	}
+	if e.quota {
+		verdict += ", over the tenant's quota"
+	}
 	t.Logf("class %s (%s %s, %d pods in %s): checker says %s; kube-scheduler: %s", c.Name, kind, run, c.Pods, ns, verdict, o)
 	if problems := fr.judge(c, e, o); len(problems) > 0 {
 		t.Errorf("class %s: kube-scheduler or the %s controller disagrees with the checker (%s; checker findings: %v):\n  %s",
