@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/gpufleet/gpufleet/compiler"
@@ -49,15 +50,8 @@ func (fr *fleetRun) admission() {
 	if err != nil {
 		fr.t.Fatal(err)
 	}
-	// The tree's own example Jobs were applied with it, and Kueue has
-	// admitted some: each submission below must meet an empty cluster.
-	for _, tn := range fr.res.Fleet.Tenants {
-		for _, ns := range tn.Spec.Namespaces {
-			if err := clearJobs(fr, dyn, ns, ""); err != nil {
-				fr.t.Fatalf("namespace %s: %v", ns, err)
-			}
-		}
-	}
+	// clearExamples took the tree's own example Jobs away: each submission
+	// below meets an empty cluster.
 	for _, q := range compiler.KueueIntent(fr.res.Fleet) {
 		ns := q.Namespace
 		for _, class := range q.Classes {
@@ -127,7 +121,7 @@ func (fr *fleetRun) admittedPods(q check.QueueIntent, class, ns, job string, d k
 	}
 	fr.st.JobPods += o.created
 	fr.st.JobPodsBound += len(o.bound)
-	fr.t.Logf("tenant %s, class %s: Job %s's pods on flavor %s: %s, %d not created", q.Tenant, class, job, flavor, o.outcome, len(o.failedCreate))
+	fr.t.Logf("tenant %s, class %s: Job %s's pods on flavor %s: %s", q.Tenant, class, job, flavor, o)
 	if bad := fr.judgeJobPods(q, class, flavor, want, o); len(bad) > 0 {
 		fr.fail("tenant %s, class %s: the pods of the Job Kueue admitted disagree with the checker:\n  %s", q.Tenant, class, strings.Join(bad, "\n  "))
 		fr.diagnose(ns, job)
@@ -165,14 +159,21 @@ func (fr *fleetRun) submitAs(dyn dynamic.Interface, ns, class, name string) (kue
 	if err != nil {
 		return kueueDecision{}, "", fmt.Errorf("create Job: %w", err)
 	}
+	d, err := fr.decision(dyn, ns, j.Name, created.UID)
+	return d, j.Name, err
+}
+
+// decision waits for Kueue to reserve quota for the Workload of the Job
+// with that UID, or to say why it cannot.
+func (fr *fleetRun) decision(dyn dynamic.Interface, ns, job string, uid types.UID) (kueueDecision, error) {
 	var d kueueDecision
-	err = poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
+	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
 		list, err := dyn.Resource(workloads).Namespace(ns).List(fr.ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
 		}
 		for _, w := range list.Items {
-			if !ownedBy(&w, created.UID) {
+			if !ownedBy(&w, uid) {
 				continue
 			}
 			var ok bool
@@ -182,9 +183,9 @@ func (fr *fleetRun) submitAs(dyn dynamic.Interface, ns, class, name string) (kue
 		return false, nil
 	})
 	if err != nil {
-		return d, j.Name, fmt.Errorf("Kueue made no decision on Job %s/%s: %w\n%s", ns, j.Name, err, fr.kueue.p.grep(20, j.Name))
+		return d, fmt.Errorf("Kueue made no decision on Job %s/%s: %w\n%s", ns, job, err, fr.kueue.p.grep(20, job))
 	}
-	return d, j.Name, nil
+	return d, nil
 }
 
 // clearJobs deletes the Job called name in ns (every Job, if name is

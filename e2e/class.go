@@ -2,19 +2,27 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // poolLabel pins a probe pod to one pool's nodes.
 const poolLabel = "e2e.gpufleet.dev/pool"
 
-// class runs one class's example workload as pods on the fleet at max size
-// and holds kube-scheduler to the checker's report.
+// class runs one class's workload on the fleet at max size and holds
+// kube-scheduler to the checker's report. The workload is a user's,
+// built with the class's Component (userWorkload), and its pods are made
+// by kube-controller-manager's Deployment and ReplicaSet, StatefulSet or
+// Job controller (a queued Job's once Kueue admits it; admission holds
+// Kueue's decision to the checker). Only a class of another kind runs as
+// copies of the checker's example pod.
 func (fr *fleetRun) class(c *check.Class) {
 	t := fr.t
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
@@ -24,32 +32,74 @@ func (fr *fleetRun) class(c *check.Class) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := c.Name
 	fr.syncScheduler(schedulerOf(c.Pod))
-	o, err := runPods(fr.ctx, fr.cp, ns, run, podsOf(c, run, int(c.Pods)), len(fr.nodes.nodes), func(o outcome) bool {
-		return len(fr.judge(c, e, o)) == 0
-	})
-	if err != nil {
-		t.Fatal(err)
+	ok := func(o outcome) bool { return len(fr.judge(c, e, o)) == 0 }
+	kind, run := fr.res.Fleet.Class(c.Name).Spec.Kind, c.Name
+	var o outcome
+	var held *kueueDecision
+	switch kind {
+	case keys.KindDeployment, keys.KindStatefulSet, keys.KindJob:
+		run = workloadName(c.Name)
+		dyn, err := dynamic.NewForConfig(fr.cp.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := userWorkload(fr.res, c, run, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, held, err = fr.runWorkload(dyn, kind, ns, run, objs, int(c.Pods), ok)
+		if err != nil {
+			t.Fatalf("class %s: %v", c.Name, err)
+		}
+		defer func() {
+			if err := fr.clearWorkload(dyn, kind, ns, run); err != nil {
+				t.Fatal(err)
+			}
+			if err := deletePods(fr.ctx, fr.cp, ns, run, before); err != nil {
+				t.Fatal(err)
+			}
+			fr.probe(c, ns)
+		}()
+		fr.st.ByController[kind] += o.created
+		if len(o.failedCreate) > 0 {
+			fr.st.Forbidden += int(c.Pods) - o.created
+		}
+	default:
+		o, err = runPods(fr.ctx, fr.cp, ns, run, podsOf(c, run, int(c.Pods)), len(fr.nodes.nodes), ok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := deletePods(fr.ctx, fr.cp, ns, run, before); err != nil {
+				t.Fatal(err)
+			}
+			fr.probe(c, ns)
+		}()
+		fr.st.Forbidden += len(o.forbidden)
 	}
 	fr.st.Classes++
+	if held != nil {
+		// Kueue holds the Job, as admission showed the checker says.
+		fr.st.Held++
+		t.Logf("class %s (%s %s in %s): Kueue holds it: %s", c.Name, kind, run, ns, held.message)
+		return
+	}
 	fr.st.Placed += len(o.bound)
 	fr.st.Refused += len(o.pending)
-	fr.st.Forbidden += len(o.forbidden)
 	verdict := "placed"
 	if e.refused {
 		verdict = "refused"
 	}
-	t.Logf("class %s (%d pods in %s): checker says %s; kube-scheduler: %s", c.Name, c.Pods, ns, verdict, o)
+	if e.quota {
+		verdict += ", over the tenant's quota"
+	}
+	t.Logf("class %s (%s %s, %d pods in %s): checker says %s; kube-scheduler: %s", c.Name, kind, run, c.Pods, ns, verdict, o)
 	if problems := fr.judge(c, e, o); len(problems) > 0 {
-		t.Errorf("class %s: kube-scheduler disagrees with the checker (%s; checker findings: %v):\n  %s",
-			c.Name, o, e.findings, strings.Join(problems, "\n  "))
+		t.Errorf("class %s: kube-scheduler or the %s controller disagrees with the checker (%s; checker findings: %v):\n  %s",
+			c.Name, kind, o, e.findings, strings.Join(problems, "\n  "))
 		fr.diagnose(ns, run)
 	}
-	if err := deletePods(fr.ctx, fr.cp, ns, run, before); err != nil {
-		t.Fatal(err)
-	}
-	fr.probe(c, ns)
 }
 
 // judge lists every way o contradicts the checker's expectation e.
@@ -64,12 +114,13 @@ func (fr *fleetRun) judge(c *check.Class, e expectation, o outcome) []string {
 			bad = append(bad, fmt.Sprintf("CPU-only pod %s bound to GPU node %s", pod, node))
 		}
 	}
+	refusals := append(slices.Clone(o.forbidden), o.failedCreate...)
 	if e.quota {
-		if !anyContains(o.forbidden, "exceeded quota") {
+		if !anyContains(refusals, "exceeded quota") {
 			bad = append(bad, fmt.Sprintf("the checker says the tenant's quota cannot hold the class, but the API server admitted every pod (%s)", o))
 		}
-	} else if len(o.forbidden) > 0 {
-		bad = append(bad, "the API server refused pods: "+strings.Join(o.forbidden, "; "))
+	} else if len(refusals) > 0 {
+		bad = append(bad, "the API server refused pods: "+strings.Join(refusals, "; "))
 	}
 	switch {
 	case !e.refused && !e.quota && len(o.bound) != int(c.Pods):

@@ -144,15 +144,19 @@ func (cp *ControlPlane) startAPIServer(pk *pki, etcdURL string) (int, error) {
 	return port, err
 }
 
-// startControllerManager runs five controllers: the namespace controller,
+// startControllerManager runs eight controllers: the namespace controller,
 // so that deleting a fleet's namespaces finishes; the resource-quota
 // controller, because quota admission refuses every pod until a quota has
 // a status, and only the controller gives the quota back when pods go; the
 // service-account controller, which creates the "default" account that
-// admission requires of every pod; the Job controller, which makes the
-// pods of the Jobs Kueue admits; and the DaemonSet controller, which
-// decides where the device plugin chart's daemon pods go. The node lifecycle controller stays off:
-// with no kubelet to heartbeat, it would taint every node unreachable.
+// admission requires of every pod; the Deployment, ReplicaSet, StatefulSet
+// and Job controllers, which make the pods of the classes' workloads (and
+// of the Jobs Kueue admits) as a real cluster does, FailedCreate included;
+// and the DaemonSet controller, which decides where the device plugin
+// chart's daemon pods go. The node lifecycle controller stays off: with no
+// kubelet to heartbeat, it would taint every node unreachable. The garbage
+// collector stays off too (it would need every API's discovery to settle),
+// so the harness deletes ReplicaSets and pods itself.
 func (cp *ControlPlane) startControllerManager() error {
 	port, err := freePort()
 	if err != nil {
@@ -162,7 +166,7 @@ func (cp *ControlPlane) startControllerManager() error {
 		"--kubeconfig="+cp.Kubeconfig,
 		"--authentication-kubeconfig="+cp.Kubeconfig,
 		"--authorization-kubeconfig="+cp.Kubeconfig,
-		"--controllers=namespace-controller,resourcequota-controller,serviceaccount-controller,job-controller,daemonset-controller",
+		"--controllers=namespace-controller,resourcequota-controller,serviceaccount-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,daemonset-controller",
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
 		"--v=1")

@@ -9,10 +9,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
@@ -90,15 +92,15 @@ func TestEndToEnd(t *testing.T) {
 	}
 	kq := &kueues{cp: cp}
 	defer kq.stop()
-	st := &Stats{}
+	st := &Stats{ByController: map[string]int{}}
 	for _, fc := range append(fleets, broken...) {
 		t.Run(fc.name, func(t *testing.T) {
 			runFleet(t, ctx, cp, a, def, kq, fc, st)
 		})
 	}
 	failed = false
-	t.Logf("e2e: %d fleets, %d objects applied, %d classes, %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said; the Job controller made %d pods of the admitted Jobs, %d bound to their flavor's pool; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes), as the checker said; %d spot Jobs survived an eviction (and failed without their podFailurePolicy)",
-		st.Fleets, st.Objects, st.Classes, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted, st.JobPods, st.JobPodsBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.Evictions)
+	t.Logf("e2e: %d fleets, %d objects applied, %d classes, pods made by controllers from a user workload plus the class Component: Deployment %d, StatefulSet %d, Job %d (%d queued Jobs held by Kueue); %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said; the Job controller made %d pods of the admitted Jobs, %d bound to their flavor's pool; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes), as the checker said; %d spot Jobs survived an eviction (and failed without their podFailurePolicy)",
+		st.Fleets, st.Objects, st.Classes, st.ByController[keys.KindDeployment], st.ByController[keys.KindStatefulSet], st.ByController[keys.KindJob], st.Held, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted, st.JobPods, st.JobPodsBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.Evictions)
 }
 
 func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
@@ -138,6 +140,10 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 	}
 	applied := fr.apply()
 	defer fr.cleanup(applied)
+	dyn, err := dynamic.NewForConfig(cp.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, o := range applied {
 		if o.GetKind() != "Namespace" {
 			continue
@@ -168,6 +174,7 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 		fr.scheds = append(fr.scheds, p)
 		fr.own = append(fr.own, p)
 	}
+	fr.clearExamples(dyn)
 	fr.devicePlugin()
 	fr.admission()
 	if !fc.broken {

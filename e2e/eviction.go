@@ -107,7 +107,7 @@ func (fr *fleetRun) evictOne(j *batchv1.Job, want int) (string, error) {
 		return "", err
 	}
 	if len(o.bound) != want {
-		return "", fmt.Errorf("Job %s: %d of %d pods bound before the eviction (%s)", j.Name, len(o.bound), want, firstMessage(o.outcome))
+		return "", fmt.Errorf("Job %s: %d of %d pods bound before the eviction (%s)", j.Name, len(o.bound), want, firstMessage(o))
 	}
 	var victim string
 	for p := range o.bound {

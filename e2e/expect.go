@@ -51,6 +51,12 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 			for _, why := range findingReasons(r, f, cellReasons) {
 				reasons[why] = true
 			}
+		case f.Check == check.IDKueueGang && f.Tenant == tenant:
+			// Kueue admits the gang to one flavor, whose pool cannot hold
+			// it all: some pods stay Pending. The finding names no
+			// scheduler reason, so any FailedScheduling message will do.
+			e.refused = true
+			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
 		case f.Check == check.IDQuotaFit && f.Tenant == tenant:
 			e.quota = true
 			e.findings = append(e.findings, string(f.Check)+": "+f.Message)

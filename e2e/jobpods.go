@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
-	"maps"
 	"strings"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
@@ -18,69 +15,20 @@ import (
 // jobNameLabel is what the Job controller labels its pods with.
 const jobNameLabel = batchv1.JobNameLabel
 
-// jobOutcome is what became of an admitted Job's pods: those the Job
-// controller created, bound or left unschedulable by kube-scheduler, and
-// why it could not create the others.
-type jobOutcome struct {
-	outcome
-	failedCreate []string
-}
-
 // jobPods waits until the Job controller has created want pods for job (or
 // reported FailedCreate) and kube-scheduler has bound each or found it
 // unschedulable on every node, and the state has held still for a moment.
-func (fr *fleetRun) jobPods(ns, job string, want int) (jobOutcome, error) {
-	var o jobOutcome
-	all := fmt.Sprintf("0/%d nodes are available", len(fr.nodes.nodes))
-	var last jobOutcome
-	stillSince := time.Now()
-	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
-		if err := fr.cp.Alive(); err != nil {
-			return false, err
-		}
-		list, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{LabelSelector: jobNameLabel + "=" + job})
+func (fr *fleetRun) jobPods(ns, job string, want int) (outcome, error) {
+	owner := func() (map[types.UID]bool, error) {
+		j, err := fr.cp.Client.BatchV1().Jobs(ns).Get(fr.ctx, job, metav1.GetOptions{})
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		cur := jobOutcome{outcome: outcome{created: len(list.Items), bound: map[string]string{}, pending: map[string]string{}}}
-		settled := 0
-		for _, p := range list.Items {
-			if p.Spec.NodeName != "" {
-				cur.bound[p.Name] = p.Spec.NodeName
-				settled++
-				continue
-			}
-			for _, c := range p.Status.Conditions {
-				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable && strings.HasPrefix(c.Message, all) {
-					cur.pending[p.Name] = c.Message
-					settled++
-				}
-			}
-		}
-		events, err := fr.cp.Client.CoreV1().Events(ns).List(fr.ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Job,involvedObject.name=" + job + ",reason=FailedCreate"})
-		if err != nil {
-			return false, err
-		}
-		for _, e := range events.Items {
-			cur.failedCreate = append(cur.failedCreate, e.Message)
-		}
-		o = cur
-		if settled < cur.created || (cur.created < want && len(cur.failedCreate) == 0) {
-			stillSince = time.Now()
-			return false, nil
-		}
-		if cur.created == want && len(cur.pending) == 0 {
-			return true, nil
-		}
-		if !maps.Equal(cur.bound, last.bound) || !maps.Equal(cur.pending, last.pending) || len(cur.failedCreate) != len(last.failedCreate) {
-			last, stillSince = cur, time.Now()
-		}
-		return time.Since(stillSince) > 5*time.Second, nil
-	})
-	if err != nil && !errors.Is(err, errTimeout) {
-		return o, err
+		return map[types.UID]bool{j.UID: true}, nil
 	}
-	return o, nil
+	return settle(fr.ctx, fr.cp, ns, jobNameLabel+"="+job, want, len(fr.nodes.nodes), failedCreates(fr.ctx, fr.cp, ns, owner), func(o outcome) bool {
+		return o.created == want && len(o.pending) == 0
+	})
 }
 
 // judgeJobPods holds an admitted Job's pods to the checker: bound only to
@@ -88,7 +36,7 @@ func (fr *fleetRun) jobPods(ns, job string, want int) (jobOutcome, error) {
 // checker proved the whole workload fits that pool; and refused by quota
 // admission only where the checker found the tenant's quota too small for
 // one workload (QuotaFit; KueueResourceQuota needs several: overQuota).
-func (fr *fleetRun) judgeJobPods(q check.QueueIntent, class, flavor string, want int, o jobOutcome) []string {
+func (fr *fleetRun) judgeJobPods(q check.QueueIntent, class, flavor string, want int, o outcome) []string {
 	var bad []string
 	for pod, node := range o.bound {
 		if pool := fr.nodes.poolOf[node]; pool != flavor {
@@ -109,7 +57,7 @@ func (fr *fleetRun) judgeJobPods(q check.QueueIntent, class, flavor string, want
 	case !quota && len(o.failedCreate) > 0:
 		bad = append(bad, fmt.Sprintf("the Job controller could not create pods, which the checker did not predict: %s", o.failedCreate[0]))
 	case !quota && fits && len(o.bound) != want:
-		bad = append(bad, fmt.Sprintf("the checker proved %d pods fit pool %s, but %d of %d created were bound (%s)", want, flavor, len(o.bound), o.created, firstMessage(o.outcome)))
+		bad = append(bad, fmt.Sprintf("the checker proved %d pods fit pool %s, but %d of %d created were bound (%s)", want, flavor, len(o.bound), o.created, firstMessage(o)))
 	case !quota && !fits && len(o.pending) == 0:
 		bad = append(bad, fmt.Sprintf("the checker found that pool %s cannot hold the %d pods, but all %d were bound", flavor, want, len(o.bound)))
 	}

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // runLabel marks the harness's pods, so one batch can be listed and deleted.
@@ -25,8 +27,11 @@ type outcome struct {
 	// pending is pod name → the PodScheduled condition's message, for pods
 	// kube-scheduler tried against every node and could not place.
 	pending map[string]string
-	// forbidden are the API server's refusals to create a pod.
-	forbidden []string
+	// forbidden are the API server's refusals to create a pod the harness
+	// made itself; failedCreate are the FailedCreate events of the
+	// controller that makes the pods (quota admission's refusals among
+	// them).
+	forbidden, failedCreate []string
 	// waiting is pod name → its PodScheduled message so far, for pods
 	// neither bound nor tried against every node when the wait ended.
 	waiting map[string]string
@@ -34,19 +39,18 @@ type outcome struct {
 
 func (o outcome) String() string {
 	s := fmt.Sprintf("%d created, %d bound, %d pending, %d refused by the API server", o.created, len(o.bound), len(o.pending), len(o.forbidden))
+	if len(o.failedCreate) > 0 {
+		s += fmt.Sprintf(", FailedCreate %q", o.failedCreate[0])
+	}
 	for _, name := range slices.Sorted(maps.Keys(o.waiting)) {
 		s += fmt.Sprintf("; %s never settled (%q)", name, o.waiting[name])
 	}
 	return s
 }
 
-// runPods creates pods, then waits until each is bound or reported
-// unschedulable against all nodes of the fleet. It returns as soon as that
-// state satisfies done, or once it has held still for a few seconds, or at
-// the deadline: the scheduler may retry a pod whose first attempt raced a
-// node or pod event, so an unsatisfying state is given time to change.
+// runPods creates pods and settles them (want is all of them).
 func runPods(ctx context.Context, cp *ControlPlane, ns, run string, pods []*corev1.Pod, nodes int, done func(outcome) bool) (outcome, error) {
-	o := outcome{bound: map[string]string{}, pending: map[string]string{}}
+	var forbidden []string
 	for _, p := range pods {
 		p = p.DeepCopy()
 		p.Namespace = ns
@@ -56,23 +60,40 @@ func runPods(ctx context.Context, cp *ControlPlane, ns, run string, pods []*core
 		p.Labels[runLabel] = run
 		_, err := cp.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{FieldManager: fieldManager})
 		if err != nil {
-			o.forbidden = append(o.forbidden, fmt.Sprintf("%s: %v", p.Name, err))
-			continue
+			forbidden = append(forbidden, fmt.Sprintf("%s: %v", p.Name, err))
 		}
-		o.created++
 	}
+	o, err := settle(ctx, cp, ns, runLabel+"="+run, len(pods)-len(forbidden), nodes, nil, done)
+	o.forbidden = forbidden
+	return o, err
+}
+
+// settle waits until want pods match sel (or the controller that makes
+// them, whose FailedCreate events failedCreate reads, gave up on some) and
+// each is bound or reported unschedulable against all nodes of the fleet.
+// It returns as soon as that state satisfies done, or once it has held
+// still for a few seconds, or at the deadline: the scheduler may retry a
+// pod whose first attempt raced a node or pod event, and a controller
+// retries a refused create, so an unsatisfying state is given time to
+// change.
+func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes int, failedCreate func() ([]string, error), done func(outcome) bool) (outcome, error) {
+	var o, last outcome
 	all := fmt.Sprintf("0/%d nodes are available", nodes)
-	var last outcome
 	stillSince := time.Now()
 	err := poll(60*time.Second, 100*time.Millisecond, func() (bool, error) {
 		if err := cp.Alive(); err != nil {
 			return false, err
 		}
-		list, err := cp.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: runLabel + "=" + run})
+		list, err := cp.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
 		if err != nil {
 			return false, err
 		}
-		cur := outcome{created: o.created, forbidden: o.forbidden, bound: map[string]string{}, pending: map[string]string{}, waiting: map[string]string{}}
+		cur := outcome{created: len(list.Items), bound: map[string]string{}, pending: map[string]string{}, waiting: map[string]string{}}
+		if failedCreate != nil {
+			if cur.failedCreate, err = failedCreate(); err != nil {
+				return false, err
+			}
+		}
 		for _, p := range list.Items {
 			if p.Spec.NodeName != "" {
 				cur.bound[p.Name] = p.Spec.NodeName
@@ -92,14 +113,14 @@ func runPods(ctx context.Context, cp *ControlPlane, ns, run string, pods []*core
 			}
 		}
 		o = cur
-		if len(cur.bound)+len(cur.pending) < cur.created {
+		if len(cur.bound)+len(cur.pending) < cur.created || (cur.created < want && len(cur.failedCreate) == 0) {
 			stillSince = time.Now()
 			return false, nil
 		}
 		if done(cur) {
 			return true, nil
 		}
-		if !maps.Equal(cur.bound, last.bound) || !maps.Equal(cur.pending, last.pending) {
+		if cur.created != last.created || !maps.Equal(cur.bound, last.bound) || !maps.Equal(cur.pending, last.pending) || len(cur.failedCreate) != len(last.failedCreate) {
 			last, stillSince = cur, time.Now()
 		}
 		return time.Since(stillSince) > 5*time.Second, nil
@@ -108,6 +129,29 @@ func runPods(ctx context.Context, cp *ControlPlane, ns, run string, pods []*core
 		return o, err
 	}
 	return o, nil
+}
+
+// failedCreates reads the FailedCreate events in ns of the objects whose
+// UIDs owners lists: a controller's refused pod creates.
+func failedCreates(ctx context.Context, cp *ControlPlane, ns string, owners func() (map[types.UID]bool, error)) func() ([]string, error) {
+	return func() ([]string, error) {
+		uids, err := owners()
+		if err != nil {
+			return nil, err
+		}
+		evs, err := cp.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=FailedCreate"})
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, e := range evs.Items {
+			if uids[e.InvolvedObject.UID] {
+				out = append(out, e.Message)
+			}
+		}
+		sort.Strings(out)
+		return out, nil
+	}
 }
 
 // deletePods force-deletes a batch (no kubelet will confirm a graceful

@@ -21,6 +21,10 @@ import (
 type Stats struct {
 	Fleets, Objects, Classes, Placed, Refused, Forbidden, Probes int
 	Queued, Admitted                                             int
+	// ByController is kind → the pods its controller made of the classes'
+	// user workloads; Held counts the queued ones Kueue held.
+	ByController map[string]int
+	Held         int
 	// JobPods the Job controller made of admitted Jobs, and of them bound.
 	JobPods, JobPodsBound int
 	// OverQuota counts tenants whose Kueue admitted pods quota admission

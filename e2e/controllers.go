@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/gpufleet/gpufleet/compiler/keys"
+)
+
+// runWorkload applies a built user workload and settles the pods its
+// controller makes (want of them), with their controller's FailedCreate
+// events. A queued Job first waits for Kueue: if Kueue holds it, there
+// are no pods and held is Kueue's decision.
+func (fr *fleetRun) runWorkload(dyn dynamic.Interface, kind, ns, name string, objs []*unstructured.Unstructured, want int, done func(outcome) bool) (o outcome, held *kueueDecision, err error) {
+	var uid types.UID
+	suspended := false
+	for _, obj := range objs {
+		got, err := fr.a.Apply(fr.ctx, obj)
+		if err != nil {
+			return o, nil, fmt.Errorf("the API server refused %s: %w", id(obj), err)
+		}
+		if got.GetKind() == kind {
+			uid = got.GetUID()
+			suspended, _, _ = unstructured.NestedBool(obj.Object, "spec", "suspend")
+		}
+	}
+	if kind == keys.KindJob && suspended {
+		d, err := fr.decision(dyn, ns, name, uid)
+		if err != nil || !d.admitted {
+			return o, &d, err
+		}
+	}
+	sel := runLabel + "=" + name
+	owners := func() (map[types.UID]bool, error) {
+		if kind != keys.KindDeployment {
+			return map[types.UID]bool{uid: true}, nil
+		}
+		// A Deployment's pods are its ReplicaSets', and so are the events.
+		l, err := fr.cp.Client.AppsV1().ReplicaSets(ns).List(fr.ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return nil, err
+		}
+		out := map[types.UID]bool{}
+		for _, rs := range l.Items {
+			out[rs.UID] = true
+		}
+		return out, nil
+	}
+	o, err = settle(fr.ctx, fr.cp, ns, sel, want, len(fr.nodes.nodes), failedCreates(fr.ctx, fr.cp, ns, owners), done)
+	return o, nil, err
+}
+
+// clearWorkload deletes a user workload, what its controller made and its
+// Service, and waits (bounded) until they are gone. With no garbage
+// collector, a Deployment's ReplicaSets, a StatefulSet's
+// ControllerRevisions and every pod go by hand, and again while a
+// controller still finishing a create makes one more.
+func (fr *fleetRun) clearWorkload(dyn dynamic.Interface, kind, ns, name string) error {
+	if kind == keys.KindJob {
+		return clearJobs(fr, dyn, ns, name)
+	}
+	apps, zero := fr.cp.Client.AppsV1(), int64(0)
+	sel := metav1.ListOptions{LabelSelector: runLabel + "=" + name}
+	gone := func(err error) error {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
+		var errs []error
+		switch kind {
+		case keys.KindDeployment:
+			errs = append(errs, gone(apps.Deployments(ns).Delete(fr.ctx, name, metav1.DeleteOptions{})))
+		case keys.KindStatefulSet:
+			errs = append(errs, gone(apps.StatefulSets(ns).Delete(fr.ctx, name, metav1.DeleteOptions{})),
+				gone(fr.cp.Client.CoreV1().Services(ns).Delete(fr.ctx, name, metav1.DeleteOptions{})),
+				apps.ControllerRevisions(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel))
+		}
+		errs = append(errs, apps.ReplicaSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel),
+			fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel))
+		for _, err := range errs {
+			if err != nil {
+				return false, err
+			}
+		}
+		_, errD := apps.Deployments(ns).Get(fr.ctx, name, metav1.GetOptions{})
+		_, errS := apps.StatefulSets(ns).Get(fr.ctx, name, metav1.GetOptions{})
+		rs, err := apps.ReplicaSets(ns).List(fr.ctx, sel)
+		if err != nil {
+			return false, err
+		}
+		pods, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, sel)
+		if err != nil {
+			return false, err
+		}
+		return apierrors.IsNotFound(errD) && apierrors.IsNotFound(errS) && len(rs.Items) == 0 && len(pods.Items) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s %s/%s and its pods did not go: %w", kind, ns, name, err)
+	}
+	return nil
+}
+
+// clearExamples takes away the pods of the tree's own example workloads,
+// applied with it: the controllers made pods of them that would take the
+// classes' nodes and quota. The workloads go, and everything they made;
+// their Services and budgets stay. It waits until every tenant
+// namespace's quota is unused again.
+func (fr *fleetRun) clearExamples(dyn dynamic.Interface) {
+	apps, zero, all := fr.cp.Client.AppsV1(), int64(0), metav1.ListOptions{}
+	for _, tn := range fr.res.Fleet.Tenants {
+		for _, ns := range tn.Spec.Namespaces {
+			if err := clearJobs(fr, dyn, ns, ""); err != nil {
+				fr.t.Fatalf("namespace %s: %v", ns, err)
+			}
+			err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
+				for _, err := range []error{
+					apps.Deployments(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
+					apps.StatefulSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
+					apps.ReplicaSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
+					apps.ControllerRevisions(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
+					fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, all),
+				} {
+					if err != nil {
+						return false, err
+					}
+				}
+				d, err1 := apps.Deployments(ns).List(fr.ctx, all)
+				s, err2 := apps.StatefulSets(ns).List(fr.ctx, all)
+				r, err3 := apps.ReplicaSets(ns).List(fr.ctx, all)
+				p, err4 := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, all)
+				for _, err := range []error{err1, err2, err3, err4} {
+					if err != nil {
+						return false, err
+					}
+				}
+				if len(d.Items)+len(s.Items)+len(r.Items)+len(p.Items) > 0 {
+					return false, nil
+				}
+				used, err := quotaUsed(fr.ctx, fr.cp, ns)
+				return err == nil && unused(used), err
+			})
+			if err != nil {
+				fr.t.Fatalf("namespace %s: the examples' workloads and pods did not go, or quota stayed in use: %v", ns, err)
+			}
+		}
+	}
+}
+
+func unused(used map[string]corev1.ResourceList) bool {
+	for _, l := range used {
+		for _, q := range l {
+			if !q.IsZero() {
+				return false
+			}
+		}
+	}
+	return true
+}
