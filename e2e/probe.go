@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,6 +61,10 @@ func (fr *fleetRun) probe(c *check.Class, ns string) {
 				bad = append(bad, fmt.Sprintf("pool %s: the checker says no (%s), kube-scheduler bound the pod to %s", p.Name, strings.Join(reasons, ", "), node))
 			case !cell.Fits && !anyHasAll(map[string]string{name: o.pending[name]}, reasons):
 				bad = append(bad, fmt.Sprintf("pool %s: the checker says no (%s), kube-scheduler says %q", p.Name, strings.Join(reasons, ", "), o.pending[name]))
+			case !cell.Fits:
+				if d := fr.sameReasons(c, &fr.cl.Pools[i], o.pending[name]); d != "" {
+					bad = append(bad, fmt.Sprintf("pool %s: %s", p.Name, d))
+				}
 			}
 		}
 		if len(o.forbidden) > 0 {
@@ -110,4 +117,66 @@ func (fr *fleetRun) probeNamespace(ns string) string {
 	}
 	fr.probeNS[pns] = true
 	return pns
+}
+
+// sameReasons holds a probe's FailedScheduling message to the checker node
+// by node: kube-scheduler counts each reason over the nodes it refused, so
+// the pinned pool's nodes must give exactly the checker's reasons, and
+// every other node the node selector's (or its taint's). It returns how
+// they differ, or "".
+func (fr *fleetRun) sameReasons(c *check.Class, p *check.Pool, msg string) string {
+	want := map[string]int{}
+	for i := range fr.cl.Pools {
+		q := &fr.cl.Pools[i]
+		for _, v := range check.Evaluate(c, q).Nodes {
+			if v.InstanceType != fr.nodes.typeOf[q.Name] {
+				continue
+			}
+			n := int(q.NodesInZone(v.Zone))
+			switch {
+			case q == p:
+				for _, r := range v.Reasons {
+					want[r] += n
+				}
+			// Another pool's node fails the probe's node selector, unless
+			// TaintToleration, which runs first, refused it already.
+			case slices.Contains(v.Reasons, check.ErrReasonTaint):
+				want[check.ErrReasonTaint] += n
+			default:
+				want[check.ErrReasonNodeAffinity] += n
+			}
+		}
+	}
+	got, err := schedulerReasons(msg)
+	if err != nil {
+		return err.Error()
+	}
+	if !maps.Equal(got, want) {
+		return fmt.Sprintf("kube-scheduler refused nodes for %v, the checker for %v (%q)", got, want, msg)
+	}
+	return ""
+}
+
+// schedulerReasons parses kube-scheduler's "0/N nodes are available: 3
+// Insufficient cpu, 9 node(s) didn't match …. no new claims to deallocate,
+// preemption: …" into the number of nodes each reason refused.
+func schedulerReasons(msg string) (map[string]int, error) {
+	_, rest, ok := strings.Cut(msg, " nodes are available: ")
+	if !ok {
+		return nil, fmt.Errorf("not a FailedScheduling message: %q", msg)
+	}
+	// The list ends at the first full stop; v1.35 appends what dynamic
+	// resource allocation and preemption said after it.
+	rest, _, _ = strings.Cut(rest, ". ")
+	rest = strings.TrimSuffix(strings.TrimSpace(rest), ".")
+	out := map[string]int{}
+	for _, part := range strings.Split(rest, ", ") {
+		count, reason, ok := strings.Cut(part, " ")
+		n, err := strconv.Atoi(count)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("cannot read %q in %q", part, msg)
+		}
+		out[reason] += n
+	}
+	return out, nil
 }

@@ -120,7 +120,15 @@ func (fr *fleetRun) cleanup(applied []*unstructured.Unstructured) {
 	for ns := range fr.probeNS {
 		namespaces = append(namespaces, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}})
 	}
+	zero := int64(0)
 	for _, ns := range namespaces {
+		// A pod bound to a node that is gone waits for a kubelet (or the
+		// pod garbage collector, not run here) to confirm it stopped, and
+		// the namespace with it: delete such pods now, as those would.
+		err := fr.cp.Client.CoreV1().Pods(ns.GetName()).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
+		if err != nil {
+			fr.fail("cleanup: pods in %s: %v", ns.GetName(), err)
+		}
 		if err := fr.a.Delete(fr.ctx, ns, 90*time.Second); err != nil {
 			fr.fail("cleanup: %s: %v", id(ns), err)
 		}
