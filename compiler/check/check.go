@@ -115,6 +115,7 @@ func Run(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Re
 		f := Lands(c, cells)
 		f = append(f, Gang(c, cells, cl.Pools)...)
 		f = append(f, InterPodAffinity(c, cells)...)
+		f = append(f, SpotCheckpoint(c, cells, cl.Pools)...)
 		found[i] = append(f, PodTopologySpread(c, cells, cl.Pools)...)
 	})
 	byClass := make(map[string][]Cell, len(cl.Classes))

@@ -28,6 +28,7 @@ const (
 	IDDevicePlugin       ID = "DevicePlugin"
 	IDMixedTypes         ID = "MixedTypes"
 	IDSchedulerVersion   ID = "SchedulerVersion"
+	IDSpotCheckpoint     ID = "SpotCheckpoint"
 )
 
 // Check describes one check.
@@ -55,6 +56,7 @@ var Registry = []Check{
 	{IDMixedTypes, Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
 	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDSchedulerVersion, Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},
+	{IDSpotCheckpoint, Warning, false, "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
 	{IDPriorityOrder, Warning, false, "no preempting batch class outranks a critical serving class"},
 	{IDKueueFlavor, Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
 	{IDKueueOrder, Error, false, "no flavor Kueue tries first sends a queued class where it cannot land"},
