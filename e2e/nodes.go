@@ -51,11 +51,8 @@ func (fr *fleetRun) fullSize(class string) nodeSet {
 		if !ok {
 			fr.t.Fatalf("pool %s: instance type %s is not in the catalog", p.name, typ)
 		}
-		capacity, alloc := in.Capacity(), in.Allocatable()
-		if in.GPU != nil {
-			gpus := p.hostPlugin || fr.gpuPools[p.name]
-			capacity, alloc = fr.advertised(p, in, capacity, gpus), fr.advertised(p, in, alloc, gpus)
-		}
+		gpus := p.hostPlugin || fr.gpuPools[p.name]
+		capacity, alloc := fr.advertised(p, in, in.Capacity(), gpus), fr.advertised(p, in, in.Allocatable(), gpus)
 		for i, zone := range p.zones {
 			for k := 0; k < p.nodesInZone(i); k++ {
 				name := fmt.Sprintf("%s-%s-%s-%d", p.name, typ, zone, k)
@@ -79,10 +76,17 @@ func (fr *fleetRun) fullSize(class string) nodeSet {
 // advertised is rl as the device plugins advertise it: GPUs (time-sliced
 // by the ConfigMap entry the node's label names, or cut into MIG slices by
 // its layout) only if the NVIDIA plugin runs, and EFA interfaces where the
-// node group enables EFA.
+// node group enables EFA, whose own plugin eksctl installs, whether or not
+// the NVIDIA one runs.
 func (fr *fleetRun) advertised(p *infraPool, in catalog.Instance, rl corev1.ResourceList, gpus bool) corev1.ResourceList {
+	out := rl.DeepCopy()
+	if p.efa && in.EFA > 0 {
+		out[keys.ResourceEFA] = *resource.NewQuantity(in.EFA, resource.DecimalSI)
+	}
+	if in.GPU == nil {
+		return out
+	}
 	if !gpus {
-		out := rl.DeepCopy()
 		delete(out, gpuResource)
 		return out
 	}
@@ -94,11 +98,7 @@ func (fr *fleetRun) advertised(p *infraPool, in catalog.Instance, rl corev1.Reso
 		}
 		replicas = s.Replicas
 	}
-	out := in.Shared(rl, replicas, p.labels[keys.LabelMIGConfig])
-	if p.efa && in.EFA > 0 {
-		out[keys.ResourceEFA] = *resource.NewQuantity(in.EFA, resource.DecimalSI)
-	}
-	return out
+	return in.Shared(out, replicas, p.labels[keys.LabelMIGConfig])
 }
 
 // key identifies a node set, so consecutive classes that see the same
