@@ -135,6 +135,9 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 	if got, want := poolNames(fr.infra), checkerPools(cl); got != want {
 		t.Fatalf("the infrastructure files declare pools [%s], the checker read [%s]", got, want)
 	}
+	if d := overMax(fr.infra, res.Fleet.Spec.Pools); d != "" {
+		t.Errorf("the infrastructure files launch other than the spec's max: %s", d)
+	}
 	if fr.sharing, err = deviceplugin.SharingProfiles(res.Tree[tree.DevicePluginConfigPath]); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,13 +29,17 @@ import (
 type infraPool struct {
 	name      string
 	karpenter bool // a Karpenter NodePool; else an EKS managed node group
-	types     []string
-	zones     []string
-	max       int
-	labels    map[string]string
-	taints    []corev1.Taint
-	spot      bool
-	efa       bool
+	// prefix starts the names of the group's nodes: the pool's name, and
+	// for the NodePool of a "both" pool, which has a managed group too,
+	// <pool>-karpenter.
+	prefix string
+	types  []string
+	zones  []string
+	max    int
+	labels map[string]string
+	taints []corev1.Taint
+	spot   bool
+	efa    bool
 	// hostPlugin pools run Bottlerocket, whose host runs the device plugin.
 	hostPlugin bool
 }
@@ -84,8 +90,8 @@ type karpenterDoc struct {
 }
 
 // readInfra reads the tree's eksctl ClusterConfig and Karpenter NodePools.
-// A pool with both (provisioner "both") is taken as its managed node
-// group, the group that scales from zero to max, as the checker does.
+// A "both" pool is two groups: the managed node group's baseline and the
+// NodePool's share, each at its own max.
 func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 	var cfg eksctlFile
 	if raw, ok := t[eks.EksctlPath]; ok {
@@ -102,7 +108,7 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 		if ng.MaxSize == nil || len(types) == 0 || len(ng.AvailabilityZones) == 0 {
 			return "", nil, fmt.Errorf("%s: node group %s has no maxSize, instance types or zones", eks.EksctlPath, ng.Name)
 		}
-		pools = append(pools, &infraPool{name: ng.Name, types: types, zones: ng.AvailabilityZones, max: *ng.MaxSize,
+		pools = append(pools, &infraPool{name: ng.Name, prefix: ng.Name, types: types, zones: ng.AvailabilityZones, max: *ng.MaxSize,
 			labels: ng.Labels, taints: ng.Taints, spot: ng.Spot, efa: ng.EFAEnabled, hostPlugin: ng.AMIFamily == "Bottlerocket"})
 		seen[ng.Name] = true
 	}
@@ -117,16 +123,19 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 		}
 	}
 	for _, d := range docs {
-		if d.Kind != "NodePool" || seen[d.Metadata.Name] {
+		if d.Kind != "NodePool" {
 			continue
 		}
 		p, err := nodePool(d, bottlerocket[d.Spec.Template.Spec.NodeClassRef.Name])
 		if err != nil {
 			return "", nil, err
 		}
+		if seen[p.name] {
+			p.prefix = p.name + "-karpenter"
+		}
 		pools = append(pools, p)
 	}
-	sort.Slice(pools, func(i, j int) bool { return pools[i].name < pools[j].name })
+	sort.Slice(pools, func(i, j int) bool { return pools[i].prefix < pools[j].prefix })
 	return cfg.Metadata.Region, pools, nil
 }
 
@@ -161,7 +170,7 @@ func nodePool(d karpenterDoc, bottlerocket bool) (*infraPool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: NodePool %s: annotation %s: %w", karpenter.Path, name, keys.AnnotationMaxNodes, err)
 	}
-	p := &infraPool{name: name, karpenter: true, max: max, labels: map[string]string{}, taints: d.Spec.Template.Spec.Taints, hostPlugin: bottlerocket}
+	p := &infraPool{name: name, prefix: name, karpenter: true, max: max, labels: map[string]string{}, taints: d.Spec.Template.Spec.Taints, hostPlugin: bottlerocket}
 	for k, v := range d.Spec.Template.Metadata.Labels {
 		p.labels[k] = v
 	}
@@ -224,12 +233,15 @@ func (p *infraPool) wellKnownLabels(name, typ, zone, region string) map[string]s
 	return l
 }
 
+// poolNames lists the pools the groups launch, once each: a "both" pool
+// has two groups.
 func poolNames(pools []*infraPool) string {
-	names := make([]string, len(pools))
-	for i, p := range pools {
-		names[i] = p.name
+	var names []string
+	for _, p := range pools {
+		names = append(names, p.name)
 	}
-	return strings.Join(names, " ")
+	sort.Strings(names)
+	return strings.Join(slices.Compact(names), " ")
 }
 
 func checkerPools(cl *check.Cluster) string {
@@ -239,4 +251,21 @@ func checkerPools(cl *check.Cluster) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, " ")
+}
+
+// overMax says which pools' groups together launch other than the spec's
+// max size, or "": a "both" pool's managed node group and NodePool each
+// scale on their own, so only their maxes added bound the pool.
+func overMax(groups []*infraPool, pools map[string]spec.Pool) string {
+	total := map[string]int{}
+	for _, g := range groups {
+		total[g.name] += g.max
+	}
+	var diffs []string
+	for _, name := range spec.Keys(pools) {
+		if want := int(pools[name].Size.Max); total[name] != want {
+			diffs = append(diffs, fmt.Sprintf("%s: %d nodes at most, spec max %d", name, total[name], want))
+		}
+	}
+	return strings.Join(diffs, "; ")
 }

@@ -55,7 +55,7 @@ func (fr *fleetRun) fullSize(class string) nodeSet {
 		capacity, alloc := fr.advertised(p, in, in.Capacity(), gpus), fr.advertised(p, in, in.Allocatable(), gpus)
 		for i, zone := range p.zones {
 			for k := 0; k < p.nodesInZone(i); k++ {
-				name := fmt.Sprintf("%s-%s-%s-%d", p.name, typ, zone, k)
+				name := fmt.Sprintf("%s-%s-%s-%d", p.prefix, typ, zone, k)
 				labels := p.wellKnownLabels(name, typ, zone, fr.region)
 				for k, v := range p.labels {
 					labels[k] = v

@@ -63,6 +63,11 @@ func TestKarpenterOnlyPoolsChecked(t *testing.T) {
 	if len(got) != 3 || h100.MaxNodes != 2 || h100.Spot || len(h100.Nodes) != 1 || !spot.Spot || spot.MaxNodes != 4 || len(spot.Nodes) != 2 {
 		t.Fatalf("pools read back: %+v", got)
 	}
+	// The both pool's managed baseline (1) and Karpenter's share (2) add
+	// up to its max, as the two files say.
+	if !strings.Contains(eks, "maxSize: 1") || !strings.Contains(string(res.Tree[karpenter.Path]), `gpufleet.dev/max-nodes: "2"`) || got["cpu"].MaxNodes != 3 {
+		t.Errorf("both pool cpu: max %d from eksctl.yaml and karpenter.yaml, want 1 + 2 = 3", got["cpu"].MaxNodes)
+	}
 	n := h100.Nodes[0]
 	for k, v := range map[string]string{"gpufleet.dev/gpu-product": "H100", "karpenter.sh/nodepool": "h100",
 		"karpenter.sh/capacity-type": "on-demand", "topology.kubernetes.io/zone": "us-east-1a", "node.kubernetes.io/instance-type": "p5.48xlarge"} {
@@ -114,7 +119,6 @@ func TestKarpenterReaderCanFail(t *testing.T) {
 		name, from, to, want string
 	}{
 		{"both pool diverges", "gpufleet.dev/pool: cpu", "gpufleet.dev/pool: cpu2", "eksctl.yaml and nodegroups/karpenter.yaml disagree: labels"},
-		{"both pool max diverges", `gpufleet.dev/max-nodes: "3"`, `gpufleet.dev/max-nodes: "5"`, "max nodes 3 and 5"},
 		{"max nodes missing", `gpufleet.dev/max-nodes: "2"`, `example.com/x: "2"`, "annotation gpufleet.dev/max-nodes"},
 		{"two capacity types", "        - spot\n", "        - spot\n        - on-demand\n", "must name one capacity type"},
 		{"NotIn requirement", "operator: In", "operator: NotIn", "the checker reads only In"},

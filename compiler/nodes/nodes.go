@@ -68,8 +68,9 @@ func (g Group) NodeLabels() map[string]string {
 
 // Merge joins the groups of every provider, in provider order. A pool that
 // several provisioners launch is checked once, as the first provider's
-// group; every other provider's group of it must launch the same nodes, or
-// the checker would prove one and the cluster run another.
+// group with their max sizes added (a "both" pool's managed baseline and
+// Karpenter's share); every other provider's group of it must launch the
+// same nodes, or the checker would prove one and the cluster run another.
 func Merge(byProvider ...[]Group) ([]Group, error) {
 	var out []Group
 	at := map[string]int{}
@@ -84,6 +85,7 @@ func Merge(byProvider ...[]Group) ([]Group, error) {
 			if err := same(out[i], g); err != nil {
 				return nil, fmt.Errorf("pool %s: %s and %s disagree: %w", g.Pool, out[i].Source, g.Source, err)
 			}
+			out[i].MaxNodes += g.MaxNodes
 		}
 	}
 	return out, nil
@@ -95,8 +97,6 @@ func same(a, b Group) error {
 	switch {
 	case a.Spot != b.Spot:
 		return fmt.Errorf("spot %v and %v", a.Spot, b.Spot)
-	case a.MaxNodes != b.MaxNodes:
-		return fmt.Errorf("max nodes %d and %d", a.MaxNodes, b.MaxNodes)
 	case !slices.Equal(a.InstanceTypes, b.InstanceTypes):
 		return fmt.Errorf("instance types %v and %v", a.InstanceTypes, b.InstanceTypes)
 	case !slices.Equal(a.Zones, b.Zones):

@@ -123,6 +123,33 @@ func (p Pool) HasNodeGroup() bool { return p.Provisioner != Karpenter }
 // HasNodePool reports whether the pool gets a Karpenter NodePool.
 func (p Pool) HasNodePool() bool { return p.Provisioner == Karpenter || p.Provisioner == Both }
 
+// Baseline is the managed node group's share of a "both" pool: its min,
+// or its desired size when larger. The group is held at that size and
+// Karpenter launches the rest, so the two together never exceed max
+// (Karpenter's limits count only the nodes it launched itself).
+func (p Pool) Baseline() int32 {
+	if p.Size.Desired != nil {
+		return max(p.Size.Min, *p.Size.Desired)
+	}
+	return p.Size.Min
+}
+
+// ManagedMax is the most nodes the pool's managed node group launches.
+func (p Pool) ManagedMax() int32 {
+	if p.Provisioner == Both {
+		return p.Baseline()
+	}
+	return p.Size.Max
+}
+
+// KarpenterMax is the most nodes the pool's NodePool launches.
+func (p Pool) KarpenterMax() int32 {
+	if p.Provisioner == Both {
+		return p.Size.Max - p.Baseline()
+	}
+	return p.Size.Max
+}
+
 type Size struct {
 	Min     int32  `json:"min"`
 	Max     int32  `json:"max"`

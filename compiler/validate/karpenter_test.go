@@ -12,7 +12,7 @@ import (
 func TestKarpenterPools(t *testing.T) {
 	for _, ok := range []string{
 		`pools: cpu: provisioner: "karpenter"`,
-		`pools: cpu: {provisioner: "both", labels: "node.kubernetes.io/tier": "web"}`,
+		`pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}} => pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}, provisioner: "both", labels: "node.kubernetes.io/tier": "web"}`,
 		`pools: cpu: {provisioner: "karpenter", labels: "example.com/tier": "web"}`,
 		`cluster: karpenter: role: "my-node-role"`,
 		// A managed node group takes what Karpenter would not.
@@ -25,9 +25,11 @@ func TestKarpenterPools(t *testing.T) {
 	for _, tc := range []struct{ name, extra, want string }{
 		{"min on karpenter", `pools: k: {instanceTypes: ["m7i.large"], provisioner: "karpenter", size: {min: 1, max: 2}}`, `Karpenter keeps no minimum of nodes`},
 		{"desired on karpenter", `pools: k: {instanceTypes: ["m7i.large"], provisioner: "karpenter", size: {min: 0, max: 2, desired: 1}}`, `Karpenter has no desired size`},
-		{"efa on karpenter", `pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, zones: ["us-east-1a"], provisioner: "both", size: {min: 0, max: 1}}`, `efa needs provisioner "managed"`},
+		{"efa on karpenter", `pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, zones: ["us-east-1a"], provisioner: "both", size: {min: 1, max: 2}}`, `efa needs provisioner "managed"`},
+		{"both from zero", `pools: cpu: provisioner: "both"`, `provisioner "both" holds min (or desired) nodes`},
+		{"both without a Karpenter share", `pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}} => pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 2, max: 4, desired: 4}, provisioner: "both"}`, `up to max 4, which leaves it none`},
 		{"kubernetes.io label", `pools: cpu: {provisioner: "karpenter", labels: "example.kubernetes.io/x": "y"}`, `a domain Karpenter restricts`},
-		{"karpenter.sh label", `pools: cpu: {provisioner: "both", labels: "karpenter.sh/x": "y"}`, `a domain Karpenter restricts`},
+		{"karpenter.sh label", `pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}} => pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}, provisioner: "both", labels: "karpenter.sh/x": "y"}`, `a domain Karpenter restricts`},
 		{"karpenter.k8s.aws label", `pools: cpu: {provisioner: "karpenter", labels: "karpenter.k8s.aws/x": "y"}`, `a domain Karpenter restricts`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -84,6 +84,14 @@ func (c *checker) karpenterPool(name string, pool spec.Pool) {
 	if pool.Provisioner == spec.Karpenter && pool.Size.Desired != nil && *pool.Size.Desired > 0 {
 		c.errorf(p("pools", name, "size", "desired"), "Karpenter has no desired size: drop it, or set provisioner to \"both\"")
 	}
+	if pool.Provisioner == spec.Both {
+		switch {
+		case pool.Baseline() < 1:
+			c.errorf(p("pools", name, "size", "min"), "provisioner \"both\" holds min (or desired) nodes in the managed node group and lets Karpenter launch the rest up to max: set min to 1 or more, or provisioner to \"karpenter\" for a pool that scales from zero")
+		case pool.Size.Max <= pool.Baseline():
+			c.errorf(p("pools", name, "size", "max"), "provisioner \"both\" holds %d nodes (min or desired) in the managed node group and lets Karpenter launch the rest up to max %d, which leaves it none: raise max, or set provisioner to \"managed\"", pool.Baseline(), pool.Size.Max)
+		}
+	}
 	if pool.EFA {
 		c.errorf(p("pools", name, "efa"), "efa needs provisioner \"managed\": Karpenter attaches EFA only to pods that request vpc.amazonaws.com/efa")
 	}
@@ -142,9 +150,10 @@ func (c *checker) gpuSharing(name string, pool spec.Pool) {
 		c.errorf(p("pools", name, field), "%s needs amiFamily \"AmazonLinux2023\": Bottlerocket runs the NVIDIA device plugin on the host, configured by its own settings, which gpufleet does not write", field)
 	}
 	// Karpenter's AWS provider knows no MIG capacity: it would launch
-	// nothing for a pod requesting nvidia.com/mig-* slices.
-	if pool.MIG != "" && pool.Provisioner == spec.Karpenter {
-		c.errorf(p("pools", name, "mig"), "mig needs provisioner \"managed\" or \"both\": Karpenter does not know a MIG node's slices, so it launches no node for a pod that requests them")
+	// nothing for a pod requesting nvidia.com/mig-* slices, and a "both"
+	// pool's Karpenter share would stay empty.
+	if pool.MIG != "" && pool.HasNodePool() {
+		c.errorf(p("pools", name, "mig"), "mig needs provisioner \"managed\": Karpenter does not know a MIG node's slices, so it launches no node for a pod that requests them")
 	}
 	if s := pool.Sharing; s != nil && s.Strategy == "mps" && s.Replicas > maxMPSReplicas {
 		c.errorf(p("pools", name, "sharing", "replicas"), "MPS serves at most %d clients per GPU, got %d", maxMPSReplicas, s.Replicas)

@@ -127,9 +127,7 @@ func (g *gen) fullPool(cat catalog.Catalog, name string) *fullPool {
 		p.spec.MIG = layouts[g.r.IntN(len(layouts))]
 		prof, _ := catalog.MIGLayout(p.node.GPU, p.spec.MIG)
 		p.gpuRes, p.gpus = prof.Name, p.node.GPU.Count*prof.PerGPU
-		if p.spec.Provisioner == spec.Karpenter {
-			p.spec.Provisioner = spec.Both // Karpenter knows no MIG slices
-		}
+		p.spec.Provisioner = spec.Managed // Karpenter knows no MIG slices
 	case efaPool:
 		p.spec.EFA, p.spec.Provisioner = true, spec.Managed
 		p.spec.Zones = []string{g.pick(zones)} // EFA stays in one zone
@@ -138,7 +136,9 @@ func (g *gen) fullPool(cat catalog.Catalog, name string) *fullPool {
 	case spec.Karpenter:
 		p.spec.ExpireAfter = g.pick([]string{"", "720h", "Never", "1h30m"})
 	case spec.Both:
-		p.spec.Size.Min = int32(g.r.IntN(int(p.spec.Size.Max) + 1))
+		// A managed baseline of at least one node, and a Karpenter share.
+		p.spec.Size.Max = max(p.spec.Size.Max, 2)
+		p.spec.Size.Min = 1 + int32(g.r.IntN(int(p.spec.Size.Max)-1))
 		p.spec.ExpireAfter = g.pick([]string{"", "Never"})
 	default:
 		p.spec.Size.Min = int32(g.r.IntN(int(p.spec.Size.Max) + 1))

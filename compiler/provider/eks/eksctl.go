@@ -38,7 +38,7 @@ func eksctlConfig(d *derive.Fleet, out *encode.Batch) {
 			Spot:              p.Spec.Capacity == spec.Spot,
 			AvailabilityZones: p.Zones,
 			MinSize:           p.Spec.Size.Min,
-			MaxSize:           p.Spec.Size.Max,
+			MaxSize:           p.Spec.ManagedMax(),
 			DesiredCapacity:   desired(p),
 			VolumeSize:        p.VolumeGiB(),
 			EFAEnabled:        p.Spec.EFA,

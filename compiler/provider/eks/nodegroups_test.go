@@ -75,8 +75,14 @@ func TestNodeGroupsAgree(t *testing.T) {
 			if err := json.Unmarshal(f.Tree[eks.TerraformPath], &tf); err != nil {
 				t.Fatal(err)
 			}
-			if len(cfg.ManagedNodeGroups) != len(f.D.Pools) || len(tf.Groups) != len(f.D.Pools) {
-				t.Fatalf("%d pools, %d eksctl node groups, %d Terraform node groups", len(f.D.Pools), len(cfg.ManagedNodeGroups), len(tf.Groups))
+			var managed []derive.Pool
+			for _, p := range f.D.Pools {
+				if p.Spec.HasNodeGroup() {
+					managed = append(managed, p)
+				}
+			}
+			if len(cfg.ManagedNodeGroups) != len(managed) || len(tf.Groups) != len(managed) {
+				t.Fatalf("%d pools with a node group, %d eksctl node groups, %d Terraform node groups", len(managed), len(cfg.ManagedNodeGroups), len(tf.Groups))
 			}
 			tfTags := map[string]map[string]string{}
 			for k, tag := range tf.Tags {
@@ -88,8 +94,11 @@ func TestNodeGroupsAgree(t *testing.T) {
 				}
 				tfTags[tag.NodeGroup][tag.Key] = tag.Value
 			}
-			for i, p := range f.D.Pools {
+			for i, p := range managed {
 				ng, g := cfg.ManagedNodeGroups[i], tf.Groups[p.Name]
+				if ng.MaxSize != p.Spec.ManagedMax() {
+					t.Errorf("%s: eksctl maxSize %d, want %d (a both pool's managed share)", p.Name, ng.MaxSize, p.Spec.ManagedMax())
+				}
 				if ng.Name != p.Name {
 					t.Fatalf("eksctl node group %d is %s, want %s", i, ng.Name, p.Name)
 				}

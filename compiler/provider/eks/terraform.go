@@ -27,7 +27,7 @@ func terraformVars(d *derive.Fleet, out *encode.Batch) {
 			CapacityType:     "ON_DEMAND",
 			InstanceTypes:    p.Spec.InstanceTypes,
 			MinSize:          p.Spec.Size.Min,
-			MaxSize:          p.Spec.Size.Max,
+			MaxSize:          p.Spec.ManagedMax(),
 			DesiredSize:      desired(p),
 			Labels:           p.NodeLabels(),
 			DiskSize:         p.VolumeGiB(),

@@ -178,8 +178,8 @@ func checkNodePool(t *testing.T, d *derive.Fleet, np *wire.NodePool) {
 	if diff := cmp.Diff(p.Taints, tpl.Spec.Taints); diff != "" {
 		t.Errorf("%s: taints (-want +got):\n%s", np.Name, diff)
 	}
-	if got := np.Annotations["gpufleet.dev/max-nodes"]; got != strconv.Itoa(int(p.Spec.Size.Max)) {
-		t.Errorf("%s: max-nodes annotation %q, want %d", np.Name, got, p.Spec.Size.Max)
+	if got := np.Annotations["gpufleet.dev/max-nodes"]; got != strconv.Itoa(int(p.Spec.KarpenterMax())) {
+		t.Errorf("%s: max-nodes annotation %q, want %d", np.Name, got, p.Spec.KarpenterMax())
 	}
 	var cpu, mem, gpu int64
 	for _, in := range p.Instances {
@@ -188,7 +188,7 @@ func checkNodePool(t *testing.T, d *derive.Fleet, np *wire.NodePool) {
 			gpu = max(gpu, in.GPU.Count)
 		}
 	}
-	n := int64(p.Spec.Size.Max)
+	n := int64(p.Spec.KarpenterMax())
 	for r, want := range map[corev1.ResourceName]int64{"cpu": cpu * n, "memory": mem * n << 30, "nvidia.com/gpu": gpu * n} {
 		got, ok := np.Spec.Limits[r]
 		if want == 0 && !ok {

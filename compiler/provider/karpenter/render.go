@@ -81,7 +81,7 @@ func nodePool(d *derive.Fleet, p derive.Pool, nodeClass string) *wire.NodePool {
 			Weight:     weight,
 		},
 	}
-	np.Annotations = map[string]string{keys.AnnotationMaxNodes: strconv.Itoa(int(p.Spec.Size.Max))}
+	np.Annotations = map[string]string{keys.AnnotationMaxNodes: strconv.Itoa(int(p.Spec.KarpenterMax()))}
 	return np
 }
 
@@ -141,7 +141,7 @@ func limits(p derive.Pool) corev1.ResourceList {
 		g := c[catalog.ResourceGPU]
 		gpus = max(gpus, g.Value())
 	}
-	n := int64(p.Spec.Size.Max)
+	n := int64(p.Spec.KarpenterMax())
 	rl := corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewMilliQuantity(cpuMilli*n, resource.DecimalSI),
 		corev1.ResourceMemory: *resource.NewQuantity(memBytes*n, resource.BinarySI),
