@@ -19,6 +19,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
+	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -74,25 +75,35 @@ func renderDevicePlugin(values []byte, kubeVersion string) ([]*unstructured.Unst
 // its pods take no slot from the classes placed next.
 func (fr *fleetRun) devicePlugin() {
 	values, ok := fr.res.Tree[deviceplugin.ValuesPath]
-	if !ok {
+	efa := fr.anyEFA()
+	if !ok && !efa {
 		return
 	}
-	v, err := fr.cp.Client.Discovery().ServerVersion()
-	if err != nil {
-		fr.t.Fatal(err)
+	var objs []*unstructured.Unstructured
+	if ok {
+		v, err := fr.cp.Client.Discovery().ServerVersion()
+		if err != nil {
+			fr.t.Fatal(err)
+		}
+		if objs, err = renderDevicePlugin(values, v.GitVersion); err != nil {
+			fr.t.Fatal(err)
+		}
 	}
-	objs, err := renderDevicePlugin(values, v.GitVersion)
-	if err != nil {
-		fr.t.Fatal(err)
+	if efa {
+		e, err := efaPluginObjects()
+		if err != nil {
+			fr.t.Fatal(err)
+		}
+		objs = append(objs, e...)
 	}
 	fr.ensureNodes(fr.fullSize(""))
-	var daemonSets []string
+	var daemonSets []*unstructured.Unstructured
 	for _, o := range objs {
 		if _, err := fr.a.Apply(fr.ctx, o); err != nil {
-			fr.t.Fatalf("the API server refused the device plugin chart's %s: %v", id(o), err)
+			fr.t.Fatalf("the API server refused the device plugin's %s: %v", id(o), err)
 		}
 		if o.GetKind() == "DaemonSet" {
-			daemonSets = append(daemonSets, o.GetName())
+			daemonSets = append(daemonSets, o)
 		}
 	}
 	defer fr.removeDevicePlugin(objs)
@@ -121,11 +132,15 @@ func (fr *fleetRun) devicePlugin() {
 			wantDS = append(wantDS, mpsDaemonSet)
 			mpsNodes++
 		}
-		if got := placed[n.Name]; !slices.Equal(got, wantDS) {
+		if why := fr.efaPluginAgrees(n, pool, placed[n.Name]); why != "" {
+			bad = append(bad, why)
+		}
+		if got := withoutEFAPlugin(placed[n.Name]); !slices.Equal(got, wantDS) {
 			bad = append(bad, fmt.Sprintf("node %s of pool %s: the checker says the daemon pods of [%s] run there, but the DaemonSet controller and scheduler placed those of [%s]", n.Name, pool.Name, strings.Join(wantDS, " "), strings.Join(got, " ")))
 		}
 	}
 	fr.gpuPools = gpuPools(fr, placed)
+	fr.efaPools = efaPools(fr, placed)
 	// The classes' nodes advertise GPUs where the plugin runs: rebuild them.
 	fr.nodeKey = ""
 	sort.Strings(bad)
@@ -135,6 +150,19 @@ func (fr *fleetRun) devicePlugin() {
 	}
 	fr.st.DevicePluginNodes += gpuNodes
 	fr.st.MPSNodes += mpsNodes
+	efaNodes, efaPlugin := 0, 0
+	for _, n := range fr.nodes.nodes {
+		if fr.efaNode(n) {
+			efaNodes++
+			if slices.Contains(placed[n.Name], eksctl.EFADevicePluginName) {
+				efaPlugin++
+			}
+		}
+	}
+	fr.st.EFANodes += efaPlugin
+	if efaNodes > 0 {
+		fr.t.Logf("eksctl's EFA device plugin: its daemon pod on %d of %d EFA nodes, as the checker said", efaPlugin, efaNodes)
+	}
 	fr.t.Logf("device plugin chart %s: the plugin's daemon pod on each of %d GPU nodes (and the MPS control daemon's on the %d MPS nodes among them), none on the other %d nodes", deviceplugin.ChartVersion, gpuNodes, mpsNodes, len(fr.nodes.nodes)-gpuNodes)
 }
 
@@ -209,8 +237,7 @@ func (fr *fleetRun) gpuType(n *corev1.Node) bool {
 // daemonPods waits until every DaemonSet reports as many pods scheduled as
 // it wants, each bound by kube-scheduler, and returns the DaemonSets whose
 // pods run on each node, sorted.
-func (fr *fleetRun) daemonPods(names []string) (map[string][]string, error) {
-	ns := deviceplugin.Namespace
+func (fr *fleetRun) daemonPods(daemonSets []*unstructured.Unstructured) (map[string][]string, error) {
 	placed := map[string][]string{}
 	var state string
 	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
@@ -219,21 +246,27 @@ func (fr *fleetRun) daemonPods(names []string) (map[string][]string, error) {
 		}
 		var b bytes.Buffer
 		done := true
-		for _, name := range names {
-			ds, err := fr.cp.Client.AppsV1().DaemonSets(ns).Get(fr.ctx, name, metav1.GetOptions{})
+		var pods []corev1.Pod
+		namespaces := map[string]bool{}
+		for _, o := range daemonSets {
+			ds, err := fr.cp.Client.AppsV1().DaemonSets(o.GetNamespace()).Get(fr.ctx, o.GetName(), metav1.GetOptions{})
 			if err != nil {
 				return false, err
 			}
 			s := ds.Status
-			fmt.Fprintf(&b, "%s: generation %d observed %d, desired %d, scheduled %d; ", name, ds.Generation, s.ObservedGeneration, s.DesiredNumberScheduled, s.CurrentNumberScheduled)
+			fmt.Fprintf(&b, "%s: generation %d observed %d, desired %d, scheduled %d; ", ds.Name, ds.Generation, s.ObservedGeneration, s.DesiredNumberScheduled, s.CurrentNumberScheduled)
 			done = done && s.ObservedGeneration == ds.Generation && s.CurrentNumberScheduled == s.DesiredNumberScheduled
-		}
-		pods, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
+			if !namespaces[ds.Namespace] {
+				namespaces[ds.Namespace] = true
+				l, err := fr.cp.Client.CoreV1().Pods(ds.Namespace).List(fr.ctx, metav1.ListOptions{})
+				if err != nil {
+					return false, err
+				}
+				pods = append(pods, l.Items...)
+			}
 		}
 		placed = map[string][]string{}
-		for _, p := range pods.Items {
+		for _, p := range pods {
 			if p.Spec.NodeName == "" {
 				fmt.Fprintf(&b, "pod %s not bound; ", p.Name)
 				done = false
@@ -266,15 +299,27 @@ func (fr *fleetRun) removeDevicePlugin(objs []*unstructured.Unstructured) {
 		}
 	}
 	zero := int64(0)
-	pods := fr.cp.Client.CoreV1().Pods(deviceplugin.Namespace)
-	if err := pods.DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
-		fr.fail("cleanup: device plugin pods: %v", err)
+	for _, o := range objs {
+		if o.GetKind() != "DaemonSet" {
+			continue
+		}
+		pods := fr.cp.Client.CoreV1().Pods(o.GetNamespace())
+		sel := metav1.FormatLabelSelector(daemonSelector(o))
+		if err := pods.DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{LabelSelector: sel}); err != nil {
+			fr.fail("cleanup: %s pods: %v", o.GetName(), err)
+		}
+		err := poll(30*time.Second, 200*time.Millisecond, func() (bool, error) {
+			l, err := pods.List(fr.ctx, metav1.ListOptions{LabelSelector: sel})
+			return err == nil && len(l.Items) == 0, err
+		})
+		if err != nil {
+			fr.fail("cleanup: %s pods: %v", o.GetName(), err)
+		}
 	}
-	err := poll(30*time.Second, 200*time.Millisecond, func() (bool, error) {
-		l, err := pods.List(fr.ctx, metav1.ListOptions{})
-		return err == nil && len(l.Items) == 0, err
-	})
-	if err != nil {
-		fr.fail("cleanup: device plugin pods: %v", err)
-	}
+}
+
+// daemonSelector is the DaemonSet's pod selector.
+func daemonSelector(o *unstructured.Unstructured) *metav1.LabelSelector {
+	m, _, _ := unstructured.NestedStringMap(o.Object, "spec", "selector", "matchLabels")
+	return &metav1.LabelSelector{MatchLabels: m}
 }

@@ -75,12 +75,12 @@ func (fr *fleetRun) fullSize(class string) nodeSet {
 
 // advertised is rl as the device plugins advertise it: GPUs (time-sliced
 // by the ConfigMap entry the node's label names, or cut into MIG slices by
-// its layout) only if the NVIDIA plugin runs, and EFA interfaces where the
-// node group enables EFA, whose own plugin eksctl installs, whether or not
-// the NVIDIA one runs.
+// its layout) only if the NVIDIA plugin runs, and EFA interfaces only where
+// eksctl's EFA plugin, which it installs with node groups that enable EFA,
+// runs (fr.efaPools), whether or not the NVIDIA one does.
 func (fr *fleetRun) advertised(p *infraPool, in catalog.Instance, rl corev1.ResourceList, gpus bool) corev1.ResourceList {
 	out := rl.DeepCopy()
-	if p.efa && in.EFA > 0 {
+	if p.efa && in.EFA > 0 && fr.efaPools[p.name] {
 		out[keys.ResourceEFA] = *resource.NewQuantity(in.EFA, resource.DecimalSI)
 	}
 	if in.GPU == nil {

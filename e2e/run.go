@@ -32,6 +32,8 @@ type Stats struct {
 	OverQuota int
 	// DevicePluginNodes are GPU nodes the real chart's DaemonSet reached.
 	DevicePluginNodes, MPSNodes int
+	// EFANodes run eksctl's EFA device plugin.
+	EFANodes int
 	// Evictions counts spot Jobs that survived one, and whose copy without
 	// the podFailurePolicy failed.
 	Evictions int
@@ -56,6 +58,8 @@ type fleetRun struct {
 	region   string
 	sharing  map[string]deviceplugin.Profile
 	gpuPools map[string]bool
+	// efaPools are the pools whose nodes run eksctl's EFA device plugin.
+	efaPools map[string]bool
 	// scheds are the schedulers running for this fleet, for their logs;
 	// own are those started for this fleet alone.
 	scheds, own []*proc

@@ -125,6 +125,7 @@ func Run(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Re
 		r.Findings = append(r.Findings, found[i]...)
 	}
 	r.Findings = append(r.Findings, DevicePlugin(cl)...)
+	r.Findings = append(r.Findings, EFADevicePlugin(cl)...)
 	r.Findings = append(r.Findings, MixedTypes(cl)...)
 	r.Findings = append(r.Findings, Deny(cl, byClass, in)...)
 	quota, commits := Quota(cl, in)

@@ -35,6 +35,9 @@ type Pool struct {
 	// it runs on GPU-less ones.
 	NoDevicePlugin    string
 	DevicePluginOnCPU bool
+	// NoEFAPlugin says why eksctl's EFA device plugin does not run on the
+	// pool's EFA nodes (which then offer no EFA interfaces).
+	NoEFAPlugin string
 	// HostDevicePlugin pools (Bottlerocket) advertise their GPUs through
 	// the host's plugin; a DaemonSet pod there would be a second one.
 	HostDevicePlugin   bool
@@ -116,6 +119,7 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 	} else if dp != nil || anyGPUs(c) {
 		withDevicePlugin(c, dp)
 	}
+	withEFAPlugin(c)
 	names, examples := t.Examples()
 	c.Classes = make([]Class, len(examples))
 	err = forEach(len(examples), func(i int) (err error) {

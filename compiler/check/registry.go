@@ -26,6 +26,7 @@ const (
 	IDKueueResourceQuota ID = "KueueResourceQuota"
 	IDKueuePriorityQuota ID = "KueuePriorityQuota"
 	IDDevicePlugin       ID = "DevicePlugin"
+	IDEFADevicePlugin    ID = "EFADevicePlugin"
 	IDMixedTypes         ID = "MixedTypes"
 	IDSchedulerVersion   ID = "SchedulerVersion"
 	IDSpotCheckpoint     ID = "SpotCheckpoint"
@@ -53,6 +54,7 @@ var Registry = []Check{
 	{IDOnDemandOnSpot, Error, true, "no on-demand class can land on a spot pool"},
 	{IDDedicated, Error, true, "no class lands on a pool dedicated to others"},
 	{IDDevicePlugin, Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
+	{IDEFADevicePlugin, Error, false, "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
 	{IDMixedTypes, Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
 	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDSchedulerVersion, Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},

@@ -74,6 +74,9 @@ func tolerations(c spec.Class, dedicated []string) []corev1.Toleration {
 	if c.GPU != nil {
 		ts = append(ts, corev1.Toleration{Key: keys.TaintGPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
+	if c.EFA > 0 {
+		ts = append(ts, corev1.Toleration{Key: keys.TaintEFA, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	}
 	if c.Capacity != spec.OnDemand {
 		ts = append(ts, corev1.Toleration{Key: keys.TaintSpot, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}

@@ -31,8 +31,17 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Cat
 		if pool.GPU.Count > 0 {
 			pool.Labels[keys.LabelGPUCount] = strconv.FormatInt(pool.GPU.Count, 10)
 		}
-		// GPU nodes repel everything that does not ask for a GPU.
-		pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+		// GPU nodes repel everything that does not ask for a GPU; EFA
+		// pools do below, with the one taint their device plugin tolerates.
+		if !p.EFA {
+			pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+		}
+	}
+	// EFA nodes repel everything that does not ask for EFA. eksctl's EFA
+	// device plugin tolerates no other taint: nvidia.com/gpu would keep it
+	// off, and the nodes would advertise no vpc.amazonaws.com/efa.
+	if p.EFA {
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintEFA, Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	}
 	if p.Capacity == spec.Spot {
 		pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule})

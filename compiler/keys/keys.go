@@ -46,7 +46,11 @@ const (
 	ResourceGPU = "nvidia.com/gpu"
 	// ResourceEFA is the AWS EFA device plugin's resource: Elastic Fabric
 	// Adapter interfaces.
-	ResourceEFA             = "vpc.amazonaws.com/efa"
+	ResourceEFA = "vpc.amazonaws.com/efa"
+	// TaintEFA keeps EFA pools for the classes that request EFA. It is the
+	// one taint, beside CriticalAddonsOnly, that eksctl's EFA device plugin
+	// tolerates, so EFA pools carry it instead of TaintGPU.
+	TaintEFA                = "aws.amazon.com/efa"
 	TaintGPU                = "nvidia.com/gpu"
 	LabelDevicePluginConfig = "nvidia.com/device-plugin.config"
 	LabelMIGConfig          = "nvidia.com/mig.config"
