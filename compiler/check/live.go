@@ -39,9 +39,10 @@ func FromLive(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, live []cor
 		cl.Pools[i].Nodes, cl.Pools[i].Live = nil, true
 		at[cl.Pools[i].Name] = i
 	}
+	pools := nodes.PoolsOf(groups)
 	for i := range live {
 		n := &live[i]
-		pool, _ := nodes.PoolOf(n.Labels, groups)
+		pool, _ := pools.Of(n.Labels)
 		if pool == "" {
 			continue
 		}

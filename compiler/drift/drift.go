@@ -61,9 +61,10 @@ func Compare(f Fleet, live []corev1.Node) *Report {
 		wants[g.Pool] = newWant(g, f.Cluster)
 	}
 	byPool := map[string][]string{}
+	pools := nodes.PoolsOf(f.Groups)
 	for i := range live {
 		n := &live[i]
-		pool, _ := nodes.PoolOf(n.Labels, f.Groups)
+		pool, _ := pools.Of(n.Labels)
 		if pool == "" {
 			r.Unmatched = append(r.Unmatched, n.Name)
 			r.Findings = append(r.Findings, Finding{Kind: NoPool, Node: n.Name, Message: noPool(n)})

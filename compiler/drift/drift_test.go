@@ -1,10 +1,12 @@
 package drift_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -169,4 +171,21 @@ func TestSorted(t *testing.T) {
 	if !slices.IsSortedFunc(rep.Pools, func(a, b drift.Pool) int { return strings.Compare(a.Name, b.Name) }) {
 		t.Errorf("pools not sorted: %+v", rep.Pools)
 	}
+}
+
+// A cluster far past Kubernetes' 5,000-node limit compares in linear time.
+func TestManyNodes(t *testing.T) {
+	res, clean := launched(t, testfleet.Write(t, testrender.NodeGroupsFleet))
+	var nodes []corev1.Node
+	for i := 0; len(nodes) < 20000; i++ {
+		n := *clean[i%len(clean)].DeepCopy()
+		n.Name = fmt.Sprintf("%s-%d", n.Name, i)
+		nodes = append(nodes, n)
+	}
+	start := time.Now()
+	rep, err := res.Drift(nodes)
+	if err != nil || len(rep.Findings) != 0 || rep.Nodes() != len(nodes) {
+		t.Fatalf("%v, %d findings, %d nodes", err, len(rep.Findings), rep.Nodes())
+	}
+	t.Logf("%d nodes in %v", len(nodes), time.Since(start))
 }

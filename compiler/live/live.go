@@ -21,6 +21,9 @@ import (
 // a busy cluster's pods may not, and then a namespace at a time does.
 const MaxBytes = 256 << 20
 
+// limit is MaxBytes; tests lower it.
+var limit int64 = MaxBytes
+
 // Error is a file that cannot be read as the list it should be.
 type Error struct {
 	Pos diag.Pos
@@ -91,12 +94,12 @@ func item(file string, i int, kind, name, want string, seen map[string]bool) err
 
 func read[T any](name string, r io.Reader, kind, cmd string) ([]T, error) {
 	at := diag.Pos{File: name}
-	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, &Error{Pos: at, Msg: err.Error()}
 	}
-	if len(data) > MaxBytes {
-		return nil, &Error{Pos: at, Msg: fmt.Sprintf("larger than %d MiB", MaxBytes>>20)}
+	if int64(len(data)) > limit {
+		return nil, &Error{Pos: at, Msg: fmt.Sprintf("larger than %d MiB", limit>>20)}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &Error{Pos: at, Msg: fmt.Sprintf("empty: want the JSON of '%s'", cmd)}
