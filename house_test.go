@@ -86,14 +86,14 @@ var stages = [][]string{
 	{"compiler/verify"},
 	{"compiler/render", "compiler/encode", "compiler/provider", "compiler/provider/"},
 	{"compiler/check"},
-	{"compiler/report"},
+	{"compiler/report", "compiler/drift"},
 	{"compiler/write"},
 	{"compiler", "internal/cli"},
 }
 
 // After render the stages read the tree: they may depend on the leaves and
 // on each other, never on how the tree was made.
-var readsTree = map[string]bool{"compiler/check": true, "compiler/report": true, "compiler/write": true}
+var readsTree = map[string]bool{"compiler/check": true, "compiler/report": true, "compiler/drift": true, "compiler/write": true}
 
 const module = "github.com/gpufleet/gpufleet/"
 

@@ -44,6 +44,8 @@ func TestScript(t *testing.T) {
 			"gen-binary": genBinary,
 			"gen-random": genRandom,
 			"tree-sum":   treeSum,
+			"gen-nodes":  genNodes,
+			"edit-node":  editNode,
 		},
 	})
 }

@@ -95,6 +95,11 @@ func Run(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Re
 	if err != nil {
 		return nil, err
 	}
+	return RunCluster(cl, in), nil
+}
+
+// RunCluster checks a cluster: FromTree's at max size, or FromLive's.
+func RunCluster(cl *Cluster, in Intent) *Report {
 	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}, cluster: cl}
 	for _, p := range cl.Pools {
 		r.Pools = append(r.Pools, p.Name)
@@ -134,7 +139,7 @@ func Run(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Re
 	r.Findings = append(r.Findings, SchedulerVersion(in)...)
 	r.Capacity = commits
 	r.Sort()
-	return r, nil
+	return r
 }
 
 // Sort orders findings: errors first, then by class and check.

@@ -51,6 +51,8 @@ type Pool struct {
 	// MixedTypes describes the listed types of a group that launches its
 	// first, when they differ (MixedTypes check).
 	MixedTypes string
+	// Live pools hold a running cluster's nodes, each once (FromLive).
+	Live bool
 }
 
 // NodesInZone is how many of the pool's nodes run in zone: the auto scaling

@@ -125,6 +125,9 @@ func evaluate(c *Class, p *Pool, explain bool, w *worker) Cell {
 	} else {
 		cell.Nodes = verdicts
 	}
+	if len(p.Nodes) == 0 && p.Live {
+		reasons = append(reasons, ErrReasonNoNodes)
+	}
 	if !cell.Fits {
 		sort.Strings(reasons)
 		if w != nil {
@@ -145,10 +148,10 @@ func evaluate(c *Class, p *Pool, explain bool, w *worker) Cell {
 		}
 	}
 	for j, n := range p.Nodes {
-		if n.InstanceType != cell.Type {
+		if !p.credited(cell, j) {
 			continue
 		}
-		zc := ZoneCapacity{Zone: n.Zone, Nodes: p.NodesInZone(n.Zone)}
+		zc := ZoneCapacity{Zone: n.Zone, Nodes: p.weight(j)}
 		if v := verdicts[j]; v.Fits {
 			zc.PodsPerNode = v.PodsPerNode
 		}

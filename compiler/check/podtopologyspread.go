@@ -82,25 +82,20 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 	}
 	for i, p := range pools {
 		cell := cells[i]
-		for _, n := range p.Nodes {
+		for j, n := range p.Nodes {
 			// The pool's nodes are of the type credited to it; in each zone
 			// they count as domains if that type's node is counted.
-			if n.InstanceType != poolType(cell, p) || !counted(n.Node) {
+			if !p.credited(cell, j) || !counted(n.Node) {
 				continue
 			}
-			nodes := p.NodesInZone(n.Zone)
-			perNode := int64(0)
-			for _, z := range cell.Zones {
-				if z.Zone == n.Zone {
-					perNode = z.PodsPerNode
-				}
-			}
+			nodes := p.weight(j)
+			perNode := p.perNode(cell, j)
 			if oneEach {
 				perNode = min(perNode, 1) // required anti-affinity: one per node
 			}
 			if tsc.TopologyKey == keys.LabelHostname {
 				for k := int64(0); k < nodes; k++ {
-					d := get(fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k))
+					d := get(p.host(j, k))
 					if perNode > 0 {
 						d.sources = append(d.sources, &source{left: perNode})
 					}

@@ -104,17 +104,22 @@ func unit(c *Class) string {
 	return "one pod"
 }
 
-// fleetCapacity is every pool at max size, on its largest instance type, in
-// milli-units.
+// fleetCapacity is every pool at max size, on its largest instance type (a
+// live pool: its nodes), in milli-units.
 func fleetCapacity(cl *Cluster, r corev1.ResourceName) float64 {
 	var total float64
 	for _, p := range cl.Pools {
 		var best int64
 		for _, n := range p.Nodes {
 			q := n.Status.Allocatable[r]
+			if p.Live {
+				total += float64(q.MilliValue()) // each live node once
+			}
 			best = max(best, q.MilliValue())
 		}
-		total += float64(best) * float64(p.MaxNodes)
+		if !p.Live {
+			total += float64(best) * float64(p.MaxNodes)
+		}
 	}
 	return total
 }

@@ -103,21 +103,16 @@ func spreadNodes(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, po
 	var out []spreadNode
 	for i, p := range pools {
 		cell := cells[i]
-		for _, n := range p.Nodes {
-			if n.InstanceType != poolType(cell, p) || !spreadCounts(c, tsc, n.Node) {
+		for j, n := range p.Nodes {
+			if !p.credited(cell, j) || !spreadCounts(c, tsc, n.Node) {
 				continue
 			}
-			perNode := int64(0)
-			for _, z := range cell.Zones {
-				if z.Zone == n.Zone {
-					perNode = z.PodsPerNode
-				}
-			}
+			perNode := p.perNode(cell, j)
 			if selfAntiAffinity(c, keys.LabelHostname) {
 				perNode = min(perNode, 1)
 			}
-			for k := int64(0); k < p.NodesInZone(n.Zone); k++ {
-				out = append(out, spreadNode{zone: n.Labels[keys.LabelZone], host: fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k), left: perNode})
+			for k := int64(0); k < p.weight(j); k++ {
+				out = append(out, spreadNode{zone: n.Labels[keys.LabelZone], host: p.host(j, k), left: perNode})
 			}
 		}
 	}

@@ -69,6 +69,10 @@ const (
 	LabelJobControllerUID = "batch.kubernetes.io/controller-uid"
 	// LabelAccelerator is cluster-autoscaler's AWS provider's GPU label.
 	LabelAccelerator = "k8s.amazonaws.com/accelerator"
+	// The node group a node was launched by, as eksctl and EKS label it
+	// (gpufleet names each managed node group after its pool).
+	LabelEksctlNodeGroup = "alpha.eksctl.io/nodegroup-name"
+	LabelEKSNodeGroup    = "eks.amazonaws.com/nodegroup"
 )
 
 // Workload kinds a class's example can be.

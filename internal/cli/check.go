@@ -1,17 +1,19 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 )
 
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
-	var format string
+	var format, nodesFile, podsFile string
 	cmd := &cobra.Command{
-		Use:   "check SPEC...",
+		Use:   "check SPEC... [--nodes NODES.json [--pods PODS.json]]",
 		Short: "Prove where every class can land, with kube-scheduler's filters",
 		Long: `Check compiles the fleet and runs the placement checker on the rendered
 objects: nodes synthesised from the node groups at max size, pods from each
@@ -27,7 +29,16 @@ finding is an error. With --format json it prints the report document
 With --format github it prints one GitHub Actions annotation per finding, so
 findings show on the pull request's diff; with --format sarif a SARIF 2.1.0
 log for code scanning. Text is coloured only on a terminal, and never when
-NO_COLOR is set.`,
+NO_COLOR is set.
+
+With --nodes (the JSON of 'kubectl get nodes -o json', or - for stdin) the
+pools are the cluster's nodes instead, each counted once, mapped to pools
+as 'gpufleet drift' maps them; with --pods ('kubectl get pods -A -o json')
+too, what the pods bound to a node request is taken off its allocatable.
+The same filters give the same reasons; a pool with no nodes hosts
+nothing ("no nodes available to schedule pods"). The Kueue checks judge
+the ClusterQueues against the pools at max size, so they run only without
+--nodes.`,
 		Example: `  gpufleet check fleets/platform
   gpufleet check fleets/research --format json | jq '.findings'
 
@@ -35,16 +46,44 @@ NO_COLOR is set.`,
   gpufleet check fleet/ --format github
 
   # For code scanning (github/codeql-action/upload-sarif).
-  gpufleet check fleet/ --format sarif > gpufleet.sarif`,
+  gpufleet check fleet/ --format sarif > gpufleet.sarif
+
+  # Against the running cluster: its nodes and what already runs there.
+  kubectl get nodes -o json > nodes.json
+  kubectl get pods -A -o json > pods.json
+  gpufleet check fleet/ --nodes nodes.json --pods pods.json`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			out, err := outputFor(c, format, stdout, stderr)
 			if err != nil {
 				return err
 			}
+			if podsFile != "" && nodesFile == "" {
+				return usageError(c, "--pods needs --nodes")
+			}
+			var nodes []corev1.Node
+			var pods []corev1.Pod
+			if nodesFile != "" {
+				if nodes, err = readNodes(c, nodesFile); err != nil {
+					return err
+				}
+			}
+			if podsFile != "" {
+				if podsFile == "-" && nodesFile == "-" {
+					return usageError(c, "--nodes and --pods cannot both be stdin")
+				}
+				if pods, err = readPods(c, podsFile); err != nil {
+					return err
+				}
+			}
 			res, err := compile(out, args)
 			if err != nil {
 				return err
+			}
+			if nodesFile != "" {
+				if res.Report, err = res.CheckLive(nodes, pods); err != nil {
+					return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet: %v", err)}
+				}
 			}
 			if err := out.checkReport(res); err != nil {
 				return err
@@ -53,6 +92,8 @@ NO_COLOR is set.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
+	cmd.Flags().StringVar(&nodesFile, "nodes", "", "check against the cluster's nodes: the JSON of 'kubectl get nodes -o json', or - for stdin")
+	cmd.Flags().StringVar(&podsFile, "pods", "", "with --nodes, what already runs on them: the JSON of 'kubectl get pods -A -o json', or - for stdin")
 	return cmd
 }
 

@@ -1,9 +1,10 @@
 package cli
 
-// An output is how the compiling commands (build, check, diff, vet) report
-// in one --format. Commands pick their output once and never ask for the
-// format's name again; what differs between formats lives in one file per
-// format (output_text.go, output_json.go, ...).
+// An output is how the compiling commands (build, check, diff, drift, vet)
+// report in one --format. Commands pick their output once and never ask for
+// the format's name again; what differs between formats lives in one file
+// per format (output_text.go, output_json.go, ...; drift's in
+// output_drift.go).
 //
 // Adding a format means: a new output_NAME.go that implements output (and
 // treeOutput, if build and diff should speak it), plus one line in outputs
@@ -22,6 +23,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/drift"
 	"github.com/gpufleet/gpufleet/compiler/write"
 )
 
@@ -35,6 +37,8 @@ type output interface {
 	checkReport(res *compiler.Result) error
 	// vetReport prints what 'gpufleet vet' found.
 	vetReport(res *compiler.Result) error
+	// driftReport prints how the live nodes differ from the pools.
+	driftReport(res *compiler.Result, r *drift.Report) error
 }
 
 // treeOutput is what build and diff also need, as they print trees and
@@ -57,8 +61,8 @@ type treeOutput interface {
 // The compiling commands, for outputs' lists: all of them, or those that
 // print only findings.
 var (
-	everyCommand    = []string{"build", "check", "diff", "vet"}
-	findingCommands = []string{"check", "vet"}
+	everyCommand    = []string{"build", "check", "diff", "drift", "vet"}
+	findingCommands = []string{"check", "drift", "vet"}
 )
 
 // outputs lists every format in the order --format's help gives them.

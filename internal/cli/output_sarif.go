@@ -155,6 +155,8 @@ func sarifLocations(p diag.Pos) []sarifLocation {
 type sarifItem struct {
 	rule, level, msg string
 	pos              diag.Pos
+	// desc describes the rule, if not a placement check's.
+	desc string
 }
 
 // buildSARIF makes the log of one run from spec errors or checker findings.
@@ -170,8 +172,12 @@ func buildSARIF(items []sarifItem) sarifLog {
 		return a.msg < b.msg
 	})
 	var ids []string
+	descs := map[string]string{}
 	for _, it := range items {
 		ids = append(ids, it.rule)
+		if it.desc != "" {
+			descs[it.rule] = it.desc
+		}
 	}
 	sort.Strings(ids)
 	ids = slices.Compact(ids)
@@ -182,6 +188,8 @@ func buildSARIF(items []sarifItem) sarifLog {
 		desc := "gpufleet placement check " + id
 		if id == sarifSpec {
 			desc = "The fleet spec is invalid"
+		} else if d, ok := descs[id]; ok {
+			desc = d
 		}
 		rules[i] = sarifRule{ID: id, Name: id, ShortDescription: sarifMessage{Text: desc}}
 	}

@@ -18,6 +18,7 @@ func TestOutputFormats(t *testing.T) {
 	dir := t.TempDir()
 	spec := writeDemoFleet(t, dir)
 	tree := filepath.Join(dir, "tree")
+	nodes := writeCleanNodes(t, spec, filepath.Join(dir, "nodes.json"))
 	if code := Run([]string{"build", spec, "-o", tree}, io.Discard, io.Discard); code != ExitOK {
 		t.Fatalf("build: exit %d", code)
 	}
@@ -46,6 +47,8 @@ func TestOutputFormats(t *testing.T) {
 				args = append(args, "-o", filepath.Join(dir, "build-"+f))
 			case "diff":
 				args = append(args, "-o", tree)
+			case "drift":
+				args = append(args, "--nodes", nodes)
 			}
 			var stdout, stderr bytes.Buffer
 			code := Run(args, &stdout, &stderr)

@@ -79,6 +79,7 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec,
 		Example: `  gpufleet init fleet
   gpufleet build fleets/platform -o out/platform
   gpufleet check fleets/platform
+  gpufleet drift fleets/platform --nodes nodes.json
   gpufleet explain fleets/platform training
   gpufleet vet fleets/platform
   gpufleet schema > fleet-schema.cue`,
@@ -90,7 +91,7 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(c, "%v", err)
 	})
-	root.AddCommand(newBuildCmd(stdout, stderr), newCheckCmd(stdout, stderr), newExplainCmd(stdout, stderr),
+	root.AddCommand(newBuildCmd(stdout, stderr), newCheckCmd(stdout, stderr), newDriftCmd(stdout, stderr), newExplainCmd(stdout, stderr),
 		newDiffCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout), newInitCmd(stdout, stderr))
 	return root
 }

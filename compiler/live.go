@@ -1,0 +1,24 @@
+package compiler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+)
+
+// CheckLive runs the placement checker on a running cluster's nodes
+// instead of those the pools launch at max size (check.FromLive): each
+// pool is its live nodes, less what the pods bound to them request. The
+// spec's severities and positions apply as in Compile. The Kueue checks,
+// which judge the ClusterQueues against the pools at max size, are
+// Compile's alone.
+func (r *Result) CheckLive(live []corev1.Node, pods []corev1.Pod) (*check.Report, error) {
+	cl, err := check.FromLive(r.Tree, r.Groups, r.Catalog, live, pods)
+	if err != nil {
+		return nil, err
+	}
+	rep := check.RunCluster(cl, Intent(r.Fleet))
+	severities(r.Fleet.Spec, rep)
+	position(r.Entries, rep)
+	return rep, nil
+}

@@ -1,0 +1,22 @@
+package nodes
+
+import "testing"
+
+func TestPoolOf(t *testing.T) {
+	groups := []Group{{Pool: "a"}, {Pool: "b"}}
+	for _, tc := range []struct {
+		labels   map[string]string
+		pool, by string
+	}{
+		{map[string]string{"gpufleet.dev/pool": "a", "karpenter.sh/nodepool": "b"}, "a", "gpufleet.dev/pool"},
+		{map[string]string{"gpufleet.dev/pool": "gone", "eks.amazonaws.com/nodegroup": "b"}, "b", "eks.amazonaws.com/nodegroup"},
+		{map[string]string{"alpha.eksctl.io/nodegroup-name": "a"}, "a", "alpha.eksctl.io/nodegroup-name"},
+		{map[string]string{"karpenter.sh/nodepool": "b"}, "b", "karpenter.sh/nodepool"},
+		{map[string]string{"karpenter.sh/nodepool": "c"}, "", ""},
+		{nil, "", ""},
+	} {
+		if pool, by := PoolOf(tc.labels, groups); pool != tc.pool || by != tc.by {
+			t.Errorf("PoolOf(%v) = %q, %q; want %q, %q", tc.labels, pool, by, tc.pool, tc.by)
+		}
+	}
+}
