@@ -99,8 +99,8 @@ func TestEndToEnd(t *testing.T) {
 		})
 	}
 	failed = false
-	t.Logf("e2e: %d fleets, %d objects applied, %d classes, pods made by controllers from a user workload plus the class Component: Deployment %d, StatefulSet %d, Job %d (%d queued Jobs held by Kueue); %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said; the Job controller made %d pods of the admitted Jobs, %d bound to their flavor's pool; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes) and eksctl's EFA device plugin %d EFA nodes, as the checker said; %d spot Jobs survived an eviction (and failed without their podFailurePolicy)",
-		st.Fleets, st.Objects, st.Classes, st.ByController[keys.KindDeployment], st.ByController[keys.KindStatefulSet], st.ByController[keys.KindJob], st.Held, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted, st.JobPods, st.JobPodsBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.EFANodes, st.Evictions)
+	t.Logf("e2e: %d fleets, %d objects applied, %d classes, pods made by controllers from a user workload plus the class Component: Deployment %d, StatefulSet %d, Job %d (%d queued Jobs held by Kueue); %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; Kueue: %d tenant×class Jobs, %d admitted, %d left pending, each as the checker said; the Job controller made %d pods of the admitted Jobs, %d bound to their flavor's pool; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes) and eksctl's EFA device plugin %d EFA nodes, as the checker said; gpufleet drift found no drift on %d Node objects, and each mutated copy; %d spot Jobs survived an eviction (and failed without their podFailurePolicy)",
+		st.Fleets, st.Objects, st.Classes, st.ByController[keys.KindDeployment], st.ByController[keys.KindStatefulSet], st.ByController[keys.KindJob], st.Held, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted, st.JobPods, st.JobPodsBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.EFANodes, st.DriftNodes, st.Evictions)
 }
 
 func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
@@ -179,6 +179,9 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 	}
 	fr.clearExamples(dyn)
 	fr.devicePlugin()
+	if !fc.broken {
+		fr.drift()
+	}
 	fr.admission()
 	if !fc.broken {
 		fr.survivesEviction()

@@ -34,6 +34,8 @@ type Stats struct {
 	DevicePluginNodes, MPSNodes int
 	// EFANodes run eksctl's EFA device plugin.
 	EFANodes int
+	// DriftNodes are the Node objects gpufleet drift found no drift on.
+	DriftNodes int
 	// Evictions counts spot Jobs that survived one, and whose copy without
 	// the podFailurePolicy failed.
 	Evictions int

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/drift"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+)
+
+// drift runs `gpufleet drift` on the control plane's own Node objects: the
+// nodes e2e built from the infrastructure files, advertising GPUs where the
+// real device plugin's pods ran. They are what the fleet launches, so it
+// must find no drift; and copies with one node changed the ways a cluster
+// drifts must each be reported with the right kind, on that node.
+func (fr *fleetRun) drift() {
+	fr.ensureNodes(fr.fullSize(""))
+	list, err := fr.cp.Client.CoreV1().Nodes().List(fr.ctx, metav1.ListOptions{})
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	rep, err := fr.res.Drift(list.Items)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	if len(rep.Findings) > 0 {
+		var lines []string
+		for _, f := range rep.Findings {
+			lines = append(lines, fmt.Sprintf("%s %s %s: %s", f.Kind, f.Pool, f.Node, f.Message))
+		}
+		fr.fail("drift on the nodes the infrastructure files launch:\n  %s", strings.Join(lines, "\n  "))
+		return
+	}
+	gpu := -1
+	for i, n := range list.Items {
+		if q := n.Status.Allocatable[gpuResource]; !q.IsZero() {
+			gpu = i
+			break
+		}
+	}
+	type mutation struct {
+		name   string
+		node   int
+		want   drift.Kind
+		mutate func(n *corev1.Node)
+	}
+	ms := []mutation{
+		{"label removed", 0, drift.MissingLabel, func(n *corev1.Node) { delete(n.Labels, keys.LabelCapacity) }},
+		{"taint added", 0, drift.ExtraTaint, func(n *corev1.Node) {
+			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "example.com/maintenance", Value: "true", Effect: corev1.TaintEffectNoSchedule})
+		}},
+	}
+	if gpu >= 0 {
+		ms = append(ms, mutation{"GPUs 0", gpu, drift.NoDevicePlugin, func(n *corev1.Node) {
+			n.Status.Capacity[gpuResource], n.Status.Allocatable[gpuResource] = resource.MustParse("0"), resource.MustParse("0")
+		}})
+	}
+	for _, m := range ms {
+		nodes := make([]corev1.Node, len(list.Items))
+		for i := range list.Items {
+			nodes[i] = *list.Items[i].DeepCopy()
+		}
+		m.mutate(&nodes[m.node])
+		rep, err := fr.res.Drift(nodes)
+		if err != nil {
+			fr.t.Fatal(err)
+		}
+		if len(rep.Findings) != 1 || rep.Findings[0].Kind != m.want || rep.Findings[0].Node != nodes[m.node].Name {
+			fr.fail("drift, %s on node %s: want one %s finding on it, got %+v", m.name, nodes[m.node].Name, m.want, rep.Findings)
+		}
+	}
+	fr.st.DriftNodes += len(list.Items)
+	fr.t.Logf("drift: no drift on the %d Node objects, and each of %d mutated copies reported with its kind", len(list.Items), len(ms))
+}
