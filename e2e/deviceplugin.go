@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
@@ -43,24 +44,30 @@ func renderDevicePlugin(values []byte, kubeVersion string) ([]*unstructured.Unst
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", deviceplugin.ValuesPath, err)
 	}
+	return helmTemplate(ch, vals, deviceplugin.ReleaseName, deviceplugin.Namespace, kubeVersion)
+}
+
+// helmTemplate is `helm template` of a loaded chart: Helm's own value
+// coalescing and template engine, for the server's Kubernetes version.
+func helmTemplate(ch *chart.Chart, vals chartutil.Values, release, namespace, kubeVersion string) ([]*unstructured.Unstructured, error) {
 	kv, err := chartutil.ParseKubeVersion(kubeVersion)
 	if err != nil {
 		return nil, err
 	}
 	inst := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
 	inst.DryRun, inst.ClientOnly, inst.Replace = true, true, true
-	inst.ReleaseName, inst.Namespace, inst.KubeVersion = deviceplugin.ReleaseName, deviceplugin.Namespace, kv
+	inst.ReleaseName, inst.Namespace, inst.KubeVersion = release, namespace, kv
 	rel, err := inst.Run(ch, vals)
 	if err != nil {
-		return nil, fmt.Errorf("helm template: %w", err)
+		return nil, fmt.Errorf("helm template %s: %w", ch.Name(), err)
 	}
 	objs, err := decodeAll([]byte(rel.Manifest))
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range objs {
-		if o.GetNamespace() == "" && o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding" {
-			o.SetNamespace(deviceplugin.Namespace)
+		if o.GetNamespace() == "" && o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding" && o.GetKind() != "CustomResourceDefinition" {
+			o.SetNamespace(namespace)
 		}
 	}
 	return objs, nil

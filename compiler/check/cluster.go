@@ -116,12 +116,19 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 	}
 	// Fleets with GPUs carry the device plugin's values; GPUs count only
 	// where its daemon pod runs.
-	if dp, err := DevicePluginPod(t); err != nil {
+	dp, err := DevicePluginPod(t)
+	if err != nil {
 		return nil, err
-	} else if dp != nil || anyGPUs(c) {
+	}
+	if dp != nil || anyGPUs(c) {
 		withDevicePlugin(c, dp)
 	}
 	withEFAPlugin(c)
+	every, err := EveryNode(t)
+	if err != nil {
+		return nil, err
+	}
+	withDaemonSets(c, every, dp)
 	names, examples := t.Examples()
 	c.Classes = make([]Class, len(examples))
 	err = forEach(len(examples), func(i int) (err error) {

@@ -38,6 +38,10 @@ type Cluster struct {
 	Zones    []string `json:"zones"`
 	// Karpenter configures the EC2NodeClass of Karpenter pools.
 	Karpenter *KarpenterConfig `json:"karpenter,omitempty"`
+	// DaemonSets run a pod on every node, before any class's: their
+	// requests and a pod slot each come off every node's allocatable. Nil
+	// takes EKS's own (aws-node and kube-proxy); a map replaces them.
+	DaemonSets map[string]Resources `json:"daemonSets,omitempty"`
 }
 
 // KarpenterRole is the IAM role of Karpenter's nodes: the spec's, or

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"github.com/gpufleet/gpufleet/compiler/spec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -39,6 +40,10 @@ func (c *checker) cluster() {
 	}
 	if minor, err := strconv.Atoi(strings.TrimPrefix(cl.Version, "1.")); err == nil && (minor < minMinor || minor > maxMinor) {
 		c.errorf(p("cluster", "version"), "Kubernetes version %s is not one EKS supports (1.%d to 1.%d)", cl.Version, minMinor, maxMinor)
+	}
+	for _, name := range spec.Keys(cl.DaemonSets) {
+		c.quantity(cl.DaemonSets[name].CPU, "cluster", "daemonSets", name, "cpu")
+		c.quantity(cl.DaemonSets[name].Memory, "cluster", "daemonSets", name, "memory")
 	}
 	if c.usesKarpenter() {
 		path := p("cluster", "name")

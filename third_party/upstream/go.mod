@@ -8,6 +8,7 @@ go 1.26.0
 
 require (
 	github.com/NVIDIA/k8s-device-plugin v0.18.0
+	github.com/aws/amazon-vpc-cni-k8s v1.20.4
 	github.com/eksctl-io/eksctl v0.230.0
 	sigs.k8s.io/kueue v0.19.2
 )

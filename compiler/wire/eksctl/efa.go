@@ -1,6 +1,9 @@
 package eksctl
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
 
 // The EFA device plugin DaemonSet that eksctl installs when a node group
 // enables EFA (pkg/addons/assets/efa-device-plugin.yaml, applied as is: its
@@ -59,3 +62,9 @@ var EFADevicePluginAffinity = &corev1.NodeSelector{NodeSelectorTerms: []corev1.N
 		{Key: "eks.amazonaws.com/compute-type", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"auto"}},
 	},
 }}}
+
+// EFADevicePluginRequests are the plugin pod's requests (one container).
+var EFADevicePluginRequests = corev1.ResourceList{
+	corev1.ResourceCPU:    resource.MustParse("10m"),
+	corev1.ResourceMemory: resource.MustParse("20Mi"),
+}

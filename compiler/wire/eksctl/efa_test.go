@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
@@ -41,6 +43,13 @@ func TestEFADevicePluginPinned(t *testing.T) {
 	}
 	if diff := cmp.Diff(eksctl.EFADevicePluginAffinity, spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution); diff != "" {
 		t.Errorf("required node affinity (-ours +eksctl's):\n%s", diff)
+	}
+	var req corev1.ResourceList
+	for _, c := range spec.Containers {
+		req = c.Resources.Requests
+	}
+	if len(spec.Containers) != 1 || len(spec.InitContainers) > 0 || !equality.Semantic.DeepEqual(req, eksctl.EFADevicePluginRequests) {
+		t.Errorf("eksctl's EFA device plugin pod requests %v in %d containers (%d init), want %v in one", req, len(spec.Containers), len(spec.InitContainers), eksctl.EFADevicePluginRequests)
 	}
 	if len(spec.NodeSelector) > 0 {
 		t.Errorf("eksctl's EFA device plugin now selects nodes by %v too", spec.NodeSelector)
