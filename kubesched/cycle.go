@@ -48,9 +48,10 @@ type Placement struct {
 //   - Among equal top scores kube-scheduler picks at random; Schedule picks
 //     the first in the order of less (by node name if nil). A differential
 //     built on it must not depend on that choice.
-//   - Permit and binding: the default profile's only Permit plugin is none,
-//     and DefaultBinder only writes the Binding; the cache's AssumePod and
-//     AddPod stand for the bind and the informer's confirmation.
+//   - Permit, PreBind and Bind: the default profile has no Permit plugin,
+//     its PreBind plugins act on volumes and ResourceClaims (no class has
+//     either), and DefaultBinder only writes the Binding; the cache's
+//     AssumePod and AddPod stand for the bind and the informer seeing it.
 //   - Nominated pods: none exist, since no pod is ever preempted.
 func Schedule(profile *config.KubeSchedulerProfile, pods []*v1.Pod, nodes []*v1.Node, less func(a, b string) bool) (*Placement, error) {
 	if len(pods) == 0 || len(nodes) == 0 {
