@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
 // Placement is what the scheduling cycle made of a workload's pods.
@@ -78,6 +79,8 @@ func Schedule(profile *config.KubeSchedulerProfile, pods []*v1.Pod, nodes []*v1.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logger := klog.FromContext(ctx)
+	// The cache's cleanup goroutine records metrics from its first run.
+	registerMetrics.Do(metrics.Register)
 	cache := schedcache.New(ctx, 0, nil)
 	for _, n := range nodes {
 		cache.AddNode(logger, n)

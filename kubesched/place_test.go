@@ -1,6 +1,7 @@
 package kubesched
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"slices"
@@ -75,10 +76,10 @@ func TestPlacementDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("%s; %d disagreements", st, len(bad))
-	figures = append(figures, fmt.Sprintf("%-10s %s", "placement", st))
+	figures = append(figures, fmt.Sprintf("%-10s %s; %d disagreements", "placement", st, len(bad)))
 	st.floors(t)
 	if len(bad) > 0 {
-		slices.SortFunc(bad, func(a, b string) int { return len(a) - len(b) })
+		slices.SortFunc(bad, func(a, b string) int { return cmp.Or(len(a)-len(b), strings.Compare(a, b)) })
 		t.Fatalf("%d disagreements; the shortest:\n%s", len(bad), strings.Join(bad[:min(5, len(bad))], "\n"))
 	}
 }

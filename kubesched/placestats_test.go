@@ -79,9 +79,9 @@ func (s placeStats) String() string {
 	for _, id := range placementChecks {
 		found = append(found, fmt.Sprintf("%s %d", id, s.findings[id]))
 	}
-	return fmt.Sprintf("%d fleets, %d classes by the scheduling cycle (%s): %d of %d pods placed; %d classes whole, %d in part, %d nowhere; "+
+	return fmt.Sprintf("%d fleets, %d classes by the scheduling cycle (%s): %d of %d pods placed, %d refused; %d classes whole, %d in part, %d nowhere; "+
 		"refused on occupied nodes for %s; checker findings %s; the other tie-break moved pods in %d classes",
-		s.fleets, s.classes, strings.Join(profiles, ", "), s.placed, s.pods, s.whole, s.partly, s.nowhere,
+		s.fleets, s.classes, strings.Join(profiles, ", "), s.placed, s.pods, s.pods-s.placed, s.whole, s.partly, s.nowhere,
 		strings.Join(on, ", "), strings.Join(found, ", "), s.tieBreakMoved)
 }
 
