@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -61,7 +62,7 @@ func Filter(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) (map[string][]str
 	defer cancel()
 
 	snapshot := schedcache.NewSnapshot(existing, nodes)
-	fw, err := newFramework(ctx, snapshot, objects(pod, nodes, existing))
+	fw, err := newFramework(ctx, nil, snapshot, objects(pod, nodes, existing))
 	if err != nil {
 		return nil, err
 	}
@@ -111,24 +112,27 @@ func Filter(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) (map[string][]str
 // framework records into unconditionally; kube-scheduler does it at startup.
 var registerMetrics sync.Once
 
-// newFramework builds the default profile ("default-scheduler") the way
-// kube-scheduler's scheduler.New does, with a fake clientset standing in for
-// the API server. The plugins see nodes and pods through the snapshot; the
+// newFramework builds profile (nil: the default profile,
+// "default-scheduler") the way kube-scheduler's scheduler.New does, with a
+// fake clientset standing in for the API server. The plugins see nodes and pods through the snapshot; the
 // informers only serve the few listers some plugins also read (namespaces for
 // InterPodAffinity's namespaceSelector, PVCs and storage classes for the
 // volume plugins, and so on).
-func newFramework(ctx context.Context, snapshot *schedcache.Snapshot, objs []runtime.Object) (framework.Framework, error) {
+func newFramework(ctx context.Context, profile *config.KubeSchedulerProfile, snapshot *schedcache.Snapshot, objs []runtime.Object) (framework.Framework, error) {
 	registerMetrics.Do(metrics.Register)
 
-	// The same defaulting kube-scheduler applies to an empty configuration
-	// file: versioned defaults (scheme.Scheme.Default), then conversion to the
-	// internal type. Profiles[0] is the default profile, with every default
-	// plugin under MultiPoint and each plugin's defaulted args.
-	cfg, err := latest.Default()
-	if err != nil {
-		return nil, err
+	if profile == nil {
+		// The same defaulting kube-scheduler applies to an empty
+		// configuration file: versioned defaults (scheme.Scheme.Default),
+		// then conversion to the internal type. Profiles[0] is the default
+		// profile, with every default plugin under MultiPoint and each
+		// plugin's defaulted args.
+		cfg, err := latest.Default()
+		if err != nil {
+			return nil, err
+		}
+		profile = &cfg.Profiles[0]
 	}
-	profile := &cfg.Profiles[0]
 
 	client := fake.NewClientset(objs...)
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
@@ -188,16 +192,13 @@ func prepare(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) (*v1.Pod, []*v1.
 	}
 	pod = defaultPod(pod)
 
+	outNodes, err := defaultNodes(nodes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	names := make(map[string]bool, len(nodes))
-	outNodes := make([]*v1.Node, len(nodes))
-	for i, n := range nodes {
-		if names[n.Name] {
-			return nil, nil, nil, fmt.Errorf("duplicate node name %q", n.Name)
-		}
+	for _, n := range nodes {
 		names[n.Name] = true
-		n = n.DeepCopy()
-		corev1defaults.SetObjectDefaults_Node(n) // e.g. allocatable defaults to capacity
-		outNodes[i] = n
 	}
 
 	outPods := make([]*v1.Pod, len(existing))
@@ -210,6 +211,23 @@ func prepare(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) (*v1.Pod, []*v1.
 		outPods[i] = defaultPod(p)
 	}
 	return pod, outNodes, outPods, nil
+}
+
+// defaultNodes copies the nodes as the API server would store them, and
+// rejects duplicate names.
+func defaultNodes(nodes []*v1.Node) ([]*v1.Node, error) {
+	names := make(map[string]bool, len(nodes))
+	out := make([]*v1.Node, len(nodes))
+	for i, n := range nodes {
+		if names[n.Name] {
+			return nil, fmt.Errorf("duplicate node name %q", n.Name)
+		}
+		names[n.Name] = true
+		n = n.DeepCopy()
+		corev1defaults.SetObjectDefaults_Node(n) // e.g. allocatable defaults to capacity
+		out[i] = n
+	}
+	return out, nil
 }
 
 // defaultPod returns a copy of p as the API server would store it.
@@ -245,7 +263,7 @@ func objects(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) []runtime.Object
 func pluginNames() (preFilter, filter []string, err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	fw, err := newFramework(ctx, schedcache.NewEmptySnapshot(), nil)
+	fw, err := newFramework(ctx, nil, schedcache.NewEmptySnapshot(), nil)
 	if err != nil {
 		return nil, nil, err
 	}

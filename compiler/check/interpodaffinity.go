@@ -24,25 +24,7 @@ func InterPodAffinity(c *Class, cells []Cell) []Finding {
 	}
 	var out []Finding
 	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		if !selectsSelf(term.LabelSelector, term.MatchLabelKeys, c.Pod) {
-			continue
-		}
-		limit, unit := int64(0), ""
-		switch term.TopologyKey {
-		case keys.LabelHostname:
-			for _, cell := range cells {
-				for _, z := range cell.Zones {
-					if z.PodsPerNode > 0 {
-						limit += z.Nodes
-					}
-				}
-			}
-			unit = "nodes"
-		case keys.LabelZone:
-			limit, unit = int64(len(fittingZones(cells))), "zones"
-		default:
-			continue
-		}
+		limit, unit := antiAffinityLimit(c, term, cells)
 		if limit > 0 && int64(c.Pods) > limit {
 			out = append(out, Finding{Severity: Error, Check: IDInterPodAffinity, Class: c.Name,
 				Message: fmt.Sprintf("%d pods with required anti-affinity on %s need as many %s, the pools that fit have %d: %s",
@@ -50,6 +32,30 @@ func InterPodAffinity(c *Class, cells []Cell) []Finding {
 		}
 	}
 	return out
+}
+
+// antiAffinityLimit is how many of the class's pods a required
+// anti-affinity term against its own pods lets run: one per node
+// (hostname) or zone of the pools that fit. It is 0, and unit "", for a
+// term that does not select the class or has another key.
+func antiAffinityLimit(c *Class, term corev1.PodAffinityTerm, cells []Cell) (limit int64, unit string) {
+	if !selectsSelf(term.LabelSelector, term.MatchLabelKeys, c.Pod) {
+		return 0, ""
+	}
+	switch term.TopologyKey {
+	case keys.LabelHostname:
+		for _, cell := range cells {
+			for _, z := range cell.Zones {
+				if z.PodsPerNode > 0 {
+					limit += z.Nodes
+				}
+			}
+		}
+		return limit, "nodes"
+	case keys.LabelZone:
+		return int64(len(fittingZones(cells))), "zones"
+	}
+	return 0, ""
 }
 
 // selectsSelf reports whether a spread or anti-affinity term counts the

@@ -20,12 +20,8 @@ const ErrReasonSpread = "node(s) didn't match pod topology spread constraints"
 // minimum at zero and caps every other zone at maxSkew.
 func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 	var out []Finding
-	var hard []corev1.TopologySpreadConstraint
-	for _, tsc := range c.Pod.Spec.TopologySpreadConstraints {
-		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule || !selectsSelf(tsc.LabelSelector, tsc.MatchLabelKeys, c.Pod) {
-			continue
-		}
-		hard = append(hard, tsc)
+	hard := hardSpreads(c)
+	for _, tsc := range hard {
 		domains := spreadDomains(c, tsc, cells, pools)
 		described := describeDomains(domains)
 		placed, ok := placeSpread(int64(c.Pods), domains, tsc)
@@ -40,6 +36,17 @@ func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 		return out
 	}
 	return jointSpread(c, hard, cells, pools)
+}
+
+// hardSpreads are the class's DoNotSchedule constraints on its own pods.
+func hardSpreads(c *Class) []corev1.TopologySpreadConstraint {
+	var hard []corev1.TopologySpreadConstraint
+	for _, tsc := range c.Pod.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable == corev1.DoNotSchedule && selectsSelf(tsc.LabelSelector, tsc.MatchLabelKeys, c.Pod) {
+			hard = append(hard, tsc)
+		}
+	}
+	return hard
 }
 
 // domain is one topology value. A pod placed there draws on one of its

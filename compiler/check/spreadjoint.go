@@ -19,6 +19,17 @@ func jointSpread(c *Class, tscs []corev1.TopologySpreadConstraint, cells []Cell,
 	if len(tscs) < 2 {
 		return nil
 	}
+	placed := jointPlaced(c, tscs, cells, pools)
+	if placed == int64(c.Pods) {
+		return nil
+	}
+	return []Finding{{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,
+		Message: fmt.Sprintf("only %d of %d pods can be placed under all %d spread constraints together, each of which alone holds them: %s",
+			placed, c.Pods, len(tscs), ErrReasonSpread)}}
+}
+
+// jointPlaced is how many of the class's pods jointSpread places.
+func jointPlaced(c *Class, tscs []corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) int64 {
 	nodes := spreadNodes(c, tscs[0], cells, pools)
 	counts := make([]map[string]int64, len(tscs))
 	domains := make([]int, len(tscs))
@@ -63,12 +74,7 @@ func jointSpread(c *Class, tscs []corev1.TopologySpreadConstraint, cells []Cell,
 			counts[i][n.value(tsc.TopologyKey)]++
 		}
 	}
-	if placed == int64(c.Pods) {
-		return nil
-	}
-	return []Finding{{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,
-		Message: fmt.Sprintf("only %d of %d pods can be placed under all %d spread constraints together, each of which alone holds them: %s",
-			placed, c.Pods, len(tscs), ErrReasonSpread)}}
+	return placed
 }
 
 // spreadNode is one node a spread counts, with the pods of the class it

@@ -1,0 +1,40 @@
+package check
+
+// Holds is how many of the class's pods run at once on the fleet at max
+// size by the checker's proofs, at most c.Pods: none where no pool fits
+// (Lands), else the least of the fitting pools' capacity (Gang,
+// Capacity), what required anti-affinity against its own pods allows
+// (InterPodAffinity) and what each hard spread, and all of them together,
+// place (PodTopologySpread). It is below c.Pods exactly when the class has
+// one of those findings; the kube-scheduler differential holds the count
+// to the real scheduling cycle placing the pods one by one.
+func Holds(c *Class, cells []Cell, pools []Pool) int64 {
+	var capacity int64
+	fits := false
+	for _, cell := range cells {
+		if cell.Fits {
+			fits = true
+			capacity += cell.Capacity
+		}
+	}
+	if !fits {
+		return 0
+	}
+	n := min(int64(c.Pods), capacity)
+	if a := c.Pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if limit, _ := antiAffinityLimit(c, term, cells); limit > 0 {
+				n = min(n, limit)
+			}
+		}
+	}
+	hard := hardSpreads(c)
+	for _, tsc := range hard {
+		placed, _ := placeSpread(int64(c.Pods), spreadDomains(c, tsc, cells, pools), tsc)
+		n = min(n, placed)
+	}
+	if len(hard) > 1 {
+		n = min(n, jointPlaced(c, hard, cells, pools))
+	}
+	return n
+}
