@@ -73,30 +73,39 @@ func helmTemplate(ch *chart.Chart, vals chartutil.Values, release, namespace, ku
 	return objs, nil
 }
 
-// devicePlugin installs the real chart with the tree's values on the
-// fleet's nodes (each pool at max size, its first instance type) and lets
-// the real DaemonSet controller and scheduler place its daemon pods. A node
-// must get one exactly where the checker says the plugin runs (so that the
-// node advertises GPUs), and every GPU node of a pool whose host does not
-// run the plugin itself must get one. The chart is then removed, so that
-// its pods take no slot from the classes placed next.
+// devicePlugin installs the node agents and lets the real DaemonSet
+// controller and scheduler place their daemon pods on the fleet's nodes
+// (each pool at max size): the real aws-vpc-cni chart and the tree's
+// other DaemonSets on every node (nodeAgents), the real NVIDIA chart with
+// the tree's values, and eksctl's EFA plugin. A node must get the NVIDIA
+// plugin's pod exactly where the checker says it runs (so that the node
+// advertises GPUs), and every GPU node of a pool whose host does not run
+// the plugin itself must get one; every node must get each agent's. They
+// stay for the fleet's classes, whose nodes wait for them (ensureNodes),
+// so their requests and pod slots are taken as the checker takes them.
 func (fr *fleetRun) devicePlugin() {
-	values, ok := fr.res.Tree[deviceplugin.ValuesPath]
-	efa := fr.anyEFA()
-	if !ok && !efa {
-		return
+	v, err := fr.cp.Client.Discovery().ServerVersion()
+	if err != nil {
+		fr.t.Fatal(err)
 	}
-	var objs []*unstructured.Unstructured
-	if ok {
-		v, err := fr.cp.Client.Discovery().ServerVersion()
+	objs, err := nodeAgents(fr.res.Tree, v.GitVersion)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	var agents []string
+	for _, o := range objs {
+		if o.GetKind() == "DaemonSet" {
+			agents = append(agents, o.GetName())
+		}
+	}
+	if values, ok := fr.res.Tree[deviceplugin.ValuesPath]; ok {
+		dp, err := renderDevicePlugin(values, v.GitVersion)
 		if err != nil {
 			fr.t.Fatal(err)
 		}
-		if objs, err = renderDevicePlugin(values, v.GitVersion); err != nil {
-			fr.t.Fatal(err)
-		}
+		objs = append(objs, dp...)
 	}
-	if efa {
+	if fr.anyEFA() {
 		e, err := efaPluginObjects()
 		if err != nil {
 			fr.t.Fatal(err)
@@ -107,13 +116,13 @@ func (fr *fleetRun) devicePlugin() {
 	var daemonSets []*unstructured.Unstructured
 	for _, o := range objs {
 		if _, err := fr.a.Apply(fr.ctx, o); err != nil {
-			fr.t.Fatalf("the API server refused the device plugin's %s: %v", id(o), err)
+			fr.t.Fatalf("the API server refused the node agents' %s: %v", id(o), err)
 		}
 		if o.GetKind() == "DaemonSet" {
 			daemonSets = append(daemonSets, o)
 		}
 	}
-	defer fr.removeDevicePlugin(objs)
+	fr.agents, fr.daemonSets = objs, daemonSets
 	placed, err := fr.daemonPods(daemonSets)
 	if err != nil {
 		fr.fail("device plugin: %v", err)
@@ -142,7 +151,12 @@ func (fr *fleetRun) devicePlugin() {
 		if why := fr.efaPluginAgrees(n, pool, placed[n.Name]); why != "" {
 			bad = append(bad, why)
 		}
-		if got := withoutEFAPlugin(placed[n.Name]); !slices.Equal(got, wantDS) {
+		for _, a := range agents {
+			if !slices.Contains(placed[n.Name], a) {
+				bad = append(bad, fmt.Sprintf("node %s of pool %s: no pod of %s, which the checker takes off every node", n.Name, pool.Name, a))
+			}
+		}
+		if got := nvidiaOnly(placed[n.Name]); !slices.Equal(got, wantDS) {
 			bad = append(bad, fmt.Sprintf("node %s of pool %s: the checker says the daemon pods of [%s] run there, but the DaemonSet controller and scheduler placed those of [%s]", n.Name, pool.Name, strings.Join(wantDS, " "), strings.Join(got, " ")))
 		}
 	}
@@ -297,8 +311,13 @@ func (fr *fleetRun) daemonPods(daemonSets []*unstructured.Unstructured) (map[str
 	return placed, nil
 }
 
-// removeDevicePlugin deletes the chart's objects, and the daemon pods by
-// hand: the control plane runs no garbage collector.
+// nvidiaOnly are the NVIDIA chart's DaemonSets among placed.
+func nvidiaOnly(placed []string) []string {
+	return slices.DeleteFunc(slices.Clone(placed), func(ds string) bool { return !strings.HasPrefix(ds, deviceplugin.ReleaseName) })
+}
+
+// removeDevicePlugin deletes the node agents' objects, and the daemon pods
+// by hand: the control plane runs no garbage collector.
 func (fr *fleetRun) removeDevicePlugin(objs []*unstructured.Unstructured) {
 	for i := len(objs) - 1; i >= 0; i-- {
 		if err := fr.a.Delete(fr.ctx, objs[i], 30*time.Second); err != nil {

@@ -179,6 +179,7 @@ func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, d
 	}
 	fr.clearExamples(dyn)
 	fr.devicePlugin()
+	defer fr.removeDevicePlugin(fr.agents)
 	if !fc.broken {
 		fr.drift()
 	}

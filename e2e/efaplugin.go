@@ -65,10 +65,6 @@ func (fr *fleetRun) efaPluginAgrees(n *corev1.Node, pool *check.Pool, placed []s
 	return ""
 }
 
-func withoutEFAPlugin(placed []string) []string {
-	return slices.DeleteFunc(slices.Clone(placed), func(ds string) bool { return ds == eksctl.EFADevicePluginName })
-}
-
 // efaPools are the pools every EFA node of which runs eksctl's EFA plugin:
 // the pools whose nodes advertise vpc.amazonaws.com/efa.
 func efaPools(fr *fleetRun, placed map[string][]string) map[string]bool {

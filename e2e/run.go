@@ -62,6 +62,9 @@ type fleetRun struct {
 	gpuPools map[string]bool
 	// efaPools are the pools whose nodes run eksctl's EFA device plugin.
 	efaPools map[string]bool
+	// agents are the node agents' objects, and daemonSets their
+	// DaemonSets, whose pods every node set waits for (ensureNodes).
+	agents, daemonSets []*unstructured.Unstructured
 	// scheds are the schedulers running for this fleet, for their logs;
 	// own are those started for this fleet alone.
 	scheds, own []*proc
@@ -151,6 +154,13 @@ func (fr *fleetRun) ensureNodes(set nodeSet) {
 			fr.t.Fatal(err)
 		}
 		fr.nodeKey, fr.nodes = k, set
+		// The agents' daemon pods are bound before any class's, as on a
+		// node that registers before its workloads arrive.
+		if len(fr.daemonSets) > 0 {
+			if _, err := fr.daemonPods(fr.daemonSets); err != nil {
+				fr.t.Fatalf("node agents: %v", err)
+			}
+		}
 	}
 }
 

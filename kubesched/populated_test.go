@@ -34,7 +34,7 @@ func TestPopulatedDifferential(t *testing.T) {
 		nodes := cluster(cl)
 		rng := rand.New(rand.NewPCG(uint64(fi), 18))
 		var background []*v1.Pod
-		for k := 0; k < 4 && len(cl.Classes) > 1; k++ {
+		for k := 0; k < 8 && len(cl.Classes) > 1; k++ {
 			c := &cl.Classes[rng.IntN(len(cl.Classes))]
 			background = addPods(t, c, nodes, background, 4, rng, fc.name, nil, nil)
 		}
