@@ -108,9 +108,15 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 		if ng.MaxSize == nil || len(types) == 0 || len(ng.AvailabilityZones) == 0 {
 			return "", nil, fmt.Errorf("%s: node group %s has no maxSize, instance types or zones", eks.EksctlPath, ng.Name)
 		}
-		pools = append(pools, &infraPool{name: ng.Name, prefix: ng.Name, types: types, zones: ng.AvailabilityZones, max: *ng.MaxSize,
+		// A pool with zoneGroups has a group per zone, <pool>-<zone>: its
+		// nodes carry the pool's label.
+		pool := ng.Name
+		if l := ng.Labels[keys.LabelPool]; l != "" {
+			pool = l
+		}
+		pools = append(pools, &infraPool{name: pool, prefix: ng.Name, types: types, zones: ng.AvailabilityZones, max: *ng.MaxSize,
 			labels: ng.Labels, taints: ng.Taints, spot: ng.Spot, efa: ng.EFAEnabled, hostPlugin: ng.AMIFamily == "Bottlerocket"})
-		seen[ng.Name] = true
+		seen[pool] = true
 	}
 	docs, err := karpenterDocs(t)
 	if err != nil {

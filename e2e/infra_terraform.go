@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"maps"
 	"slices"
 	"sort"
@@ -50,7 +51,11 @@ func readTerraform(t tree.Tree) ([]*infraPool, error) {
 	var out []*infraPool
 	for _, name := range slices.Sorted(maps.Keys(f.Groups)) {
 		g := f.Groups[name]
-		p := &infraPool{name: name, types: g.InstanceTypes, zones: f.Zones[name], max: g.MaxSize, labels: g.Labels,
+		pool := name
+		if l := g.Labels[keys.LabelPool]; l != "" {
+			pool = l
+		}
+		p := &infraPool{name: pool, prefix: name, types: g.InstanceTypes, zones: f.Zones[name], max: g.MaxSize, labels: g.Labels,
 			spot: g.CapacityType == "SPOT", efa: g.EFA, hostPlugin: strings.HasPrefix(g.AMIType, "BOTTLEROCKET_")}
 		for _, key := range slices.Sorted(maps.Keys(g.Taints)) {
 			tt := g.Taints[key]
@@ -75,7 +80,14 @@ func sameNodes(eksctl, terraform []*infraPool) string {
 		}
 	}
 	var diffs []string
-	if got, want := poolNames(terraform), poolNames(managed); got != want {
+	groups := func(ps []*infraPool) string {
+		names := make([]string, len(ps))
+		for i, p := range ps {
+			names[i] = p.prefix
+		}
+		return strings.Join(names, " ")
+	}
+	if got, want := groups(terraform), groups(managed); got != want {
 		return fmt.Sprintf("Terraform declares node groups [%s], eksctl [%s]", got, want)
 	}
 	for i, e := range managed {
@@ -89,7 +101,7 @@ func sameNodes(eksctl, terraform []*infraPool) string {
 			return strings.Join(s, ",")
 		}
 		if fmt.Sprint(e.types, e.zones, e.max, e.spot, e.efa, e.hostPlugin, taints(e)) != fmt.Sprint(tf.types, tf.zones, tf.max, tf.spot, tf.efa, tf.hostPlugin, taints(tf)) || !maps.Equal(e.labels, tf.labels) {
-			diffs = append(diffs, fmt.Sprintf("%s: eksctl %+v, Terraform %+v", e.name, *e, *tf))
+			diffs = append(diffs, fmt.Sprintf("%s: eksctl %+v, Terraform %+v", e.prefix, *e, *tf))
 		}
 	}
 	return strings.Join(diffs, "; ")

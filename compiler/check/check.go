@@ -121,6 +121,7 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 		f = append(f, Gang(c, cells, cl.Pools)...)
 		f = append(f, InterPodAffinity(c, cells)...)
 		f = append(f, SpotCheckpoint(c, cells, cl.Pools)...)
+		f = append(f, ZoneSpreadNodeGroup(c, cells, cl.Pools)...)
 		found[i] = append(f, PodTopologySpread(c, cells, cl.Pools)...)
 	})
 	byClass := make(map[string][]Cell, len(cl.Classes))

@@ -51,6 +51,8 @@ type Pool struct {
 	// MixedTypes describes the listed types of a group that launches its
 	// first, when they differ (MixedTypes check).
 	MixedTypes string
+	// ZoneBlind pools scale up without choosing a zone (nodes.Group).
+	ZoneBlind bool
 	// Live pools hold a running cluster's nodes, each once (FromLive).
 	Live bool
 }
@@ -148,7 +150,7 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 // device plugin advertises under the node's labels: replicas from the
 // device plugin ConfigMap entry the label names, MIG slices from the layout.
 func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplugin.Profile) (Pool, error) {
-	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, HostDevicePlugin: ng.HostDevicePlugin, MixedTypes: mixedTypes(ng, cat)}
+	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, HostDevicePlugin: ng.HostDevicePlugin, MixedTypes: mixedTypes(ng, cat), ZoneBlind: ng.ZoneBlind}
 	nodeLabels := ng.NodeLabels()
 	replicas, layout := int64(1), nodeLabels[keys.LabelMIGConfig]
 	if profile, ok := nodeLabels[keys.LabelDevicePluginConfig]; ok {

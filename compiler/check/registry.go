@@ -6,30 +6,31 @@ type ID string
 
 // The checks, one file each (the Kueue checks share kueue.go).
 const (
-	IDLands              ID = "Lands"
-	IDGang               ID = "Gang"
-	IDCapacity           ID = "Capacity"
-	IDInterPodAffinity   ID = "InterPodAffinity"
-	IDPodTopologySpread  ID = "PodTopologySpread"
-	IDCPUOnGPU           ID = "CPUOnGPU"
-	IDOnDemandOnSpot     ID = "OnDemandOnSpot"
-	IDDedicated          ID = "Dedicated"
-	IDQuotaFit           ID = "QuotaFit"
-	IDPriorityOrder      ID = "PriorityOrder"
-	IDKueueFlavor        ID = "KueueFlavor"
-	IDKueueOrder         ID = "KueueOrder"
-	IDKueueQuota         ID = "KueueQuota"
-	IDKueueCovered       ID = "KueueCovered"
-	IDKueueLimits        ID = "KueueLimits"
-	IDKueueGang          ID = "KueueGang"
-	IDKueueBorrow        ID = "KueueBorrow"
-	IDKueueResourceQuota ID = "KueueResourceQuota"
-	IDKueuePriorityQuota ID = "KueuePriorityQuota"
-	IDDevicePlugin       ID = "DevicePlugin"
-	IDEFADevicePlugin    ID = "EFADevicePlugin"
-	IDMixedTypes         ID = "MixedTypes"
-	IDSchedulerVersion   ID = "SchedulerVersion"
-	IDSpotCheckpoint     ID = "SpotCheckpoint"
+	IDLands               ID = "Lands"
+	IDGang                ID = "Gang"
+	IDCapacity            ID = "Capacity"
+	IDInterPodAffinity    ID = "InterPodAffinity"
+	IDPodTopologySpread   ID = "PodTopologySpread"
+	IDCPUOnGPU            ID = "CPUOnGPU"
+	IDOnDemandOnSpot      ID = "OnDemandOnSpot"
+	IDDedicated           ID = "Dedicated"
+	IDQuotaFit            ID = "QuotaFit"
+	IDPriorityOrder       ID = "PriorityOrder"
+	IDKueueFlavor         ID = "KueueFlavor"
+	IDKueueOrder          ID = "KueueOrder"
+	IDKueueQuota          ID = "KueueQuota"
+	IDKueueCovered        ID = "KueueCovered"
+	IDKueueLimits         ID = "KueueLimits"
+	IDKueueGang           ID = "KueueGang"
+	IDKueueBorrow         ID = "KueueBorrow"
+	IDKueueResourceQuota  ID = "KueueResourceQuota"
+	IDKueuePriorityQuota  ID = "KueuePriorityQuota"
+	IDDevicePlugin        ID = "DevicePlugin"
+	IDEFADevicePlugin     ID = "EFADevicePlugin"
+	IDMixedTypes          ID = "MixedTypes"
+	IDSchedulerVersion    ID = "SchedulerVersion"
+	IDSpotCheckpoint      ID = "SpotCheckpoint"
+	IDZoneSpreadNodeGroup ID = "ZoneSpreadNodeGroup"
 )
 
 // Check describes one check.
@@ -55,6 +56,7 @@ var Registry = []Check{
 	{IDDedicated, Error, true, "no class lands on a pool dedicated to others"},
 	{IDDevicePlugin, Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
 	{IDEFADevicePlugin, Error, false, "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
+	{IDZoneSpreadNodeGroup, Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
 	{IDMixedTypes, Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
 	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDSchedulerVersion, Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},

@@ -47,6 +47,10 @@ type Group struct {
 	// EFA groups attach EFA interfaces, which the EFA device plugin
 	// (installed with them) advertises.
 	EFA bool
+	// ZoneBlind groups are one Auto Scaling group over several zones,
+	// scaled by cluster-autoscaler, which cannot choose the zone a new node
+	// launches in. Karpenter launches in the zone a pending pod needs.
+	ZoneBlind bool
 }
 
 // Launched are the instance types the group's nodes are of, as the
@@ -82,13 +86,42 @@ func Merge(byProvider ...[]Group) ([]Group, error) {
 				out = append(out, g)
 				continue
 			}
+			if g.Source == out[i].Source {
+				// One provider's groups of one pool: a group per zone.
+				if err := zoneSplit(&out[i], g); err != nil {
+					return nil, fmt.Errorf("pool %s: %s: %w", g.Pool, g.Source, err)
+				}
+				continue
+			}
 			if err := same(out[i], g); err != nil {
 				return nil, fmt.Errorf("pool %s: %s and %s disagree: %w", g.Pool, out[i].Source, g.Source, err)
 			}
 			out[i].MaxNodes += g.MaxNodes
+			out[i].ZoneBlind = out[i].ZoneBlind && g.ZoneBlind
 		}
 	}
 	return out, nil
+}
+
+// zoneSplit adds g, one zone's group of a pool with a group per zone, to
+// into, the pool so far: the same nodes in another zone, whose max adds
+// to the pool's. The checker balances a pool's max over its zones as the
+// split did (provider/eks), so the zones are taken in the groups' order.
+func zoneSplit(into *Group, g Group) error {
+	for _, z := range g.Zones {
+		if slices.Contains(into.Zones, z) {
+			return fmt.Errorf("two node groups in zone %s", z)
+		}
+	}
+	probe := *into
+	probe.Zones, probe.MaxNodes, probe.ZoneBlind = g.Zones, g.MaxNodes, g.ZoneBlind
+	if err := same(probe, g); err != nil {
+		return fmt.Errorf("its groups per zone disagree: %w", err)
+	}
+	into.Zones = append(slices.Clone(into.Zones), g.Zones...)
+	into.MaxNodes += g.MaxNodes
+	into.ZoneBlind = into.ZoneBlind || g.ZoneBlind
+	return nil
 }
 
 // same compares two provisioners' groups of one pool, leaving out the

@@ -99,6 +99,8 @@ type Pool struct {
 	// Provisioner is "managed", "karpenter" or "both"; empty (a Go-built
 	// spec) means managed.
 	Provisioner string `json:"provisioner,omitempty"`
+	// ZoneGroups gives the pool one managed node group per zone.
+	ZoneGroups bool `json:"zoneGroups,omitempty"`
 	// Sharing time-slices (or MPS-shares) each GPU into replicas.
 	Sharing *Sharing `json:"sharing,omitempty"`
 	// MIG is a MIG layout, e.g. "all-1g.10gb".

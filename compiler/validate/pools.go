@@ -62,6 +62,7 @@ func (c *checker) pools() {
 			c.tagKey(p("pools", name, "labels", k), eksctl.CALabelTagPrefix+k)
 		}
 		c.efa(name, pool)
+		c.zoneGroups(name, pool)
 		c.karpenterPool(name, pool)
 		c.gpuSharing(name, pool)
 	}
@@ -245,3 +246,33 @@ func orCPU(product string) string {
 	}
 	return product
 }
+
+// zoneGroups checks what a group per zone needs: a managed node group only
+// (Karpenter picks zones itself), several zones, a node of max for each,
+// and group names EKS accepts.
+func (c *checker) zoneGroups(name string, pool spec.Pool) {
+	if !pool.ZoneGroups {
+		return
+	}
+	zones := pool.Zones
+	if len(zones) == 0 {
+		zones = c.f.Cluster.Zones
+	}
+	switch {
+	case pool.Provisioner != "" && pool.Provisioner != spec.Managed:
+		c.errorf(p("pools", name, "zoneGroups"), "zoneGroups splits a managed node group by zone; Karpenter launches in the zone a pod needs: set provisioner to \"managed\", or drop zoneGroups")
+	case len(zones) < 2:
+		c.errorf(p("pools", name, "zoneGroups"), "zoneGroups gives a pool a node group per zone, and this pool has one zone: drop it")
+	case pool.Size.Max < int32(len(zones)):
+		c.errorf(p("pools", name, "size", "max"), "zoneGroups splits max over %d zones, and max %d leaves a zone's group no node: raise max to %d or more", len(zones), pool.Size.Max, len(zones))
+	}
+	for _, z := range zones {
+		if n := len(name) + 1 + len(z); n > maxNodeGroupName {
+			c.errorf(p("pools", name, "zoneGroups"), "node group name %s-%s is %d characters; EKS allows %d: shorten the pool's name", name, z, n, maxNodeGroupName)
+			return
+		}
+	}
+}
+
+// maxNodeGroupName is EKS's limit on a managed node group's name.
+const maxNodeGroupName = 63

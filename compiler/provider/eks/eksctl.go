@@ -31,25 +31,27 @@ func eksctlConfig(d *derive.Fleet, out *encode.Batch) {
 		if !p.Spec.HasNodeGroup() {
 			continue // Karpenter provisions it: nodegroups/karpenter.yaml
 		}
-		ng := eksctl.ManagedNodeGroup{
-			Name:              p.Name,
-			AMIFamily:         p.AMIFamily(),
-			InstanceTypes:     p.Spec.InstanceTypes,
-			Spot:              p.Spec.Capacity == spec.Spot,
-			AvailabilityZones: p.Zones,
-			MinSize:           p.Spec.Size.Min,
-			MaxSize:           p.Spec.ManagedMax(),
-			DesiredCapacity:   desired(p),
-			VolumeSize:        p.VolumeGiB(),
-			EFAEnabled:        p.Spec.EFA,
-			Labels:            p.NodeLabels(),
-			Tags:              scaleFromZeroTags(p),
-			PropagateASGTags:  true,
+		for _, g := range groups(p) {
+			ng := eksctl.ManagedNodeGroup{
+				Name:              g.name,
+				AMIFamily:         p.AMIFamily(),
+				InstanceTypes:     p.Spec.InstanceTypes,
+				Spot:              p.Spec.Capacity == spec.Spot,
+				AvailabilityZones: g.zones,
+				MinSize:           g.min,
+				MaxSize:           g.max,
+				DesiredCapacity:   g.desired,
+				VolumeSize:        p.VolumeGiB(),
+				EFAEnabled:        p.Spec.EFA,
+				Labels:            p.NodeLabels(),
+				Tags:              scaleFromZeroTags(p),
+				PropagateASGTags:  true,
+			}
+			for _, t := range p.Taints {
+				ng.Taints = append(ng.Taints, eksctl.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
+			}
+			cfg.ManagedNodeGroups = append(cfg.ManagedNodeGroups, ng)
 		}
-		for _, t := range p.Taints {
-			ng.Taints = append(ng.Taints, eksctl.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
-		}
-		cfg.ManagedNodeGroups = append(cfg.ManagedNodeGroups, ng)
 	}
 	out.YAML(EksctlPath, &cfg)
 }

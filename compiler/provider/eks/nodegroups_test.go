@@ -81,8 +81,8 @@ func TestNodeGroupsAgree(t *testing.T) {
 					managed = append(managed, p)
 				}
 			}
-			if len(cfg.ManagedNodeGroups) != len(managed) || len(tf.Groups) != len(managed) {
-				t.Fatalf("%d pools with a node group, %d eksctl node groups, %d Terraform node groups", len(managed), len(cfg.ManagedNodeGroups), len(tf.Groups))
+			if len(tf.Groups) != len(cfg.ManagedNodeGroups) {
+				t.Fatalf("%d eksctl node groups, %d Terraform node groups", len(cfg.ManagedNodeGroups), len(tf.Groups))
 			}
 			tfTags := map[string]map[string]string{}
 			for k, tag := range tf.Tags {
@@ -94,19 +94,45 @@ func TestNodeGroupsAgree(t *testing.T) {
 				}
 				tfTags[tag.NodeGroup][tag.Key] = tag.Value
 			}
-			for i, p := range managed {
-				ng, g := cfg.ManagedNodeGroups[i], tf.Groups[p.Name]
-				if ng.MaxSize != p.Spec.ManagedMax() {
-					t.Errorf("%s: eksctl maxSize %d, want %d (a both pool's managed share)", p.Name, ng.MaxSize, p.Spec.ManagedMax())
+			// A pool's groups, in order: itself, or one per zone with
+			// zoneGroups, whose sizes add up to the pool's.
+			i := 0
+			for _, p := range managed {
+				var names []string
+				var min, max, desired int32
+				for ; i < len(cfg.ManagedNodeGroups) && cfg.ManagedNodeGroups[i].Labels["gpufleet.dev/pool"] == p.Name; i++ {
+					ng := cfg.ManagedNodeGroups[i]
+					names = append(names, ng.Name)
+					min, max, desired = min+ng.MinSize, max+ng.MaxSize, desired+ng.DesiredCapacity
 				}
-				if ng.Name != p.Name {
-					t.Fatalf("eksctl node group %d is %s, want %s", i, ng.Name, p.Name)
+				wantNames := []string{p.Name}
+				if p.Spec.ZoneGroups {
+					wantNames = nil
+					for _, z := range p.Zones {
+						wantNames = append(wantNames, p.Name+"-"+z)
+					}
+				}
+				if !cmp.Equal(names, wantNames) {
+					t.Fatalf("%s: node groups %v, want %v", p.Name, names, wantNames)
+				}
+				if max != p.Spec.ManagedMax() || min != p.Spec.Size.Min || desired != p.Spec.Baseline() {
+					t.Errorf("%s: node groups' sizes add up to min %d, max %d, desired %d; want %d, %d (a both pool's managed share), %d", p.Name, min, max, desired, p.Spec.Size.Min, p.Spec.ManagedMax(), p.Spec.Baseline())
+				}
+			}
+			if i != len(cfg.ManagedNodeGroups) {
+				t.Fatalf("eksctl node group %s belongs to no pool in order", cfg.ManagedNodeGroups[i].Name)
+			}
+			for _, ng := range cfg.ManagedNodeGroups {
+				p := *f.D.Pool(ng.Labels["gpufleet.dev/pool"])
+				g := tf.Groups[ng.Name]
+				if len(ng.AvailabilityZones) > 1 && p.Spec.ZoneGroups {
+					t.Errorf("%s: a group per zone spans %v", ng.Name, ng.AvailabilityZones)
 				}
 				want := wantTags(p)
 				if diff := cmp.Diff(want, ng.Tags); diff != "" {
 					t.Errorf("%s: eksctl scale-from-zero tags (-want +got):\n%s", p.Name, diff)
 				}
-				if diff := cmp.Diff(want, tfTags[p.Name]); diff != "" {
+				if diff := cmp.Diff(want, tfTags[ng.Name]); diff != "" {
 					t.Errorf("%s: Terraform ASG tags (-want +got):\n%s", p.Name, diff)
 				}
 				if !ng.PropagateASGTags {
@@ -142,8 +168,8 @@ func TestNodeGroupsAgree(t *testing.T) {
 						t.Errorf("%s: block device %s is %d GiB, eksctl volumeSize %d", p.Name, bd.DeviceName, bd.EBS.VolumeSize, ng.VolumeSize)
 					}
 				}
-				if !cmp.Equal(g.InstanceTypes, ng.InstanceTypes) || !cmp.Equal(tf.Zones[p.Name], ng.AvailabilityZones) {
-					t.Errorf("%s: Terraform types %v zones %v, eksctl %v %v", p.Name, g.InstanceTypes, tf.Zones[p.Name], ng.InstanceTypes, ng.AvailabilityZones)
+				if !cmp.Equal(g.InstanceTypes, ng.InstanceTypes) || !cmp.Equal(tf.Zones[ng.Name], ng.AvailabilityZones) {
+					t.Errorf("%s: Terraform types %v zones %v, eksctl %v %v", ng.Name, g.InstanceTypes, tf.Zones[ng.Name], ng.InstanceTypes, ng.AvailabilityZones)
 				}
 			}
 		})

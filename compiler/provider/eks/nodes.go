@@ -2,6 +2,7 @@ package eks
 
 import (
 	"fmt"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -24,12 +25,19 @@ func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
 	}
 	var out []nodes.Group
 	for _, ng := range cfg.ManagedNodeGroups {
+		// A pool with zoneGroups has a group per zone, named <pool>-<zone>;
+		// the pool label names the pool.
+		pool := ng.Name
+		if l := ng.Labels[keys.LabelPool]; l != "" {
+			pool = l
+		}
 		g := nodes.Group{
-			Pool: ng.Name, Source: EksctlPath, Spot: ng.Spot,
+			Pool: pool, Source: EksctlPath, Spot: ng.Spot,
 			InstanceTypes: ng.InstanceTypes, Zones: ng.AvailabilityZones, MaxNodes: ng.MaxSize, Labels: ng.Labels,
 			HostDevicePlugin: ng.AMIFamily == eksctl.Bottlerocket,
 			FirstTypeOnly:    true,
 			EFA:              ng.EFAEnabled,
+			ZoneBlind:        len(ng.AvailabilityZones) > 1,
 		}
 		for _, t := range ng.Taints {
 			g.Taints = append(g.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})

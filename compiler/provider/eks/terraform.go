@@ -15,51 +15,53 @@ const TerraformPath = "nodegroups/eks-managed-node-groups.auto.tfvars.json"
 // terraformVars lists the managed node groups as terraform-aws-modules/eks
 // input.
 func terraformVars(d *derive.Fleet, out *encode.Batch) {
-	groups := map[string]terraform.NodeGroup{}
+	byName := map[string]terraform.NodeGroup{}
 	tags := map[string]terraform.ASGTag{}
 	zones := map[string][]string{}
 	for _, p := range d.Pools {
 		if !p.Spec.HasNodeGroup() {
 			continue // Karpenter provisions it: nodegroups/karpenter.yaml
 		}
-		ng := terraform.NodeGroup{
-			AMIType:          amiType(p),
-			CapacityType:     "ON_DEMAND",
-			InstanceTypes:    p.Spec.InstanceTypes,
-			MinSize:          p.Spec.Size.Min,
-			MaxSize:          p.Spec.ManagedMax(),
-			DesiredSize:      desired(p),
-			Labels:           p.NodeLabels(),
-			DiskSize:         p.VolumeGiB(),
-			EnableEFASupport: p.Spec.EFA,
-		}
-		if p.Spec.Capacity == spec.Spot {
-			ng.CapacityType = "SPOT"
-		}
-		// Bottlerocket's root volume holds only the OS; images and pods
-		// live on its data volume.
-		dev := "xvda"
-		if p.AMIFamily() == eksctl.Bottlerocket {
-			dev = "xvdb"
-		}
-		ng.BlockDeviceMappings = map[string]terraform.BlockDevice{dev: {
-			DeviceName: "/dev/" + dev,
-			EBS:        terraform.EBS{VolumeSize: p.VolumeGiB(), VolumeType: "gp3", DeleteOnTermination: true},
-		}}
-		for _, t := range p.Taints {
-			if ng.Taints == nil {
-				ng.Taints = map[string]terraform.Taint{}
+		for _, g := range groups(p) {
+			ng := terraform.NodeGroup{
+				AMIType:          amiType(p),
+				CapacityType:     "ON_DEMAND",
+				InstanceTypes:    p.Spec.InstanceTypes,
+				MinSize:          g.min,
+				MaxSize:          g.max,
+				DesiredSize:      g.desired,
+				Labels:           p.NodeLabels(),
+				DiskSize:         p.VolumeGiB(),
+				EnableEFASupport: p.Spec.EFA,
 			}
-			// Keys are unique per pool (validation), so they name the taints.
-			ng.Taints[t.Key] = terraform.Taint{Key: t.Key, Value: t.Value, Effect: terraform.Effects[string(t.Effect)]}
+			if p.Spec.Capacity == spec.Spot {
+				ng.CapacityType = "SPOT"
+			}
+			// Bottlerocket's root volume holds only the OS; images and pods
+			// live on its data volume.
+			dev := "xvda"
+			if p.AMIFamily() == eksctl.Bottlerocket {
+				dev = "xvdb"
+			}
+			ng.BlockDeviceMappings = map[string]terraform.BlockDevice{dev: {
+				DeviceName: "/dev/" + dev,
+				EBS:        terraform.EBS{VolumeSize: p.VolumeGiB(), VolumeType: "gp3", DeleteOnTermination: true},
+			}}
+			for _, t := range p.Taints {
+				if ng.Taints == nil {
+					ng.Taints = map[string]terraform.Taint{}
+				}
+				// Keys are unique per pool (validation), so they name the taints.
+				ng.Taints[t.Key] = terraform.Taint{Key: t.Key, Value: t.Value, Effect: terraform.Effects[string(t.Effect)]}
+			}
+			byName[g.name] = ng
+			for k, v := range scaleFromZeroTags(p) {
+				tags[g.name+"|"+k] = terraform.ASGTag{NodeGroup: g.name, Key: k, Value: v}
+			}
+			zones[g.name] = g.zones
 		}
-		groups[p.Name] = ng
-		for k, v := range scaleFromZeroTags(p) {
-			tags[p.Name+"|"+k] = terraform.ASGTag{NodeGroup: p.Name, Key: k, Value: v}
-		}
-		zones[p.Name] = p.Zones
 	}
-	out.JSON(TerraformPath, map[string]any{terraform.NodeGroupsVar: groups, terraform.ASGTagsVar: tags, terraform.ZonesVar: zones})
+	out.JSON(TerraformPath, map[string]any{terraform.NodeGroupsVar: byName, terraform.ASGTagsVar: tags, terraform.ZonesVar: zones})
 }
 
 func amiType(p derive.Pool) string {

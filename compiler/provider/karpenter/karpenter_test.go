@@ -227,11 +227,25 @@ func checkNodeGroupsSkipKarpenter(t *testing.T, name string, f testrender.Fleet)
 	if err := json.Unmarshal(f.Tree[eks.TerraformPath], &tf); err != nil {
 		t.Fatal(err)
 	}
+	// A pool with zoneGroups has a group per zone; the pool label names
+	// the pool.
 	var got []string
 	for _, ng := range cfg.ManagedNodeGroups {
-		got = append(got, ng.Name)
+		got = append(got, ng.Labels["gpufleet.dev/pool"])
 	}
-	tfGot := slices.Sorted(maps.Keys(tf.Groups))
+	got = slices.Compact(got)
+	var tfGot []string
+	for _, g := range slices.Sorted(maps.Keys(tf.Groups)) {
+		var ng struct {
+			Labels map[string]string `json:"labels"`
+		}
+		if err := json.Unmarshal(tf.Groups[g], &ng); err != nil {
+			t.Fatal(err)
+		}
+		tfGot = append(tfGot, ng.Labels["gpufleet.dev/pool"])
+	}
+	slices.Sort(tfGot)
+	tfGot = slices.Compact(tfGot)
 	if !slices.Equal(got, want) || !slices.Equal(tfGot, want) {
 		t.Errorf("%s: eksctl groups %v, Terraform %v; want %v", name, got, tfGot, want)
 	}
