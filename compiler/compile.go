@@ -38,16 +38,46 @@ type Result struct {
 
 	// src is the loaded spec, until derive has used it.
 	src *load.Source
+	// reportOnly is set by Check: the report's files and the manifest are
+	// left out of Tree.
+	reportOnly bool
 }
 
 // Compile loads the specs at paths as one fleet and compiles it. A spec
 // error is a diag.List with every problem found.
 func Compile(paths []string) (*Result, error) {
+	return compile(paths, false)
+}
+
+// Check is Compile for a command that prints the report and writes no
+// tree (check, vet, explain): the report is not encoded into the tree's
+// report/placement.json and .md, nor the manifest summed, work that at a
+// big fleet's gigabyte of cells costs as much as checking them. Tree
+// holds everything else; Files counts what Compile's would.
+func Check(paths []string) (*Result, error) {
+	return compile(paths, true)
+}
+
+// Files is how many files the compiled tree has (or would have, after
+// Check).
+func (r *Result) Files() int {
+	n := len(r.Tree)
+	if r.reportOnly {
+		for _, p := range []string{report.JSONPath, report.MarkdownPath, write.ManifestPath} {
+			if _, ok := r.Tree[p]; !ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func compile(paths []string, reportOnly bool) (*Result, error) {
 	src, err := load.Load(paths)
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{src: src}
+	r := &Result{src: src, reportOnly: reportOnly}
 	// Each stage is a method so that the benchmarks time them one by one.
 	for _, stage := range []func() error{r.derive, r.render, r.check, r.queues, r.report} {
 		if err := stage(); err != nil {
@@ -109,10 +139,14 @@ func (r *Result) queues() error {
 }
 
 // report applies the spec's severities and positions to the findings and
-// adds the report and the manifest to the tree.
+// adds the report and the manifest to the tree (unless the result is
+// Check's).
 func (r *Result) report() error {
 	severities(r.Fleet.Spec, r.Report)
 	position(r.Entries, r.Report)
+	if r.reportOnly {
+		return nil
+	}
 	if err := report.Write(r.Tree, r.Report); err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ NO_COLOR is set.`,
 			if err != nil {
 				return err
 			}
-			res, err := compile(out, args)
+			res, err := compileReport(out, args)
 			if err != nil {
 				return err
 			}

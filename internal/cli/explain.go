@@ -29,7 +29,7 @@ against tolerations, requests against allocatable).`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			specs, class := args[:len(args)-1], args[len(args)-1]
-			res, err := compile(newTextOutput(stdout, stderr), specs)
+			res, err := compileReport(newTextOutput(stdout, stderr), specs)
 			if err != nil {
 				return err
 			}

@@ -130,7 +130,17 @@ func treeOutputFor(c *cobra.Command, format string, stdout, stderr io.Writer) (t
 // compile is the start every compiling command shares: compile, and
 // report an invalid spec through out.
 func compile(out output, args []string) (*compiler.Result, error) {
-	res, err := compiler.Compile(args)
+	return compileWith(compiler.Compile, out, args)
+}
+
+// compileReport is compile for commands that print the report and write
+// no tree: see compiler.Check.
+func compileReport(out output, args []string) (*compiler.Result, error) {
+	return compileWith(compiler.Check, out, args)
+}
+
+func compileWith(run func([]string) (*compiler.Result, error), out output, args []string) (*compiler.Result, error) {
+	res, err := run(args)
 	if err != nil {
 		var dl diag.List
 		if !errors.As(err, &dl) {
@@ -158,7 +168,7 @@ func summarize(r *compiler.Result) summary {
 		Classes:    len(r.Fleet.Classes),
 		Tenants:    len(r.Fleet.Tenants),
 		Priorities: len(r.Fleet.Priorities),
-		Files:      len(r.Tree),
+		Files:      r.Files(),
 	}
 }
 

@@ -26,7 +26,7 @@ checker found an error. --format github prints GitHub Actions annotations,
 			if err != nil {
 				return err
 			}
-			res, err := compile(out, args)
+			res, err := compileReport(out, args)
 			if err != nil {
 				return err
 			}
