@@ -5,11 +5,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/report"
 )
 
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	var format string
+	var schema int
 	cmd := &cobra.Command{
 		Use:   "check SPEC...",
 		Short: "Prove where every class can land, with kube-scheduler's filters",
@@ -23,7 +26,8 @@ holds one whole workload of every class it may use.
 
 It prints a class × pool matrix and every finding, and exits 1 if any
 finding is an error. With --format json it prints the report document
-(schemaVersion 1), the same as report/placement.json in the built tree.
+(schemaVersion 2, or 1 with --report-schema 1), the same as
+report/placement.json in the built tree.
 With --format github it prints one GitHub Actions annotation per finding, so
 findings show on the pull request's diff; with --format sarif a SARIF 2.1.0
 log for code scanning. Text is coloured only on a terminal, and never when
@@ -42,7 +46,7 @@ NO_COLOR is set.`,
 			if err != nil {
 				return err
 			}
-			res, err := compileReport(out, args)
+			res, err := compile(out, args, compiler.Options{ReportOnly: true, ReportSchema: schema})
 			if err != nil {
 				return err
 			}
@@ -53,7 +57,15 @@ NO_COLOR is set.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
+	reportSchemaFlag(cmd, &schema)
 	return cmd
+}
+
+// reportSchemaFlag is --report-schema, the version of the placement
+// report written to the tree (and printed by check --format json).
+func reportSchemaFlag(cmd *cobra.Command, v *int) {
+	cmd.Flags().IntVar(v, "report-schema", report.SchemaVersion,
+		"placement report schema version: 2 (sparse: per class, the pools it lands on and refusals grouped by reason) or 1 (every class × pool cell; deprecated, for one release)")
 }
 
 // findingsExit is exit 1 when the checker proved an error.

@@ -129,18 +129,8 @@ func treeOutputFor(c *cobra.Command, format string, stdout, stderr io.Writer) (t
 
 // compile is the start every compiling command shares: compile, and
 // report an invalid spec through out.
-func compile(out output, args []string) (*compiler.Result, error) {
-	return compileWith(compiler.Compile, out, args)
-}
-
-// compileReport is compile for commands that print the report and write
-// no tree: see compiler.Check.
-func compileReport(out output, args []string) (*compiler.Result, error) {
-	return compileWith(compiler.Check, out, args)
-}
-
-func compileWith(run func([]string) (*compiler.Result, error), out output, args []string) (*compiler.Result, error) {
-	res, err := run(args)
+func compile(out output, args []string, opts compiler.Options) (*compiler.Result, error) {
+	res, err := compiler.CompileWith(args, opts)
 	if err != nil {
 		var dl diag.List
 		if !errors.As(err, &dl) {
