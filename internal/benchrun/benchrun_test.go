@@ -79,6 +79,11 @@ func TestRowLine(t *testing.T) {
 	if got := r.String(); got != want {
 		t.Errorf("row:\n got %s\nwant %s", got, want)
 	}
+	// With a disk floor, a second line that a grep for "^size=" skips.
+	r.disk = sample{wall: 3 * time.Second}
+	if got := r.String(); got != want+"\ndisk size=L mode=rebuild gpufleet_s=1.500 disk_floor_s=3.000 disk_ratio=0.50" {
+		t.Errorf("row with a disk floor:\n%s", got)
+	}
 }
 
 func TestSizeNamed(t *testing.T) {

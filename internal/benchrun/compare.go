@@ -40,7 +40,7 @@ func (r row) String() string {
 		r.size.Name, r.mode, r.gpufleet.wall.Seconds(), r.cue.wall.Seconds(), r.gpufleet.wall.Seconds()/r.cue.wall.Seconds(),
 		r.gpufleet.rssMB(), r.cue.rssMB())
 	if r.disk.wall > 0 {
-		s += fmt.Sprintf("\nsize=%s mode=%s gpufleet_s=%.3f disk_floor_s=%.3f disk_ratio=%.2f",
+		s += fmt.Sprintf("\ndisk size=%s mode=%s gpufleet_s=%.3f disk_floor_s=%.3f disk_ratio=%.2f",
 			r.size.Name, r.mode, r.gpufleet.wall.Seconds(), r.disk.wall.Seconds(), r.gpufleet.wall.Seconds()/r.disk.wall.Seconds())
 	}
 	return s
