@@ -62,9 +62,9 @@ func Compile(paths []string) (*Result, error) {
 
 // Check is Compile for a command that prints the report and writes no
 // tree (check, vet, explain): the report is not encoded into the tree's
-// report/placement.json and .md, nor the manifest summed, work that at a
-// big fleet's gigabyte of cells costs as much as checking them. Tree
-// holds everything else; Files counts what Compile's would.
+// report/placement.json and .md, nor every file summed for the manifest,
+// bytes such a command would throw away. Tree holds everything else;
+// Files counts what Compile's would.
 func Check(paths []string) (*Result, error) {
 	return CompileWith(paths, Options{ReportOnly: true})
 }
