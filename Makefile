@@ -66,17 +66,19 @@ CUE_VERSION := v0.17.1
 CUE         := .cache/cue-$(CUE_VERSION)/cue
 BENCH_RUNS  ?= 5
 # Where benchrun writes specs and trees; BENCH_DIR=/dev/shm leaves out the
-# disk's cost of creating thousands of files.
+# disk's cost of creating thousands of files. BENCH_DISK=1 also times
+# extracting each tree with tar, the floor of a fresh build on disk.
 BENCH_DIR   ?=
+BENCH_DISK  ?=
 
 $(CUE):
 	GOBIN=$(abspath $(dir $(CUE))) $(GO) install cuelang.org/go/cmd/cue@$(CUE_VERSION)
 
 .PHONY: bench
-bench: $(CUE) ## Stage benchmarks, then whole-process build vs the cue export floor (S, M, L, XL)
+bench: $(CUE) ## Stage benchmarks, then whole-process fresh build, rebuild and check vs the cue export floor (S, M, L, XL)
 	$(GO) test ./compiler/ -run '^$$' -bench . -benchmem
 	$(GO) build -o $(BIN) ./cmd/gpufleet
-	$(GO) run ./internal/benchrun -gpufleet $(BIN) -cue $(CUE) -runs $(BENCH_RUNS) $(if $(BENCH_DIR),-dir $(BENCH_DIR))
+	$(GO) run ./internal/benchrun -gpufleet $(BIN) -cue $(CUE) -runs $(BENCH_RUNS) $(if $(BENCH_DIR),-dir $(BENCH_DIR)) $(if $(BENCH_DISK),-disk)
 
 .PHONY: bench-kubesched
 bench-kubesched: ## Benchmark kube-scheduler's own Filter plugins (nested module)

@@ -8,6 +8,9 @@
 package compiler
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/derive"
@@ -37,17 +40,67 @@ type Result struct {
 	Catalog catalog.Catalog
 
 	// src is the loaded spec, until derive has used it.
-	src *load.Source
+	src  *load.Source
+	opts Options
+}
+
+// Options change what Compile puts in the tree.
+type Options struct {
+	// ReportOnly leaves the report's files and the manifest out of Tree
+	// (see Check).
+	ReportOnly bool
+	// ReportSchema is the schema version of report/placement.json and
+	// .md: 0 for report.SchemaVersion, or one of report.Versions.
+	ReportSchema int
 }
 
 // Compile loads the specs at paths as one fleet and compiles it. A spec
 // error is a diag.List with every problem found.
 func Compile(paths []string) (*Result, error) {
+	return CompileWith(paths, Options{})
+}
+
+// Check is Compile for a command that prints the report and writes no
+// tree (check, vet, explain): the report is not encoded into the tree's
+// report/placement.json and .md, nor every file summed for the manifest,
+// bytes such a command would throw away. Tree holds everything else;
+// Files counts what Compile's would.
+func Check(paths []string) (*Result, error) {
+	return CompileWith(paths, Options{ReportOnly: true})
+}
+
+// ReportSchema is the report's schema version, as asked for.
+func (r *Result) ReportSchema() int {
+	if r.opts.ReportSchema == 0 {
+		return report.SchemaVersion
+	}
+	return r.opts.ReportSchema
+}
+
+// Files is how many files the compiled tree has (or would have, after
+// Check).
+func (r *Result) Files() int {
+	n := len(r.Tree)
+	if r.opts.ReportOnly {
+		for _, p := range []string{report.JSONPath, report.MarkdownPath, write.ManifestPath} {
+			if _, ok := r.Tree[p]; !ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// CompileWith is Compile with options.
+func CompileWith(paths []string, opts Options) (*Result, error) {
+	if v := opts.ReportSchema; v != 0 && !slices.Contains(report.Versions, v) {
+		return nil, fmt.Errorf("no report schema version %d (have %v)", v, report.Versions)
+	}
 	src, err := load.Load(paths)
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{src: src}
+	r := &Result{src: src, opts: opts}
 	// Each stage is a method so that the benchmarks time them one by one.
 	for _, stage := range []func() error{r.derive, r.render, r.check, r.queues, r.report} {
 		if err := stage(); err != nil {
@@ -109,11 +162,15 @@ func (r *Result) queues() error {
 }
 
 // report applies the spec's severities and positions to the findings and
-// adds the report and the manifest to the tree.
+// adds the report and the manifest to the tree (unless the result is
+// Check's).
 func (r *Result) report() error {
 	severities(r.Fleet.Spec, r.Report)
 	position(r.Entries, r.Report)
-	if err := report.Write(r.Tree, r.Report); err != nil {
+	if r.opts.ReportOnly {
+		return nil
+	}
+	if err := report.WriteVersion(r.Tree, r.Report, r.ReportSchema()); err != nil {
 		return err
 	}
 	write.AddManifest(r.Tree)

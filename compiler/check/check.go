@@ -108,13 +108,24 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 	// pool pairs: each worker fills its classes' rows of Cells, and the
 	// findings are gathered in class order, so the report does not depend
 	// on scheduling.
+	// The index rules out wholesale the pools no node of which a class's
+	// selectors match (index.go); only the rest are evaluated node by node.
 	np := len(cl.Pools)
 	r.Cells = make([]Cell, len(cl.Classes)*np)
 	found := make([][]Finding, len(cl.Classes))
+	ix := newPoolIndex(cl.Pools)
 	parallel(len(cl.Classes), func(i int, w *worker) {
 		c := &cl.Classes[i]
 		cells := r.Cells[i*np : (i+1)*np]
+		could := ix.candidates(c.Pod)
+		tolerated := make([]uint8, len(ix.taintNode))
 		for j := range cl.Pools {
+			if !could.has(j) {
+				if cell, ok := ix.ruledOut(c, j, &cl.Pools[j], tolerated, w); ok {
+					cells[j] = cell
+					continue
+				}
+			}
 			cells[j] = evaluate(c, &cl.Pools[j], false, w)
 		}
 		f := Lands(c, cells)

@@ -44,7 +44,7 @@ func TestJSONMatchesMarshalIndent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := report.JSON(rep)
+		got, err := report.JSONVersion(rep, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,14 +67,14 @@ func TestJSONMatchesMarshalIndent(t *testing.T) {
 		{Class: "c", Pool: "p", Reasons: []string{"a\tb", "ok"}},
 		{Class: "c", Pool: "p", Reasons: []string{}},
 	}}
-	got, err := report.JSON(odd)
+	got, err := report.JSONVersion(odd, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want, _ := json.MarshalIndent(report.NewDocument(odd), "", "  "); !bytes.Equal(got, want) {
 		t.Errorf("odd cells: got\n%s\nwant\n%s", got, want)
 	}
-	empty, err := report.JSON(&check.Report{})
+	empty, err := report.JSONVersion(&check.Report{}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package write
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -38,6 +37,7 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 	defer out.close()
 	in := newInspector(out.root)
 	var changes []Change
+	buf := compareBuf()
 	for _, p := range tr.Paths() {
 		fi, b, err := in.look(p)
 		if err != nil {
@@ -51,6 +51,13 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 			changes = append(changes, Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tr[p]))})
 			continue
 		}
+		// Size, then the bytes a piece at a time: only a file that
+		// differs is read whole, for its diff.
+		if same, err := sameContent(out.root, p, fi, tr[p], buf); err != nil {
+			return nil, err
+		} else if same {
+			continue
+		}
 		onDisk, err := readRegular(out.root, p, fi)
 		switch {
 		case errors.Is(err, errTooBig):
@@ -58,7 +65,7 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 				Diff: fmt.Sprintf("diff a/%s b/%s\n(the file on disk has %d bytes, too many to show)\n", p, p, fi.Size())})
 		case err != nil:
 			return nil, err
-		case !bytes.Equal(onDisk, tr[p]):
+		default:
 			changes = append(changes, Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, tr[p]))})
 		}
 	}

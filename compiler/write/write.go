@@ -7,7 +7,6 @@
 package write
 
 import (
-	"bytes"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -126,12 +125,13 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	}
 	defer st.remove()
 	res := &Result{Kept: plan.kept}
+	buf := compareBuf()
 	for _, p := range tr.Paths() {
 		if opt.stopped() {
 			return nil, ErrInterrupted
 		}
-		if fi, _, _ := in.look(p); fi != nil && fi.Size() == int64(len(tr[p])) {
-			if old, err := readRegular(out.root, p, fi); err == nil && bytes.Equal(old, tr[p]) {
+		if fi, _, _ := in.look(p); fi != nil {
+			if same, err := sameContent(out.root, p, fi, tr[p], buf); err == nil && same {
 				res.Unchanged = append(res.Unchanged, p)
 				continue
 			}

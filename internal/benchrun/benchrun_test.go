@@ -58,14 +58,31 @@ func TestExponent(t *testing.T) {
 }
 
 func TestGrowthLines(t *testing.T) {
-	rows := []row{
-		{size: fleetgen.S, gpufleet: sample{wall: time.Second}, cue: sample{wall: time.Second}},
-		{size: fleetgen.L, gpufleet: sample{wall: 10 * time.Second}, cue: sample{wall: 5 * time.Second}},
-		{size: fleetgen.XL, gpufleet: sample{wall: 100 * time.Second}, cue: sample{wall: 50 * time.Second}},
+	var rows []row
+	for _, m := range modes {
+		rows = append(rows,
+			row{size: fleetgen.S, mode: m, gpufleet: sample{wall: time.Second}, cue: sample{wall: time.Second}},
+			row{size: fleetgen.L, mode: m, gpufleet: sample{wall: 10 * time.Second}, cue: sample{wall: 5 * time.Second}},
+			row{size: fleetgen.XL, mode: m, gpufleet: sample{wall: 100 * time.Second}, cue: sample{wall: 50 * time.Second}})
 	}
 	lines := growthLines(rows)
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "growth S->XL entities=38->14500 ") || !strings.HasPrefix(lines[1], "growth L->XL entities=1450->14500 gpufleet_exponent=1.00 cue_exponent=1.00") {
+	if len(lines) != 3 || lines[0] != "growth L->XL mode=fresh entities=1450->14500 gpufleet_exponent=1.00 cue_exponent=1.00" ||
+		!strings.HasPrefix(lines[2], "growth L->XL mode=check ") {
 		t.Errorf("growth lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// A row prints as the issue asks, field for field.
+func TestRowLine(t *testing.T) {
+	r := row{size: fleetgen.L, mode: rebuild, gpufleet: sample{1500 * time.Millisecond, 300 << 20}, cue: sample{time.Second, 200 << 20}}
+	want := "size=L mode=rebuild gpufleet_s=1.500 cue_floor_s=1.000 ratio=1.50 gpufleet_rss_mb=300 cue_rss_mb=200"
+	if got := r.String(); got != want {
+		t.Errorf("row:\n got %s\nwant %s", got, want)
+	}
+	// With a disk floor, a second line that a grep for "^size=" skips.
+	r.disk = sample{wall: 3 * time.Second}
+	if got := r.String(); got != want+"\ndisk size=L mode=rebuild gpufleet_s=1.500 disk_floor_s=3.000 disk_ratio=0.50" {
+		t.Errorf("row with a disk floor:\n%s", got)
 	}
 }
 

@@ -4,66 +4,124 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 	"github.com/gpufleet/gpufleet/schema"
 )
 
-// row is one size's comparison.
+// The modes 'gpufleet' is timed in, each against the same cue floor:
+// fresh builds into an empty directory, rebuild into the tree the last
+// build left (so nothing changes), and check compiles and prints the
+// placement report without writing a tree.
+const (
+	fresh   = "fresh"
+	rebuild = "rebuild"
+	checked = "check"
+)
+
+var modes = []string{fresh, rebuild, checked}
+
+// row is one size and mode's comparison.
 type row struct {
 	size     fleetgen.Size
+	mode     string
 	gpufleet sample
 	cue      sample
+	// disk is cue export plus extracting the same tree into an empty
+	// directory with tar, the floor of a fresh build on disk; measured
+	// only when asked, and for fresh builds.
+	disk sample
 }
 
 func (r row) String() string {
-	return fmt.Sprintf("size=%s gpufleet_s=%.3f cue_floor_s=%.3f ratio=%.2f gpufleet_rss_mb=%.0f cue_rss_mb=%.0f rss_ratio=%.2f",
-		r.size.Name, r.gpufleet.wall.Seconds(), r.cue.wall.Seconds(), r.gpufleet.wall.Seconds()/r.cue.wall.Seconds(),
-		r.gpufleet.rssMB(), r.cue.rssMB(), r.gpufleet.rssMB()/r.cue.rssMB())
+	s := fmt.Sprintf("size=%s mode=%s gpufleet_s=%.3f cue_floor_s=%.3f ratio=%.2f gpufleet_rss_mb=%.0f cue_rss_mb=%.0f",
+		r.size.Name, r.mode, r.gpufleet.wall.Seconds(), r.cue.wall.Seconds(), r.gpufleet.wall.Seconds()/r.cue.wall.Seconds(),
+		r.gpufleet.rssMB(), r.cue.rssMB())
+	if r.disk.wall > 0 {
+		s += fmt.Sprintf("\ndisk size=%s mode=%s gpufleet_s=%.3f disk_floor_s=%.3f disk_ratio=%.2f",
+			r.size.Name, r.mode, r.gpufleet.wall.Seconds(), r.disk.wall.Seconds(), r.gpufleet.wall.Seconds()/r.disk.wall.Seconds())
+	}
+	return s
 }
 
 // entities measures a fleet's size for the growth exponent.
 func entities(s fleetgen.Size) int { return s.Pools + s.Classes + s.Tenants }
 
-// compare writes the size's fleet and the schema into dir and times both
-// commands on them, alternating which goes first.
-func compare(gpufleet, cue, dir string, size fleetgen.Size, seed uint64, runs int) (row, error) {
+// compare writes the size's fleet and the schema into dir and times cue
+// export and gpufleet in every mode on them, side by side: each round
+// runs all of them, starting one step further along each time, so that a
+// noisy machine slows them alike. A rebuild builds into the tree the
+// round's (or the last round's) fresh build wrote.
+func compare(gpufleet, cue, dir string, size fleetgen.Size, seed uint64, runs int, disk bool) ([]row, error) {
 	spec, schemaFiles, err := writeInputs(dir, size, seed)
 	if err != nil {
-		return row{}, err
+		return nil, err
 	}
 	out := filepath.Join(dir, "out")
-	build := func() (sample, error) {
-		if err := os.RemoveAll(out); err != nil {
-			return sample{}, err
-		}
-		return measure(gpufleet, "build", spec, "-o", out)
+	tarball, empty := filepath.Join(dir, "tree.tar"), filepath.Join(dir, "extracted")
+	steps := []struct {
+		name string
+		run  func() (sample, error)
+	}{
+		{"cue", func() (sample, error) {
+			// -d unifies the data file with #Fleet, as gpufleet does.
+			return measure(cue, append(append([]string{"export"}, schemaFiles...), spec, "-d", "#Fleet")...)
+		}},
+		{fresh, func() (sample, error) {
+			if err := os.RemoveAll(out); err != nil {
+				return sample{}, err
+			}
+			return measure(gpufleet, "build", spec, "-o", out)
+		}},
+		{rebuild, func() (sample, error) { return measure(gpufleet, "build", spec, "-o", out) }},
+		{checked, func() (sample, error) { return measure(gpufleet, "check", spec) }},
 	}
-	export := func() (sample, error) {
-		// -d unifies the data file with #Fleet, as gpufleet does.
-		return measure(cue, append(append([]string{"export"}, schemaFiles...), spec, "-d", "#Fleet")...)
+	if disk {
+		steps = append(steps, struct {
+			name string
+			run  func() (sample, error)
+		}{"tar", func() (sample, error) {
+			if _, err := os.Stat(tarball); err != nil {
+				// The round's fresh build ran before: the tree is there.
+				if err := exec.Command("tar", "-cf", tarball, "-C", out, ".").Run(); err != nil {
+					return sample{}, fmt.Errorf("tar -c: %w", err)
+				}
+			}
+			if err := os.RemoveAll(empty); err != nil {
+				return sample{}, err
+			}
+			if err := os.Mkdir(empty, 0o755); err != nil {
+				return sample{}, err
+			}
+			return measure("tar", "-xf", tarball, "-C", empty)
+		}})
 	}
-	var g, c []sample
+	got := map[string][]sample{}
 	for i := 0; i < runs; i++ {
-		first, second := build, export
-		if i%2 == 1 {
-			first, second = export, build
+		for k := range steps {
+			// The first round starts with cue, so a rebuild and tar always
+			// follow a fresh build.
+			step := steps[(i+k)%len(steps)]
+			s, err := step.run()
+			if err != nil {
+				return nil, err
+			}
+			got[step.name] = append(got[step.name], s)
 		}
-		a, err := first()
-		if err != nil {
-			return row{}, err
-		}
-		b, err := second()
-		if err != nil {
-			return row{}, err
-		}
-		if i%2 == 1 {
-			a, b = b, a
-		}
-		g, c = append(g, a), append(c, b)
 	}
-	return row{size: size, gpufleet: medianOf(g), cue: medianOf(c)}, nil
+	floor := medianOf(got["cue"])
+	var rows []row
+	for _, m := range modes {
+		r := row{size: size, mode: m, gpufleet: medianOf(got[m]), cue: floor}
+		if disk && m == fresh {
+			t := medianOf(got["tar"])
+			r.disk = sample{wall: floor.wall + t.wall}
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
 // writeInputs writes the generated spec as JSON and the embedded schema's
@@ -92,21 +150,26 @@ func exponent(from, to float64, nFrom, nTo int) float64 {
 	return math.Log(to/from) / math.Log(float64(nTo)/float64(nFrom))
 }
 
-// growthLines reports the growth exponent from the first size to the last
-// and, since process start-up flatters the small end, over the last step.
+// growthLines reports, for each mode, the growth exponent over the last
+// step of sizes (L to XL in a full run): process start-up flattens the
+// small end.
 func growthLines(rows []row) []string {
 	var lines []string
-	pair := func(a, b row) {
-		lines = append(lines, fmt.Sprintf("growth %s->%s entities=%d->%d gpufleet_exponent=%.2f cue_exponent=%.2f",
-			a.size.Name, b.size.Name, entities(a.size), entities(b.size),
+	for _, m := range modes {
+		var of []row
+		for _, r := range rows {
+			if r.mode == m {
+				of = append(of, r)
+			}
+		}
+		if len(of) < 2 {
+			continue
+		}
+		a, b := of[len(of)-2], of[len(of)-1]
+		lines = append(lines, fmt.Sprintf("growth %s->%s mode=%s entities=%d->%d gpufleet_exponent=%.2f cue_exponent=%.2f",
+			a.size.Name, b.size.Name, m, entities(a.size), entities(b.size),
 			exponent(a.gpufleet.wall.Seconds(), b.gpufleet.wall.Seconds(), entities(a.size), entities(b.size)),
 			exponent(a.cue.wall.Seconds(), b.cue.wall.Seconds(), entities(a.size), entities(b.size))))
-	}
-	if len(rows) >= 2 {
-		pair(rows[0], rows[len(rows)-1])
-	}
-	if len(rows) >= 3 {
-		pair(rows[len(rows)-2], rows[len(rows)-1])
 	}
 	return lines
 }

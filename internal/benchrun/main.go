@@ -1,9 +1,19 @@
 // Command benchrun is the whole-process half of 'make bench'. For each
 // generated fleet size it writes the spec and the embedded schema to a
-// temporary directory, then times 'gpufleet build' of the spec against
-// 'cue export' of the same spec with the same schema: evaluating the spec is
-// work gpufleet must do in any case, so cue is the floor. Runs of the two
-// are interleaved, so that a noisy machine slows both alike.
+// temporary directory, then times gpufleet on the spec in three modes
+// (fresh: build into an empty directory; rebuild: build into the tree the
+// last build wrote, which changes nothing; check: 'gpufleet check')
+// against 'cue export' of the same spec with the same schema: evaluating
+// the spec is work gpufleet must do in any case, so cue is the floor. Runs
+// are interleaved, so that a noisy machine slows all alike, and each
+// process's peak RSS comes from its rusage. It prints one line per size
+// and mode,
+//
+//	size=L mode=fresh gpufleet_s=… cue_floor_s=… ratio=… gpufleet_rss_mb=… cue_rss_mb=…
+//
+// then, per mode, the growth exponent over the last step of sizes (L to
+// XL). With -disk, a fresh build is also held to a disk floor: cue export
+// plus extracting the same tree into an empty directory with tar.
 //
 //	go run ./internal/benchrun -gpufleet bin/gpufleet -cue .cache/cue-v0.17.1/cue
 package main
@@ -26,14 +36,15 @@ func main() {
 	seed := flag.Uint64("seed", 1, "fleet generator seed")
 	fleets := flag.String("fleets", "fleets", "directory of example fleets to time as well (empty: none)")
 	dir := flag.String("dir", "", "where specs and output trees go (default: the system's temporary directory); a tmpfs here leaves out the disk's cost of creating files")
+	disk := flag.Bool("disk", false, "also time extracting the tree with tar, for a fresh build's disk floor (cue export plus tar -x)")
 	flag.Parse()
-	if err := run(*gpufleet, *cue, *sizes, *fleets, *dir, *runs, *seed); err != nil {
+	if err := run(*gpufleet, *cue, *sizes, *fleets, *dir, *runs, *seed, *disk); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
 	}
 }
 
-func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64) error {
+func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, disk bool) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs must be at least 1")
 	}
@@ -61,12 +72,14 @@ func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64) err
 		if !ok {
 			return fmt.Errorf("unknown size %q (want S, M, L or XL)", name)
 		}
-		r, err := compare(gpufleet, cue, filepath.Join(tmp, size.Name), size, seed, runs)
+		rs, err := compare(gpufleet, cue, filepath.Join(tmp, size.Name), size, seed, runs, disk)
 		if err != nil {
 			return fmt.Errorf("size %s: %w", size.Name, err)
 		}
-		fmt.Println(r)
-		rows = append(rows, r)
+		for _, r := range rs {
+			fmt.Println(r)
+		}
+		rows = append(rows, rs...)
 	}
 	for _, g := range growthLines(rows) {
 		fmt.Println(g)

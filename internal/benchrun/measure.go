@@ -26,7 +26,11 @@ func measure(name string, args ...string) (sample, error) {
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return sample{}, fmt.Errorf("%s %v: %w\n%s", name, args, err, stderr.Bytes())
+		tail := stderr.Bytes()
+		if len(tail) > 4000 {
+			tail = append([]byte("…"), tail[len(tail)-4000:]...)
+		}
+		return sample{}, fmt.Errorf("%s %v: %w\n%s", name, args, err, tail)
 	}
 	return sample{wall: wall, rss: maxRSS(cmd.ProcessState)}, nil
 }

@@ -14,6 +14,7 @@ import (
 func newBuildCmd(stdout, stderr io.Writer) *cobra.Command {
 	var dir, format string
 	var checkOnly, pruneOld bool
+	var schema int
 	cmd := &cobra.Command{
 		Use:   "build SPEC... [-o DIR]",
 		Short: "Compile a fleet spec and write the output tree",
@@ -61,7 +62,7 @@ into it fails at once (exit 2).`,
 			}
 			intr := catchInterrupts()
 			defer intr.stop()
-			res, err := compileUnless(intr, out, args)
+			res, err := compileUnless(intr, out, args, compiler.Options{ReportSchema: schema})
 			if err != nil {
 				return err
 			}
@@ -93,6 +94,7 @@ into it fails at once (exit 2).`,
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "output directory")
 	cmd.Flags().BoolVar(&pruneOld, "prune", false, "delete files an earlier build generated that this spec no longer does (only those listed in DIR/"+write.ManifestPath+" and unmodified since)")
+	reportSchemaFlag(cmd, &schema)
 	cmd.Flags().BoolVar(&checkOnly, "check", false, "write nothing; exit 1 if DIR differs from the compiled tree (as 'gpufleet diff')")
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	return cmd
@@ -101,14 +103,14 @@ into it fails at once (exit 2).`,
 // compileUnless compiles, unless a signal comes first: then it returns at
 // once, as nothing is written yet (the compile goes on until gpufleet
 // exits, and is dropped).
-func compileUnless(intr *interrupts, out output, args []string) (*compiler.Result, error) {
+func compileUnless(intr *interrupts, out output, args []string, opts compiler.Options) (*compiler.Result, error) {
 	type compiled struct {
 		res *compiler.Result
 		err error
 	}
 	c := make(chan compiled, 1)
 	go func() {
-		res, err := compile(out, args)
+		res, err := compile(out, args, opts)
 		c <- compiled{res, err}
 	}()
 	select {

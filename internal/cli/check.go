@@ -7,11 +7,14 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/report"
 )
 
 func newCheckCmd(stdout, stderr io.Writer) *cobra.Command {
 	var format, nodesFile, podsFile string
+	var schema int
 	cmd := &cobra.Command{
 		Use:   "check SPEC... [--nodes NODES.json [--pods PODS.json]]",
 		Short: "Prove where every class can land, with kube-scheduler's filters",
@@ -25,7 +28,8 @@ holds one whole workload of every class it may use.
 
 It prints a class × pool matrix and every finding, and exits 1 if any
 finding is an error. With --format json it prints the report document
-(schemaVersion 1), the same as report/placement.json in the built tree.
+(schemaVersion 2, or 1 with --report-schema 1), the same as
+report/placement.json in the built tree.
 With --format github it prints one GitHub Actions annotation per finding, so
 findings show on the pull request's diff; with --format sarif a SARIF 2.1.0
 log for code scanning. Text is coloured only on a terminal, and never when
@@ -76,7 +80,7 @@ the ClusterQueues against the pools at max size, so they run only without
 					return err
 				}
 			}
-			res, err := compile(out, args)
+			res, err := compile(out, args, compiler.Options{ReportOnly: true, ReportSchema: schema})
 			if err != nil {
 				return err
 			}
@@ -94,7 +98,15 @@ the ClusterQueues against the pools at max size, so they run only without
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
 	cmd.Flags().StringVar(&nodesFile, "nodes", "", "check against the cluster's nodes: the JSON of 'kubectl get nodes -o json', or - for stdin")
 	cmd.Flags().StringVar(&podsFile, "pods", "", "with --nodes, what already runs on them: the JSON of 'kubectl get pods -A -o json', or - for stdin")
+	reportSchemaFlag(cmd, &schema)
 	return cmd
+}
+
+// reportSchemaFlag is --report-schema, the version of the placement
+// report written to the tree (and printed by check --format json).
+func reportSchemaFlag(cmd *cobra.Command, v *int) {
+	cmd.Flags().IntVar(v, "report-schema", report.SchemaVersion,
+		"placement report schema version: 2 (sparse: per class, the pools it lands on and refusals grouped by reason) or 1 (every class × pool cell; deprecated, for one release)")
 }
 
 // findingsExit is exit 1 when the checker proved an error.

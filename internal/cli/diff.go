@@ -13,6 +13,7 @@ import (
 
 func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
 	var dir, format string
+	var schema int
 	cmd := &cobra.Command{
 		Use:   "diff SPEC... -o DIR",
 		Short: "Show how the committed tree differs from what the spec compiles to",
@@ -38,7 +39,7 @@ blocked and never followed, so what it points to is never printed.`,
 			if err != nil {
 				return err
 			}
-			res, err := compile(out, args)
+			res, err := compile(out, args, compiler.Options{ReportSchema: schema})
 			if err != nil {
 				return err
 			}
@@ -60,6 +61,7 @@ blocked and never followed, so what it points to is never printed.`,
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "the committed output tree to compare with")
 	cmd.Flags().StringVar(&format, "format", formatText, formatFlagUsage(cmd.Name()))
+	reportSchemaFlag(cmd, &schema)
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/gpufleet/gpufleet/compiler"
 	"io"
 	"os"
 
@@ -61,7 +62,7 @@ catch a cluster drifting from its spec.`,
 			if err != nil {
 				return err
 			}
-			res, err := compile(out, args)
+			res, err := compile(out, args, compiler.Options{ReportOnly: true})
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 )
 
@@ -29,7 +30,7 @@ against tolerations, requests against allocatable).`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			specs, class := args[:len(args)-1], args[len(args)-1]
-			res, err := compile(newTextOutput(stdout, stderr), specs)
+			res, err := compile(newTextOutput(stdout, stderr), specs, compiler.Options{ReportOnly: true})
 			if err != nil {
 				return err
 			}

@@ -133,8 +133,8 @@ func treeOutputFor(c *cobra.Command, format string, stdout, stderr io.Writer) (t
 
 // compile is the start every compiling command shares: compile, and
 // report an invalid spec through out.
-func compile(out output, args []string) (*compiler.Result, error) {
-	res, err := compiler.Compile(args)
+func compile(out output, args []string, opts compiler.Options) (*compiler.Result, error) {
+	res, err := compiler.CompileWith(args, opts)
 	if err != nil {
 		var dl diag.List
 		if !errors.As(err, &dl) {
@@ -162,7 +162,7 @@ func summarize(r *compiler.Result) summary {
 		Classes:    len(r.Fleet.Classes),
 		Tenants:    len(r.Fleet.Tenants),
 		Priorities: len(r.Fleet.Priorities),
-		Files:      len(r.Tree),
+		Files:      r.Files(),
 	}
 }
 

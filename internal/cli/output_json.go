@@ -36,7 +36,7 @@ func (o *jsonOutput) specError(dl diag.List) error {
 // checkReport prints the report document, the same as
 // report/placement.json in the built tree.
 func (o *jsonOutput) checkReport(res *compiler.Result) error {
-	j, err := report.JSON(res.Report)
+	j, err := report.JSONVersion(res.Report, res.ReportSchema())
 	if err != nil {
 		return err
 	}

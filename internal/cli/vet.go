@@ -4,6 +4,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpufleet/gpufleet/compiler"
 )
 
 func newVetCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -26,7 +28,7 @@ checker found an error. --format github prints GitHub Actions annotations,
 			if err != nil {
 				return err
 			}
-			res, err := compile(out, args)
+			res, err := compile(out, args, compiler.Options{ReportOnly: true})
 			if err != nil {
 				return err
 			}

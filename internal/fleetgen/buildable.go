@@ -157,7 +157,11 @@ func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds
 	if g.chance(0.2) {
 		// Small, so that a sidecar (restartPolicy Always, which adds to
 		// the pod's request) still fits beside the main container.
-		c.InitContainers = []spec.InitContainer{{Name: "init", Image: "busybox", CPU: "100m"}}
+		// It names its memory: derive's quota split reserves a whole
+		// workload's requests as rendered, without the LimitRange default
+		// a container that names none gets at admission, so a gang's
+		// sidecars would otherwise push it past a flavor's reserve.
+		c.InitContainers = []spec.InitContainer{{Name: "init", Image: "busybox", CPU: "100m", Memory: "256Mi"}}
 		if g.chance(0.5) {
 			c.InitContainers[0].RestartPolicy = "Always"
 		}
@@ -186,11 +190,12 @@ func (g *gen) fundedTenant(i, cohorts int, names []string, classes map[string]sp
 			gpu += pods * c.GPU.Count
 		}
 		podCPU, _ := strconv.ParseInt(string(c.Resources.CPU), 10, 64)
-		if len(c.InitContainers) > 0 {
-			podCPU++ // a sidecar adds its own
-		}
 		var podMem int64
 		fmt.Sscanf(string(c.Resources.Memory), "%dGi", &podMem)
+		if len(c.InitContainers) > 0 {
+			// A sidecar adds its own CPU and memory.
+			podCPU, podMem = podCPU+1, podMem+1
+		}
 		cpu, mem = cpu+pods*podCPU, mem+pods*podMem
 	}
 	gpu = (gpu/8 + 1 + int64(g.r.IntN(4))) * 8

@@ -8,7 +8,10 @@ go 1.26.0
 
 require (
 	github.com/NVIDIA/k8s-device-plugin v0.18.0
+	github.com/argoproj/argo-cd/v3 v3.2.0
 	github.com/aws/amazon-vpc-cni-k8s v1.20.4
 	github.com/eksctl-io/eksctl v0.230.0
+	github.com/fluxcd/helm-controller v1.4.0
+	github.com/fluxcd/source-controller v1.7.0
 	sigs.k8s.io/kueue v0.19.2
 )

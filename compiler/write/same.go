@@ -1,0 +1,45 @@
+package write
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// sameContent reports whether the regular file look found at p holds
+// exactly want. Sizes are compared first; then the file is read a piece
+// at a time into buf and compared as it comes, so a big fleet's report (a
+// gigabyte) is never held twice, and a file of any size can be found
+// unchanged. The file opened must be the one look found.
+func sameContent(root *os.Root, p string, fi fs.FileInfo, want, buf []byte) (bool, error) {
+	if fi.Size() != int64(len(want)) {
+		return false, nil
+	}
+	f, err := root.Open(filepath.FromSlash(p))
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
+		return false, fmt.Errorf("%s changed while gpufleet read it", p)
+	}
+	for off := 0; ; {
+		n, err := f.Read(buf)
+		if off+n > len(want) || !bytes.Equal(buf[:n], want[off:off+n]) {
+			return false, nil
+		}
+		off += n
+		if err == io.EOF {
+			return off == len(want), nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
+
+// compareBuf is the piece sameContent reads at a time.
+func compareBuf() []byte { return make([]byte, 1<<20) }
