@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"sigs.k8s.io/yaml"
+
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -19,8 +21,10 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
+	"github.com/gpufleet/gpufleet/compiler/wire/flux"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -45,6 +49,22 @@ func renderDevicePlugin(values []byte, kubeVersion string) ([]*unstructured.Unst
 		return nil, fmt.Errorf("%s: %w", deviceplugin.ValuesPath, err)
 	}
 	return helmTemplate(ch, vals, deviceplugin.ReleaseName, deviceplugin.Namespace, kubeVersion)
+}
+
+// fluxValues are the values of the tree's Flux HelmRelease, the form a
+// GitOps tool installs the chart from (compiler's TestDevicePluginDelivery
+// holds them, and the Argo CD Application's, equal to values.yaml).
+func fluxValues(t tree.Tree) ([]byte, error) {
+	for _, doc := range tree.Docs(t[deviceplugin.FluxPath]) {
+		var hr flux.HelmRelease
+		if err := yaml.Unmarshal(doc, &hr); err != nil {
+			return nil, fmt.Errorf("%s: %w", deviceplugin.FluxPath, err)
+		}
+		if hr.Kind == "HelmRelease" {
+			return yaml.Marshal(hr.Spec.Values)
+		}
+	}
+	return nil, fmt.Errorf("%s has no HelmRelease", deviceplugin.FluxPath)
 }
 
 // helmTemplate is `helm template` of a loaded chart: Helm's own value
@@ -98,7 +118,11 @@ func (fr *fleetRun) devicePlugin() {
 			agents = append(agents, o.GetName())
 		}
 	}
-	if values, ok := fr.res.Tree[deviceplugin.ValuesPath]; ok {
+	if _, ok := fr.res.Tree[deviceplugin.ValuesPath]; ok {
+		values, err := fluxValues(fr.res.Tree)
+		if err != nil {
+			fr.t.Fatal(err)
+		}
 		dp, err := renderDevicePlugin(values, v.GitVersion)
 		if err != nil {
 			fr.t.Fatal(err)

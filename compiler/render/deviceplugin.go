@@ -64,7 +64,9 @@ func (r *renderer) devicePlugin() bool {
 		ObjectMeta: meta(deviceplugin.ConfigMapName, deviceplugin.Namespace, nil),
 		Data:       data,
 	})
-	r.emit(deviceplugin.ValuesPath, devicePluginValues(gpuPools, host))
+	values := devicePluginValues(gpuPools, host)
+	r.emit(deviceplugin.ValuesPath, values)
+	r.deliverDevicePlugin(values)
 	return true
 }
 

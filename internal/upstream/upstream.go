@@ -45,6 +45,12 @@ var (
 	// The Amazon VPC CNI: its aws-vpc-cni chart (the aws-node DaemonSet on
 	// every EKS node), which e2e renders and runs beside the classes.
 	VPCCNI = Module{"github.com/aws/amazon-vpc-cni-k8s", "third_party/upstream"}
+	// Flux's helm-controller and source-controller, and Argo CD: the CRDs
+	// of the HelmRelease, HelmRepository and Application that deliver the
+	// device plugin chart.
+	FluxHelm   = Module{"github.com/fluxcd/helm-controller", "third_party/upstream"}
+	FluxSource = Module{"github.com/fluxcd/source-controller", "third_party/upstream"}
+	ArgoCD     = Module{"github.com/argoproj/argo-cd/v3", "third_party/upstream"}
 )
 
 // Well-known files, relative to their module.
@@ -56,6 +62,9 @@ const (
 	EC2NodeClassCRD   = "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"
 	DevicePluginChart = "deployments/helm/nvidia-device-plugin"
 	VPCCNIChart       = "charts/aws-vpc-cni"
+	HelmReleaseCRD    = "config/crd/bases/helm.toolkit.fluxcd.io_helmreleases.yaml"
+	HelmRepositoryCRD = "config/crd/bases/source.toolkit.fluxcd.io_helmrepositories.yaml"
+	ApplicationCRD    = "manifests/crds/application-crd.yaml"
 )
 
 type result struct {

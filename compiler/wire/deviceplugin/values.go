@@ -11,6 +11,11 @@ const (
 	ChartRepository = "https://nvidia.github.io/k8s-device-plugin"
 	ReleaseName     = "nvidia-device-plugin"
 	ValuesPath      = "agents/nvidia-device-plugin/values.yaml"
+	// FluxPath holds a Flux HelmRepository and HelmRelease, and
+	// ArgoCDPath an Argo CD Application, that install the chart with the
+	// same values.
+	FluxPath   = "agents/nvidia-device-plugin/flux.yaml"
+	ArgoCDPath = "agents/nvidia-device-plugin/argocd-application.yaml"
 )
 
 // Values are the chart values gpufleet sets. Helm merges maps with the
