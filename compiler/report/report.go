@@ -125,5 +125,6 @@ func Markdown(r *check.Report) []byte {
 	for _, c := range r.Capacity {
 		fmt.Fprintf(&b, "| %s | %s | %s | %.2f |\n", c.Resource, c.Quota, c.Capacity, c.Ratio)
 	}
+	costMarkdown(&b, r.Cost)
 	return b.Bytes()
 }
