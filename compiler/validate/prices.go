@@ -15,7 +15,7 @@ func (c *checker) prices() {
 		return
 	}
 	if pr.Region != "" && !catalog.HasPrices(pr.Region) {
-		c.errorf(p("prices", "region"), "prices.region %q has no built-in on-demand prices: the catalog has them for %s", pr.Region, strings.Join(catalog.PriceRegions(), ", "))
+		c.errorf(p("prices", "region"), "region %q has no built-in on-demand prices: the catalog has them for %s", pr.Region, strings.Join(catalog.PriceRegions(), ", "))
 	}
 	for _, name := range spec.Keys(pr.InstanceTypes) {
 		if _, ok := c.cat[name]; !ok {

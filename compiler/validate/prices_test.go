@@ -10,7 +10,7 @@ import (
 
 func TestPrices(t *testing.T) {
 	for _, tc := range []struct{ name, extra, want string }{
-		{"region without prices", `prices: region: "eu-west-1"`, `prices.region "eu-west-1" has no built-in on-demand prices: the catalog has them for us-east-1, us-gov-east-1, us-gov-west-1`},
+		{"region without prices", `prices: region: "eu-west-1"`, `region "eu-west-1" has no built-in on-demand prices: the catalog has them for us-east-1, us-gov-east-1, us-gov-west-1`},
 		{"unknown type", `prices: instanceTypes: "x9.huge": spot: 1`, `prices for unknown instance type "x9.huge"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
