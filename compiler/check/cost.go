@@ -116,26 +116,33 @@ func Costs(r *Report, tenants []TenantIntent, prices catalog.Prices) *Cost {
 	for i := range cl.Pools {
 		pools[cl.Pools[i].Name] = &cl.Pools[i]
 	}
+	classes := make(map[string]*Class, len(cl.Classes))
 	for i := range cl.Classes {
-		class := &cl.Classes[i]
-		for _, name := range r.Pools {
-			cell := r.Cell(class.Name, name)
-			if cell == nil || !cell.Fits || cell.Type == "" {
-				continue
-			}
-			c.Classes = append(c.Classes, classCost(class, cell, pools[name], prices))
+		classes[cl.Classes[i].Name] = &cl.Classes[i]
+	}
+	// The cells that fit, by class and by pool: a big fleet has millions
+	// of cells, and few fit.
+	byClass, byPool := map[string][]*Cell{}, map[string][]*Class{}
+	for i := range r.Cells {
+		cell := &r.Cells[i]
+		class := classes[cell.Class]
+		if !cell.Fits || cell.Type == "" || class == nil || pools[cell.Pool] == nil {
+			continue
 		}
+		byClass[cell.Class] = append(byClass[cell.Class], cell)
+		byPool[cell.Pool] = append(byPool[cell.Pool], class)
+		c.Classes = append(c.Classes, classCost(class, cell, pools[cell.Pool], prices))
 	}
 	sort.Slice(c.Classes, func(i, j int) bool {
 		a, b := c.Classes[i], c.Classes[j]
 		return a.Class < b.Class || a.Class == b.Class && a.Pool < b.Pool
 	})
 	for _, t := range tenants {
-		c.Tenants = append(c.Tenants, tenantCost(r, t, pools, prices))
+		c.Tenants = append(c.Tenants, tenantCost(t, byClass, pools, prices))
 	}
 	sort.Slice(c.Tenants, func(i, j int) bool { return c.Tenants[i].Tenant < c.Tenants[j].Tenant })
 	for i := range cl.Pools {
-		c.Stranded = append(c.Stranded, stranded(r, cl, &cl.Pools[i])...)
+		c.Stranded = append(c.Stranded, stranded(&cl.Pools[i], byPool[cl.Pools[i].Name])...)
 	}
 	sort.SliceStable(c.Stranded, func(i, j int) bool { return c.Stranded[i].Pool < c.Stranded[j].Pool })
 	return c
@@ -207,7 +214,7 @@ func zoneSpread(c *Class) bool {
 	return false
 }
 
-func tenantCost(r *Report, t TenantIntent, pools map[string]*Pool, prices catalog.Prices) TenantCost {
+func tenantCost(t TenantIntent, byClass map[string][]*Cell, pools map[string]*Pool, prices catalog.Prices) TenantCost {
 	tc := TenantCost{Tenant: t.Name}
 	res, cpuOnly := keys.ResourceGPU, false
 	milli := t.Nominal[keys.ResourceGPU]
@@ -222,13 +229,9 @@ func tenantCost(r *Report, t TenantIntent, pools map[string]*Pool, prices catalo
 	var why string
 	var low, high *TenantPrice
 	unit := map[*TenantPrice]float64{}
-	for _, name := range r.Pools {
-		p := pools[name]
-		for _, class := range t.Classes {
-			cell := r.Cell(class, name)
-			if cell == nil || !cell.Fits || cell.Type == "" {
-				continue
-			}
+	for _, class := range t.Classes {
+		for _, cell := range byClass[class] {
+			name, p := cell.Pool, pools[cell.Pool]
 			n := nodeOf(p, cell.Type)
 			if n == nil || cpuOnly && gpuUnits(n.Status.Capacity) > 0 {
 				continue
@@ -246,10 +249,13 @@ func tenantCost(r *Report, t TenantIntent, pools map[string]*Pool, prices catalo
 			}
 			tp := &TenantPrice{Pool: name, Type: cell.Type, PriceSource: price.Source}
 			unit[tp] = price.USD * 1000 / float64(q.MilliValue())
-			if low == nil || unit[tp] < unit[low] {
+			// Ties go to the first pool by name, whatever the order of
+			// the tenant's classes.
+			u := unit[tp]
+			if low == nil || u < unit[low] || u == unit[low] && name < low.Pool {
 				low = tp
 			}
-			if high == nil || unit[tp] > unit[high] {
+			if high == nil || u > unit[high] || u == unit[high] && name < high.Pool {
 				high = tp
 			}
 		}
@@ -299,8 +305,8 @@ func isGPUResource(name corev1.ResourceName) bool {
 
 // stranded finds, for each of the pool's GPU instance types and each GPU
 // resource its nodes have, the units no packing of the classes landing on
-// the pool can use.
-func stranded(r *Report, cl *Cluster, p *Pool) []Stranded {
+// the pool (landing, in class order) can use.
+func stranded(p *Pool, landing []*Class) []Stranded {
 	var out []Stranded
 	seen := map[string]bool{}
 	for i := range p.Nodes {
@@ -326,13 +332,9 @@ func stranded(r *Report, cl *Cluster, p *Pool) []Stranded {
 			capacity := n.Status.Capacity[name]
 			s := Stranded{Pool: p.Name, Type: n.InstanceType, Resource: string(name), PerNode: capacity.Value(), Nodes: nodes, Classes: []string{}}
 			var items []PackItem
-			for k := range cl.Classes {
-				c := &cl.Classes[k]
+			for _, c := range landing {
 				want := c.Info.Request[name]
-				if want.Value() <= 0 {
-					continue
-				}
-				if cell := r.Cell(c.Name, p.Name); cell == nil || !cell.Fits || !passes(c, n) {
+				if want.Value() <= 0 || !passes(c, n) {
 					continue
 				}
 				s.Classes = append(s.Classes, c.Name)
