@@ -145,8 +145,12 @@ func (r *Result) check() (err error) {
 	if r.Groups, err = provider.NodeGroups(r.Tree); err != nil {
 		return err
 	}
-	r.Report, err = check.Run(r.Tree, r.Groups, r.Catalog, Intent(r.Fleet))
-	return err
+	in := Intent(r.Fleet)
+	if r.Report, err = check.Run(r.Tree, r.Groups, r.Catalog, in); err != nil {
+		return err
+	}
+	r.Report.Cost = check.Costs(r.Report, in.Tenants, Prices(r.Fleet))
+	return nil
 }
 
 // queues decides and renders the ClusterQueues, which offer a pool as a

@@ -3,6 +3,7 @@ package compiler
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -57,6 +58,12 @@ func quotaMilli(rl corev1.ResourceList) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// Prices are the fleet's hourly prices: the catalog's for its region (or
+// prices.region), under the spec's own.
+func Prices(d *derive.Fleet) catalog.Prices {
+	return catalog.NewPrices(d.Spec.Cluster.Region, d.Spec.Prices)
 }
 
 // severities applies the spec's checks settings to the checks the registry

@@ -50,6 +50,9 @@ type Report struct {
 	Cells    []Cell    `json:"cells"`
 	Findings []Finding `json:"findings"`
 	Capacity []Commit  `json:"capacity"`
+	// Cost prices the classes and tenants and finds stranded GPUs (Costs);
+	// nil until priced.
+	Cost *Cost `json:"cost,omitempty"`
 
 	// cluster is what was checked, for the Kueue checks that follow.
 	cluster *Cluster

@@ -161,4 +161,5 @@ func tail(b *bytes.Buffer, r *check.Report) {
 	for _, c := range r.Capacity {
 		fmt.Fprintf(b, "| %s | %s | %s | %.2f |\n", c.Resource, c.Quota, c.Capacity, c.Ratio)
 	}
+	costMarkdown(b, r.Cost)
 }

@@ -28,6 +28,7 @@ type sparseDoc struct {
 	Placement     *struct{}       `json:"placement"`
 	Findings      []check.Finding `json:"findings"`
 	Capacity      []check.Commit  `json:"capacity"`
+	Cost          *check.Cost     `json:"cost,omitempty"`
 	Summary       Summary         `json:"summary"`
 }
 
@@ -72,7 +73,7 @@ func rowOf(r *check.Report, i int) row {
 func sparseJSON(r *check.Report) ([]byte, error) {
 	doc, err := json.MarshalIndent(sparseDoc{
 		SchemaVersion: SchemaVersion, Pools: r.Pools, Classes: r.Classes,
-		Findings: r.Findings, Capacity: r.Capacity,
+		Findings: r.Findings, Capacity: r.Capacity, Cost: r.Cost,
 		Summary: Summary{Errors: r.Errors(), Warnings: len(r.Findings) - r.Errors()},
 	}, "", "  ")
 	if err != nil {

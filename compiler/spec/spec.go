@@ -21,6 +21,23 @@ type Fleet struct {
 	Cohorts       map[string]Cohort       `json:"cohorts,omitempty"`
 	InstanceTypes map[string]InstanceType `json:"instanceTypes,omitempty"`
 	Checks        *Checks                 `json:"checks,omitempty"`
+	// Prices set the hourly prices of the report's cost figures.
+	Prices *Prices `json:"prices,omitempty"`
+}
+
+// Prices are the spec's hourly prices, in USD: on-demand ones override the
+// catalog's, and spot ones are the only spot prices there are.
+type Prices struct {
+	// Region is the region whose built-in on-demand prices apply; empty
+	// means the cluster's.
+	Region        string                   `json:"region,omitempty"`
+	InstanceTypes map[string]InstancePrice `json:"instanceTypes,omitempty"`
+}
+
+// InstancePrice is one instance type's hourly prices; nil is unset.
+type InstancePrice struct {
+	OnDemand *float64 `json:"onDemand,omitempty"`
+	Spot     *float64 `json:"spot,omitempty"`
 }
 
 // Checks sets the severity ("error" or "warning") of the deny-side proofs.

@@ -36,6 +36,7 @@ func Fleet(src *load.Source, cat catalog.Catalog) error {
 	c.tenants()
 	c.cohorts()
 	c.instanceTypes()
+	c.prices()
 	return c.errs.Err()
 }
 
