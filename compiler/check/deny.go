@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // Deny proves the side that must not happen: a CPU-only class on a GPU
@@ -11,13 +12,19 @@ import (
 func Deny(cl *Cluster, cells map[string][]Cell, in Intent) []Finding {
 	var out []Finding
 	for _, c := range cl.Classes {
-		gpu := c.Info.Request[catalog.ResourceGPU]
+		// A MIG class asks for slices, not whole GPUs.
+		cpuOnly := true
+		for r, q := range c.Info.Request {
+			if (r == catalog.ResourceGPU || catalog.IsMIGResource(r)) && !q.IsZero() {
+				cpuOnly = false
+			}
+		}
 		for i, cell := range cells[c.Name] {
 			if !cell.Fits {
 				continue
 			}
 			p := &cl.Pools[i]
-			if gpu.IsZero() && poolHasGPU(p) {
+			if cpuOnly && poolHasGPU(p) {
 				out = append(out, Finding{Severity: Error, Check: IDCPUOnGPU, Class: c.Name, Pool: p.Name,
 					Message: fmt.Sprintf("CPU-only class %s can land on GPU pool %s", c.Name, p.Name)})
 			}
@@ -34,9 +41,15 @@ func Deny(cl *Cluster, cells map[string][]Cell, in Intent) []Finding {
 	return out
 }
 
+// poolHasGPU: a node advertises whole GPUs or MIG slices, or is of a GPU
+// instance type (gpufleet's product label) whose GPUs the device plugin
+// does not advertise: a CPU pod there still occupies a GPU node.
 func poolHasGPU(p *Pool) bool {
 	for _, n := range p.Nodes {
-		if q, ok := n.Status.Capacity[catalog.ResourceGPU]; ok && !q.IsZero() {
+		if hasGPUs(n.Node) {
+			return true
+		}
+		if _, ok := n.Labels[keys.LabelGPUProduct]; ok {
 			return true
 		}
 	}

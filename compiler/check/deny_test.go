@@ -24,6 +24,28 @@ func TestDeny(t *testing.T) {
 	if got := strings.Join(checks, ","); got != "CPUOnGPU,OnDemandOnSpot,Dedicated" {
 		t.Fatalf("findings %s, want all three deny-side proofs", got)
 	}
+	// A MIG node advertises slices and no whole GPU; a GPU node the device
+	// plugin misses advertises neither, but carries the product label.
+	for name, n := range map[string]*corev1.Node{
+		"MIG":       node(map[string]string{}, nil, "cpu=8,pods=10,nvidia.com/mig-1g.10gb=7"),
+		"no plugin": node(map[string]string{"gpufleet.dev/gpu-product": "A100"}, nil, "cpu=8,pods=10"),
+	} {
+		n.Status.Capacity = n.Status.Allocatable.DeepCopy()
+		mig := &Cluster{Pools: []Pool{{Name: "p", MaxNodes: 1, Nodes: []Node{{InstanceType: "t", Zone: "a", Node: n}}}}, Classes: cl.Classes}
+		f := Deny(mig, map[string][]Cell{"web": {Evaluate(&mig.Classes[0], &mig.Pools[0])}}, Intent{})
+		if len(f) != 1 || f[0].Check != IDCPUOnGPU {
+			t.Errorf("%s pool: findings %v, want CPUOnGPU", name, f)
+		}
+	}
+	// A MIG class on a MIG pool is not CPU-only.
+	evalPod := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1,nvidia.com/mig-1g.10gb=1")}})
+	migNode := node(map[string]string{}, nil, "cpu=8,pods=10,nvidia.com/mig-1g.10gb=7")
+	migNode.Status.Capacity = migNode.Status.Allocatable.DeepCopy()
+	migCl := &Cluster{Pools: []Pool{{Name: "p", MaxNodes: 1, Nodes: []Node{{InstanceType: "t", Zone: "a", Node: migNode}}}},
+		Classes: []Class{{Name: "eval", Pod: evalPod, Info: NewPodInfo(evalPod), Pods: 1}}}
+	if f := Deny(migCl, map[string][]Cell{"eval": {Evaluate(&migCl.Classes[0], &migCl.Pools[0])}}, Intent{}); len(f) != 0 {
+		t.Errorf("MIG class on a MIG pool: %v", f)
+	}
 	// The same pool with the GPU taint keeps the CPU class off: no findings.
 	gpuNode.Spec.Taints = []corev1.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}}
 	cells["web"] = []Cell{Evaluate(&cl.Classes[0], &cl.Pools[0])}
