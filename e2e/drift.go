@@ -73,6 +73,56 @@ func (fr *fleetRun) drift() {
 			fr.fail("drift, %s on node %s: want one %s finding on it, got %+v", m.name, nodes[m.node].Name, m.want, rep.Findings)
 		}
 	}
+	fr.checkLive(list.Items)
 	fr.st.DriftNodes += len(list.Items)
 	fr.t.Logf("drift: no drift on the %d Node objects, and each of %d mutated copies reported with its kind", len(list.Items), len(ms))
+}
+
+// checkLive runs `gpufleet check --nodes --pods` on the same Node objects
+// and the daemon pods bound to them: at max size, with the agents' pods
+// taking their share, every class × pool verdict and capacity must be the
+// offline checker's. A NodePool listing several types is left out: e2e
+// launched its first type, where the offline checker credits the one that
+// holds the class best.
+func (fr *fleetRun) checkLive(nodes []corev1.Node) {
+	pods, err := fr.cp.Client.CoreV1().Pods("").List(fr.ctx, metav1.ListOptions{})
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	live, err := fr.res.CheckLive(nodes, pods.Items)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	var bad []string
+	compared := 0
+	skip, seen := map[string]bool{}, map[string]bool{}
+	var pools []*infraPool
+	for _, p := range fr.infra {
+		skip[p.name] = skip[p.name] || p.karpenter && len(p.types) > 1
+		if !seen[p.name] {
+			seen[p.name] = true
+			pools = append(pools, p)
+		}
+	}
+	for _, class := range fr.res.Report.Classes {
+		for _, p := range pools {
+			if skip[p.name] {
+				continue
+			}
+			off, on := fr.res.Report.Cell(class, p.name), live.Cell(class, p.name)
+			if off == nil || on == nil {
+				bad = append(bad, fmt.Sprintf("%s on %s: no cell offline or live", class, p.name))
+				continue
+			}
+			compared++
+			if off.Fits != on.Fits || off.Capacity != on.Capacity {
+				bad = append(bad, fmt.Sprintf("%s on %s: offline fits %v holding %d (%s), live fits %v holding %d (%s)", class, p.name, off.Fits, off.Capacity, strings.Join(off.Reasons, "; "), on.Fits, on.Capacity, strings.Join(on.Reasons, "; ")))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		fr.fail("check --nodes on the Node objects and their daemon pods disagrees with the checker at max size:\n  %s", strings.Join(bad, "\n  "))
+		return
+	}
+	fr.t.Logf("check --nodes: %d class × pool verdicts and capacities on the Node objects and their daemon pods, as the checker said at max size", compared)
 }
