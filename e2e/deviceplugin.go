@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -311,7 +312,20 @@ func (fr *fleetRun) daemonPods(daemonSets []*unstructured.Unstructured) (map[str
 			}
 		}
 		placed = map[string][]string{}
+		zero := int64(0)
 		for _, p := range pods {
+			// A pod the DaemonSet controller deleted (a surplus one on a
+			// node) would wait for a kubelet forever, still counted on its
+			// node: confirm it gone, as the kubelet would.
+			if p.DeletionTimestamp != nil {
+				err := fr.cp.Client.CoreV1().Pods(p.Namespace).Delete(fr.ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+				if err != nil && !apierrors.IsNotFound(err) {
+					return false, err
+				}
+				fmt.Fprintf(&b, "pod %s terminating; ", p.Name)
+				done = false
+				continue
+			}
 			if p.Spec.NodeName == "" {
 				fmt.Fprintf(&b, "pod %s not bound; ", p.Name)
 				done = false
@@ -323,8 +337,12 @@ func (fr *fleetRun) daemonPods(daemonSets []*unstructured.Unstructured) (map[str
 			}
 			placed[p.Spec.NodeName] = append(placed[p.Spec.NodeName], owner)
 		}
-		for _, ds := range placed {
+		for node, ds := range placed {
 			slices.Sort(ds)
+			if len(slices.Compact(slices.Clone(ds))) != len(ds) {
+				fmt.Fprintf(&b, "node %s has two pods of one DaemonSet: %v; ", node, ds)
+				done = false
+			}
 		}
 		state = b.String()
 		return done, nil
