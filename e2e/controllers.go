@@ -115,6 +115,32 @@ func (fr *fleetRun) clearWorkload(dyn dynamic.Interface, kind, ns, name string) 
 // their Services and budgets stay. It waits until every tenant
 // namespace's quota is unused again.
 func (fr *fleetRun) clearExamples(dyn dynamic.Interface) {
+	// A controller's sync already under way when its workload went may
+	// still make a pod: clear again until a second later finds none.
+	for try := 0; ; try++ {
+		fr.clearExamplesOnce(dyn)
+		time.Sleep(time.Second)
+		late := 0
+		for _, tn := range fr.res.Fleet.Tenants {
+			for _, ns := range tn.Spec.Namespaces {
+				p, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{})
+				if err != nil {
+					fr.t.Fatal(err)
+				}
+				late += len(p.Items)
+			}
+		}
+		if late == 0 {
+			return
+		}
+		if try == 5 {
+			fr.t.Fatalf("the examples' pods keep coming back: %d after clearing", late)
+		}
+		fr.t.Logf("clearing the examples again: %d pods made after their workloads went", late)
+	}
+}
+
+func (fr *fleetRun) clearExamplesOnce(dyn dynamic.Interface) {
 	apps, zero, all := fr.cp.Client.AppsV1(), int64(0), metav1.ListOptions{}
 	for _, tn := range fr.res.Fleet.Tenants {
 		for _, ns := range tn.Spec.Namespaces {
