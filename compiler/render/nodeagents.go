@@ -11,25 +11,22 @@ import (
 // nodeAgents records the DaemonSets on every node, the spec's or EKS's
 // own, for the checker to take off every node's allocatable.
 func (r *renderer) nodeAgents() {
+	ds := r.d.Spec.Cluster.DaemonSets
+	if ds == nil {
+		ds = map[string]spec.Resources{}
+		for name, rl := range nodeagents.EKS {
+			ds[name] = spec.Resources{CPU: spec.Quantity(rl[corev1.ResourceCPU]), Memory: spec.Quantity(rl[corev1.ResourceMemory])}
+		}
+	}
 	f := nodeagents.File{DaemonSets: []nodeagents.DaemonSet{}}
-	if ds := r.d.Spec.Cluster.DaemonSets; ds != nil {
-		for _, name := range spec.Keys(ds) {
-			rl := corev1.ResourceList{}
-			for res, q := range map[corev1.ResourceName]spec.Quantity{corev1.ResourceCPU: ds[name].CPU, corev1.ResourceMemory: ds[name].Memory} {
-				if q != "" {
-					rl[res] = resource.MustParse(string(q)) // validate parsed it
-				}
+	for _, name := range spec.Keys(ds) {
+		rl := corev1.ResourceList{}
+		for res, q := range map[corev1.ResourceName]spec.Quantity{corev1.ResourceCPU: ds[name].CPU, corev1.ResourceMemory: ds[name].Memory} {
+			if q != "" {
+				rl[res] = resource.MustParse(string(q)) // validate parsed it
 			}
-			f.DaemonSets = append(f.DaemonSets, nodeagents.DaemonSet{Name: name, Requests: rl})
 		}
-	} else {
-		for _, name := range spec.Keys(nodeagents.EKS) {
-			rl := corev1.ResourceList{}
-			for res, q := range nodeagents.EKS[name] {
-				rl[res] = resource.MustParse(q)
-			}
-			f.DaemonSets = append(f.DaemonSets, nodeagents.DaemonSet{Name: name, Requests: rl})
-		}
+		f.DaemonSets = append(f.DaemonSets, nodeagents.DaemonSet{Name: name, Requests: rl})
 	}
 	r.emit(nodeagents.Path, &f)
 }
