@@ -135,7 +135,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run("run/"+fleet.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := check.Run(res.Tree, res.Groups, res.Catalog, in); err != nil {
+				if _, err := check.Run(res.Typed(), res.Groups, res.Catalog, in); err != nil {
 					b.Fatal(err)
 				}
 			}

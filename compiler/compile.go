@@ -31,6 +31,9 @@ type Result struct {
 	Entries load.Entries
 	Fleet   *derive.Fleet
 	Tree    tree.Tree
+	// Objects are the typed objects Tree's YAML files were encoded from,
+	// which the checker reads instead of parsing the YAML (tree.Objects).
+	Objects tree.Objects
 	// Groups are the node groups the providers launch, read back from Tree.
 	Groups []nodes.Group
 	// Report is the placement checker's; error-level findings mean the
@@ -113,8 +116,11 @@ func CompileWith(paths []string, opts Options) (*Result, error) {
 // Cluster is what the checker placed pods on: the providers' nodes and the
 // class examples.
 func (r *Result) Cluster() (*check.Cluster, error) {
-	return check.FromTree(r.Tree, r.Groups, r.Catalog)
+	return check.FromTree(r.Typed(), r.Groups, r.Catalog)
 }
+
+// Typed is the tree with its objects, as the checker reads it.
+func (r *Result) Typed() tree.Typed { return tree.Typed{Tree: r.Tree, Objects: r.Objects} }
 
 // derive validates the decoded spec and decides the policy. Then it drops
 // the loaded spec: rendering and checking need no CUE, and a big spec's CUE
@@ -135,18 +141,19 @@ func (r *Result) derive() error {
 
 // render writes everything that does not need the checker's verdicts.
 func (r *Result) render() (err error) {
-	r.Tree, err = render.Render(r.Fleet)
+	t, err := render.Render(r.Fleet)
+	r.Tree, r.Objects = t.Tree, t.Objects
 	return err
 }
 
 // check reads the providers' node groups back from the tree and runs the
 // placement checker on them and the class examples.
 func (r *Result) check() (err error) {
-	if r.Groups, err = provider.NodeGroups(r.Tree); err != nil {
+	if r.Groups, err = provider.NodeGroups(r.Typed()); err != nil {
 		return err
 	}
 	in := Intent(r.Fleet)
-	if r.Report, err = check.Run(r.Tree, r.Groups, r.Catalog, in); err != nil {
+	if r.Report, err = check.Run(r.Typed(), r.Groups, r.Catalog, in); err != nil {
 		return err
 	}
 	r.Report.Cost = check.Costs(r.Report, in.Tenants, Prices(r.Fleet))
@@ -159,10 +166,10 @@ func (r *Result) check() (err error) {
 func (r *Result) queues() error {
 	rep := r.Report
 	queues := derive.Queues(r.Fleet, func(class, pool string) bool { return rep.Cell(class, pool).Fits })
-	if err := render.Queues(r.Tree, r.Fleet, queues); err != nil {
+	if err := render.Queues(r.Typed(), r.Fleet, queues); err != nil {
 		return err
 	}
-	return check.Kueue(r.Tree, rep, KueueIntent(r.Fleet))
+	return check.Kueue(r.Typed(), rep, KueueIntent(r.Fleet))
 }
 
 // report applies the spec's severities and positions to the findings and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 	"github.com/gpufleet/gpufleet/internal/upstream"
@@ -69,7 +70,7 @@ func TestKueueChecksCanFail(t *testing.T) {
 
 	rep := *res.Report
 	rep.Findings = nil
-	if err := check.Kueue(tr, &rep, compiler.KueueIntent(res.Fleet)); err != nil {
+	if err := check.Kueue(tree.Bytes(tr), &rep, compiler.KueueIntent(res.Fleet)); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}

@@ -13,7 +13,7 @@ import (
 // which judge the ClusterQueues against the pools at max size, are
 // Compile's alone.
 func (r *Result) CheckLive(live []corev1.Node, pods []corev1.Pod) (*check.Report, error) {
-	cl, err := check.FromLive(r.Tree, r.Groups, r.Catalog, live, pods)
+	cl, err := check.FromLive(r.Typed(), r.Groups, r.Catalog, live, pods)
 	if err != nil {
 		return nil, err
 	}

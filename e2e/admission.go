@@ -42,7 +42,7 @@ func (d kueueDecision) String() string {
 // cluster, and holds the running Kueue's decision to the checker's: the
 // flavor it admits to, or the message it leaves the Workload pending with.
 func (fr *fleetRun) admission() {
-	m, err := check.NewKueueModel(fr.res.Tree)
+	m, err := check.NewKueueModel(tree.Bytes(fr.res.Tree))
 	if err != nil {
 		fr.t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Kueue's cache: %v", fc.name, err)
 		}
-		ours, err := check.NewKueueModel(res.Tree)
+		ours, err := check.NewKueueModel(res.Typed())
 		if err != nil {
 			t.Fatalf("%s: %v", fc.name, err)
 		}

@@ -93,7 +93,7 @@ func (r *Report) Cell(class, pool string) *Cell {
 }
 
 // Run checks a rendered tree whose providers launch groups.
-func Run(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Report, error) {
+func Run(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Report, error) {
 	cl, err := FromTree(t, groups, cat)
 	if err != nil {
 		return nil, err

@@ -103,8 +103,8 @@ type Cluster struct {
 // nodes of the providers' node groups (which compiler/provider reads back
 // from their files in the tree) and the pods of the class examples in the
 // tree, so what is checked is exactly what is written.
-func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster, error) {
-	sharing, err := deviceplugin.SharingProfiles(t[tree.DevicePluginConfigPath])
+func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*Cluster, error) {
+	sharing, err := deviceplugin.SharingProfiles(t.Tree[tree.DevicePluginConfigPath])
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
@@ -118,7 +118,7 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 	}
 	// Fleets with GPUs carry the device plugin's values; GPUs count only
 	// where its daemon pod runs.
-	dp, err := DevicePluginPod(t)
+	dp, err := DevicePluginPod(t.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 		withDevicePlugin(c, dp)
 	}
 	withEFAPlugin(c)
-	every, err := EveryNode(t)
+	every, err := EveryNode(t.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func FromTree(t tree.Tree, groups []nodes.Group, cat catalog.Catalog) (*Cluster,
 	names, examples := t.Examples()
 	c.Classes = make([]Class, len(examples))
 	err = forEach(len(examples), func(i int) (err error) {
-		if c.Classes[i], err = classFrom(names[i], t[examples[i]]); err != nil {
+		if c.Classes[i], err = classFrom(names[i], t, examples[i]); err != nil {
 			return fmt.Errorf("check: %s: %w", examples[i], err)
 		}
 		return nil
@@ -199,44 +199,59 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 
 // classFrom reads the class's workload from its example, the file's first
 // document; a headless Service or a PodDisruptionBudget may follow it.
-func classFrom(name string, raw []byte) (Class, error) {
-	docs := tree.Docs(raw)
-	if len(docs) == 0 {
-		return Class{}, fmt.Errorf("no workload")
-	}
-	raw = docs[0]
-	kind, err := tree.Kind(raw)
-	if err != nil {
-		return Class{}, err
-	}
+// Render's own object is read where the tree kept it, its pod template
+// copied, since checks may change a class's pod.
+func classFrom(name string, t tree.Typed, p string) (Class, error) {
 	c := Class{Name: name, Pods: 1}
-	var tpl corev1.PodTemplateSpec
-	switch kind {
-	case keys.KindDeployment:
-		var d appsv1.Deployment
-		if err := yaml.UnmarshalStrict(raw, &d); err != nil {
+	objs, docs := t.Documents(p)
+	var workload any
+	switch {
+	case len(objs) > 0:
+		workload = objs[0]
+	case len(docs) > 0:
+		var err error
+		if workload, err = decodeWorkload(docs[0]); err != nil {
 			return c, err
 		}
-		tpl, c.Pods = d.Spec.Template, deref(d.Spec.Replicas, 1)
-	case keys.KindStatefulSet:
-		var s appsv1.StatefulSet
-		if err := yaml.UnmarshalStrict(raw, &s); err != nil {
-			return c, err
-		}
-		tpl, c.Pods = s.Spec.Template, deref(s.Spec.Replicas, 1)
-	case keys.KindJob:
-		var j batchv1.Job
-		if err := yaml.UnmarshalStrict(raw, &j); err != nil {
-			return c, err
-		}
-		tpl, c.Pods, c.Gang = j.Spec.Template, deref(j.Spec.Parallelism, 1), true
 	default:
-		return c, fmt.Errorf("unexpected kind %q", kind)
+		return c, fmt.Errorf("no workload")
 	}
+	var tpl *corev1.PodTemplateSpec
+	switch w := workload.(type) {
+	case *appsv1.Deployment:
+		tpl, c.Pods = &w.Spec.Template, deref(w.Spec.Replicas, 1)
+	case *appsv1.StatefulSet:
+		tpl, c.Pods = &w.Spec.Template, deref(w.Spec.Replicas, 1)
+	case *batchv1.Job:
+		tpl, c.Pods, c.Gang = &w.Spec.Template, deref(w.Spec.Parallelism, 1), true
+	default:
+		return c, fmt.Errorf("unexpected workload %T", workload)
+	}
+	tpl = tpl.DeepCopy()
 	c.Pod = &corev1.Pod{ObjectMeta: tpl.ObjectMeta, Spec: tpl.Spec}
 	c.Pod.Name = name
 	c.Info = NewPodInfo(c.Pod)
 	return c, nil
+}
+
+// decodeWorkload decodes an example's first document by its kind.
+func decodeWorkload(raw []byte) (any, error) {
+	kind, err := tree.Kind(raw)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	switch kind {
+	case keys.KindDeployment:
+		v = &appsv1.Deployment{}
+	case keys.KindStatefulSet:
+		v = &appsv1.StatefulSet{}
+	case keys.KindJob:
+		v = &batchv1.Job{}
+	default:
+		return nil, fmt.Errorf("unexpected kind %q", kind)
+	}
+	return v, yaml.UnmarshalStrict(raw, v)
 }
 
 func deref(p *int32, def int32) int32 {

@@ -143,9 +143,9 @@ func TestKarpenterReaderCanFail(t *testing.T) {
 // readBack reads a tree as the pipeline does: the providers' node groups,
 // then the cluster.
 func readBack(tr tree.Tree, cat catalog.Catalog) (*check.Cluster, error) {
-	groups, err := provider.NodeGroups(tr)
+	groups, err := provider.NodeGroups(tree.Bytes(tr))
 	if err != nil {
 		return nil, err
 	}
-	return check.FromTree(tr, groups, cat)
+	return check.FromTree(tree.Bytes(tr), groups, cat)
 }

@@ -31,7 +31,7 @@ type QueueIntent struct {
 // every flavor it could pick once others are in use, is a pool where the
 // class lands and, for a gang, where the whole gang fits; every requested
 // resource is covered; and the CRDs' limits hold.
-func Kueue(tr tree.Tree, r *Report, queues []QueueIntent) error {
+func Kueue(tr tree.Typed, r *Report, queues []QueueIntent) error {
 	m, err := NewKueueModel(tr)
 	if err != nil {
 		return err
@@ -197,13 +197,8 @@ func (r *Report) wholeGang(c *Class, pods int32) string {
 	return ": pools that hold it whole: " + strings.Join(at, ", ")
 }
 
-// decodeAll strictly decodes a generated YAML stream into a slice.
-func decodeAll[T any](raw []byte, out *[]T) error {
-	docs := tree.Docs(raw)
-	vs := make([]T, len(docs))
-	if err := forEach(len(docs), func(i int) error { return tree.Decode(docs[i], &vs[i]) }); err != nil {
-		return err
-	}
-	*out = append(*out, vs...)
-	return nil
+// decodeAll appends the documents of the file at p to out (tree.DecodeAll),
+// parsing YAML on every CPU.
+func decodeAll[T any](tr tree.Typed, p string, out *[]T) error {
+	return tree.DecodeAll(tr, p, out, forEach)
 }

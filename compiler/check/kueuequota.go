@@ -58,17 +58,17 @@ type quotaNode struct {
 const maxDepth = 64
 
 // NewKueueModel reads the Kueue objects of a tree.
-func NewKueueModel(tr tree.Tree) (*KueueModel, error) {
+func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 	var fs []kueue.ResourceFlavor
-	if err := decodeAll(tr[tree.KueueFlavorsPath], &fs); err != nil {
+	if err := decodeAll(tr, tree.KueueFlavorsPath, &fs); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueFlavorsPath, err)
 	}
 	var cqs []kueue.ClusterQueue
-	if err := decodeAll(tr[tree.KueueQueuesPath], &cqs); err != nil {
+	if err := decodeAll(tr, tree.KueueQueuesPath, &cqs); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueQueuesPath, err)
 	}
 	var cohorts []kueue.Cohort
-	if err := decodeAll(tr[tree.KueueCohortsPath], &cohorts); err != nil {
+	if err := decodeAll(tr, tree.KueueCohortsPath, &cohorts); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
 	}
 	m := &KueueModel{Flavors: map[string]kueue.ResourceFlavorSpec{}, Queues: map[string]*kueue.ClusterQueue{}, LimitRanges: map[string][]corev1.LimitRange{}, ResourceQuotas: map[string][]corev1.ResourceQuota{}, nodes: map[string]*quotaNode{}}
@@ -76,7 +76,7 @@ func NewKueueModel(tr tree.Tree) (*KueueModel, error) {
 		switch path.Base(p) {
 		case tree.LimitRangesFile:
 			var lrs []corev1.LimitRange
-			if err := decodeAll(tr[p], &lrs); err != nil {
+			if err := decodeAll(tr, p, &lrs); err != nil {
 				return nil, fmt.Errorf("check: %s: %w", p, err)
 			}
 			for _, lr := range lrs {
@@ -84,7 +84,7 @@ func NewKueueModel(tr tree.Tree) (*KueueModel, error) {
 			}
 		case tree.ResourceQuotasFile:
 			var rqs []corev1.ResourceQuota
-			if err := decodeAll(tr[p], &rqs); err != nil {
+			if err := decodeAll(tr, p, &rqs); err != nil {
 				return nil, fmt.Errorf("check: %s: %w", p, err)
 			}
 			for _, rq := range rqs {

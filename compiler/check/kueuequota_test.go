@@ -50,7 +50,7 @@ func TestKueuePotential(t *testing.T) {
 				qs = append(qs, q...)
 			}
 			tr[tree.KueueQueuesPath] = qs
-			m, err := NewKueueModel(tr)
+			m, err := NewKueueModel(tree.Bytes(tr))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func TestKueuePotential(t *testing.T) {
 // words, the taint printed as Kueue prints it.
 func TestKueueTaint(t *testing.T) {
 	tr := tree.Tree{tree.KueueFlavorsPath: []byte(kueueFlavor), tree.KueueQueuesPath: []byte(cq("a", "", `nominalQuota: "8"`))}
-	m, err := NewKueueModel(tr)
+	m, err := NewKueueModel(tree.Bytes(tr))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestKueueResourceQuota(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := tree.Tree{tree.KueueFlavorsPath: []byte(kueueFlavor), tree.KueueQueuesPath: []byte(strings.Join(tc.queues, "---\n")),
 				"tenants/a/" + tree.ResourceQuotasFile: []byte(strings.Join(tc.quotas, "---\n"))}
-			m, err := NewKueueModel(tr)
+			m, err := NewKueueModel(tree.Bytes(tr))
 			if err != nil {
 				t.Fatal(err)
 			}

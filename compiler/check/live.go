@@ -22,7 +22,7 @@ const ErrReasonNoNodes = "no nodes available to schedule pods"
 // leaves them out; nodes of no pool are left out (drift reports them).
 // What live nodes advertise is taken as they say it: the device plugin's
 // reach is not applied to them.
-func FromLive(t tree.Tree, groups []nodes.Group, cat catalog.Catalog, live []corev1.Node, pods []corev1.Pod) (*Cluster, error) {
+func FromLive(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, live []corev1.Node, pods []corev1.Pod) (*Cluster, error) {
 	cl, err := FromTree(t, groups, cat)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 // independent. The error reported is the first in listing order, whatever
 // the scheduling.
 type Batch struct {
-	tree   tree.Tree
+	tree   tree.Typed
 	err    error
 	queued []queued
 }
@@ -24,21 +24,28 @@ type queued struct {
 	objs []any
 }
 
-// NewBatch returns a batch that writes into t.
-func NewBatch(t tree.Tree) *Batch { return &Batch{tree: t} }
+// NewBatch returns a batch that writes into t, keeping each YAML file's
+// objects in t.Objects for the stages that read the tree (tree.Objects).
+func NewBatch(t tree.Typed) *Batch {
+	if t.Objects == nil {
+		t.Objects = tree.Objects{}
+	}
+	return &Batch{tree: t}
+}
 
 // Tree is the tree the batch writes into. A listed file is present, with no
 // bytes, until Flush.
-func (b *Batch) Tree() tree.Tree { return b.tree }
+func (b *Batch) Tree() tree.Typed { return b.tree }
 
 // YAML lists a file of objs, one document each. The objects must not
-// change before Flush.
+// change afterwards: the tree keeps them (tree.Objects).
 func (b *Batch) YAML(p string, objs ...any) {
 	if b.err != nil {
 		return
 	}
 	p = path.Clean(p)
-	b.tree[p] = nil
+	b.tree.Tree[p] = nil
+	b.tree.Objects[p] = objs
 	b.queued = append(b.queued, queued{p, objs})
 }
 
@@ -64,7 +71,9 @@ func (b *Batch) JSON(p string, v any) {
 		b.err = err
 		return
 	}
-	b.tree[path.Clean(p)] = raw
+	p = path.Clean(p)
+	b.tree.Tree[p] = raw
+	delete(b.tree.Objects, p)
 }
 
 // Fail records err, unless an earlier error was; nothing is listed after it.
@@ -84,10 +93,11 @@ func (b *Batch) Flush() error {
 	for i, f := range q {
 		if errs[i] != nil {
 			b.Fail(errs[i])
-			delete(b.tree, f.path)
+			delete(b.tree.Tree, f.path)
+			delete(b.tree.Objects, f.path)
 			continue
 		}
-		b.tree[f.path] = out[i]
+		b.tree.Tree[f.path] = out[i]
 	}
 	return b.err
 }

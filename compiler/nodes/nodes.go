@@ -17,7 +17,7 @@ import (
 // Source is where a provisioner's node groups come from: its provider reads
 // them back from the files it wrote in the tree.
 type Source interface {
-	NodeGroups(t tree.Tree) ([]Group, error)
+	NodeGroups(t tree.Typed) ([]Group, error)
 }
 
 // Group is one pool's nodes as one provisioner launches them.

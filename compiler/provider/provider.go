@@ -36,7 +36,7 @@ var All = []Provider{eks.Provider{}, karpenter.Provider{}}
 
 // NodeGroups reads every provider's node groups back from t and merges
 // them (nodes.Merge).
-func NodeGroups(t tree.Tree) ([]nodes.Group, error) {
+func NodeGroups(t tree.Typed) ([]nodes.Group, error) {
 	var all [][]nodes.Group
 	for _, p := range All {
 		groups, err := p.NodeGroups(t)

@@ -22,9 +22,10 @@ type renderer struct {
 	err error
 }
 
-// Render produces the tree for a derived fleet, all but the ClusterQueues.
-func Render(d *derive.Fleet) (tree.Tree, error) {
-	r := &renderer{d: d, out: encode.NewBatch(tree.Tree{})}
+// Render produces the tree for a derived fleet, all but the ClusterQueues,
+// with the objects its YAML files were encoded from.
+func Render(d *derive.Fleet) (tree.Typed, error) {
+	r := &renderer{d: d, out: encode.NewBatch(tree.Typed{Tree: tree.Tree{}})}
 	r.cluster()
 	r.tenants()
 	r.classes()
@@ -35,14 +36,14 @@ func Render(d *derive.Fleet) (tree.Tree, error) {
 	}
 	r.root(applied)
 	if err := r.flush(); err != nil {
-		return nil, err
+		return tree.Typed{}, err
 	}
 	return r.out.Tree(), nil
 }
 
 // Queues adds the ClusterQueues that derive.Queues decided, one per tenant
 // in tenant order.
-func Queues(t tree.Tree, d *derive.Fleet, queues []*derive.Queue) error {
+func Queues(t tree.Typed, d *derive.Fleet, queues []*derive.Queue) error {
 	r := &renderer{d: d, out: encode.NewBatch(t)}
 	var objs []any
 	for i, tn := range d.Tenants {

@@ -37,6 +37,8 @@ tenants: t: {namespaces: ["t"], classes: ["web"]}
 type Fleet struct {
 	D    *derive.Fleet
 	Tree tree.Tree
+	// Objects are render's typed objects (tree.Objects).
+	Objects tree.Objects
 }
 
 // Examples returns every example fleet and NodeGroupsFleet, each rendered.
@@ -70,7 +72,7 @@ func Render(t *testing.T, path string) Fleet {
 	if err != nil {
 		t.Fatalf("render %s: %v", path, err)
 	}
-	return Fleet{D: d, Tree: tr}
+	return Fleet{D: d, Tree: tr.Tree, Objects: tr.Objects}
 }
 
 // root is the repository's root: the nearest directory up that has fleets/.

@@ -14,15 +14,18 @@ import (
 // NodeGroups reads the managed node groups back from eksctl's file, which
 // every fleet has (with no managed group when Karpenter launches every
 // pool). Terraform's file holds the same groups, as its tests pin.
-func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
-	raw, ok := t[EksctlPath]
-	if !ok {
+func (Provider) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
+	if _, ok := t.Tree[EksctlPath]; !ok {
 		return nil, fmt.Errorf("check: %s missing from the tree", EksctlPath)
 	}
-	var cfg eksctl.ClusterConfig
-	if err := tree.Decode(raw, &cfg); err != nil {
+	var cfgs []eksctl.ClusterConfig
+	if err := tree.DecodeAll(t, EksctlPath, &cfgs, each); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", EksctlPath, err)
 	}
+	if len(cfgs) != 1 {
+		return nil, fmt.Errorf("check: %s: %d ClusterConfigs, want 1", EksctlPath, len(cfgs))
+	}
+	cfg := cfgs[0]
 	var out []nodes.Group
 	for _, ng := range cfg.ManagedNodeGroups {
 		// A pool with zoneGroups has a group per zone, named <pool>-<zone>;
@@ -45,4 +48,14 @@ func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
 		out = append(out, g)
 	}
 	return out, nil
+}
+
+// each runs f in turn: eksctl's file is one document.
+func each(n int, f func(i int) error) error {
+	for i := 0; i < n; i++ {
+		if err := f(i); err != nil {
+			return err
+		}
+	}
+	return nil
 }

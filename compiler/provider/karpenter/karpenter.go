@@ -30,44 +30,34 @@ func (Provider) Name() string { return "Karpenter" }
 // Karpenter). Nodes get the labels Karpenter sets from single-valued
 // requirements and its own; the pool's max size is our annotation, since
 // Karpenter bounds a pool by resources alone.
-func (Provider) NodeGroups(t tree.Tree) ([]nodes.Group, error) {
-	groups, err := nodePools(t[Path])
+func (Provider) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
+	groups, err := nodePools(t)
 	if err != nil {
 		return nil, fmt.Errorf("check: %s: %w", Path, err)
 	}
 	return groups, nil
 }
 
-func nodePools(raw []byte) ([]nodes.Group, error) {
+func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 	var groups []nodes.Group
+	var classes []wire.EC2NodeClass
+	var pools []wire.NodePool
+	if err := tree.DecodeKind(tr, Path, "EC2NodeClass", &classes); err != nil {
+		return nil, err
+	}
+	if err := tree.DecodeKind(tr, Path, "NodePool", &pools); err != nil {
+		return nil, err
+	}
 	// Bottlerocket's NVIDIA variants run the device plugin on the host.
 	bottlerocket := map[string]bool{}
-	for _, doc := range tree.Docs(raw) {
-		if kind, err := tree.Kind(doc); err != nil || kind != "EC2NodeClass" {
-			continue
-		}
-		var nc wire.EC2NodeClass
-		if err := tree.Decode(doc, &nc); err != nil {
-			return nil, err
-		}
+	for _, nc := range classes {
 		for _, t := range nc.Spec.AMISelectorTerms {
 			if strings.HasPrefix(t.Alias, "bottlerocket@") {
 				bottlerocket[nc.Name] = true
 			}
 		}
 	}
-	for _, doc := range tree.Docs(raw) {
-		kind, err := tree.Kind(doc)
-		if err != nil {
-			return nil, err
-		}
-		if kind != "NodePool" {
-			continue
-		}
-		var np wire.NodePool
-		if err := tree.Decode(doc, &np); err != nil {
-			return nil, err
-		}
+	for _, np := range pools {
 		g := nodes.Group{
 			Pool: np.Name, Source: Path, Taints: np.Spec.Template.Spec.Taints,
 			Labels:           map[string]string{},
