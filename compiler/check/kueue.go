@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
@@ -48,11 +49,18 @@ func Kueue(tr tree.Typed, r *Report, queues []QueueIntent) error {
 		}
 	}
 	for _, q := range queues {
-		cq := m.Queues[q.ClusterQueue]
-		if cq == nil {
+		if m.Queues[q.ClusterQueue] == nil {
 			return fmt.Errorf("check: ClusterQueue %s missing from the tree", q.ClusterQueue)
 		}
-		r.kueueQueue(q, cq, m)
+	}
+	// Queues are independent and the model is only read: each is checked
+	// on its own CPU, its findings gathered in queue order.
+	found := make([]sink, len(queues))
+	par.Each(len(queues), func(i int) {
+		r.kueueQueue(queues[i], m.Queues[queues[i].ClusterQueue], m, &found[i])
+	})
+	for _, f := range found {
+		r.Findings = append(r.Findings, f...)
 	}
 	r.Sort()
 	return nil
@@ -60,14 +68,19 @@ func Kueue(tr tree.Typed, r *Report, queues []QueueIntent) error {
 
 func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
 
-func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel) {
+// sink collects one queue's findings.
+type sink []Finding
+
+func (s *sink) add(f Finding) { *s = append(*s, f) }
+
+func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel, out *sink) {
 	if m.Alone(cq.Name) && borrows(cq) {
-		r.add(Finding{Severity: Warning, Check: IDKueueBorrow, Tenant: q.Tenant,
+		out.add(Finding{Severity: Warning, Check: IDKueueBorrow, Tenant: q.Tenant,
 			Message: fmt.Sprintf("tenant %s may borrow in cohort %s, but its ClusterQueue is the only one in that cohort tree: there is nothing to borrow", q.Tenant, cq.Spec.CohortName)})
 	}
 	for _, rg := range cq.Spec.ResourceGroups {
 		if len(rg.Flavors) > kueue.MaxFlavorsInGroup {
-			r.add(Finding{Severity: Error, Check: IDKueueLimits, Tenant: q.Tenant,
+			out.add(Finding{Severity: Error, Check: IDKueueLimits, Tenant: q.Tenant,
 				Message: fmt.Sprintf("ClusterQueue %s lists %d flavors in a resource group; Kueue's CRD allows %d", cq.Name, len(rg.Flavors), kueue.MaxFlavorsInGroup)})
 		}
 		for _, f := range rg.Flavors {
@@ -76,21 +89,21 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel
 				names = append(names, res.Name)
 			}
 			if !slices.Equal(names, rg.CoveredResources) {
-				r.add(Finding{Severity: Error, Check: IDKueueOrder, Tenant: q.Tenant, Pool: f.Name,
+				out.add(Finding{Severity: Error, Check: IDKueueOrder, Tenant: q.Tenant, Pool: f.Name,
 					Message: fmt.Sprintf("ClusterQueue %s flavor %s lists %v, not coveredResources' order %v", cq.Name, f.Name, names, rg.CoveredResources)})
 			}
 		}
 	}
-	r.kueueResourceQuota(q, m)
+	r.kueueResourceQuota(q, m, out)
 	limits := m.LimitRanges[q.Namespace]
 	for _, name := range q.Classes {
 		if c := r.cluster.Class(name); c != nil {
-			r.kueueClass(q, c, cq, m, limits)
+			r.kueueClass(q, c, cq, m, limits, out)
 		}
 	}
 }
 
-func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel, limits []corev1.LimitRange) {
+func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel, limits []corev1.LimitRange, out *sink) {
 	pods := int32(1)
 	if c.Gang {
 		pods = c.Pods
@@ -103,7 +116,7 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 	}
 	for _, res := range c.Info.requests {
 		if !covered[res] {
-			r.add(Finding{Severity: Error, Check: IDKueueCovered, Tenant: q.Tenant, Class: c.Name,
+			out.add(Finding{Severity: Error, Check: IDKueueCovered, Tenant: q.Tenant, Class: c.Name,
 				Message: fmt.Sprintf("tenant %s, class %s: resource %s unavailable in ClusterQueue %s", q.Tenant, c.Name, res, cq.Name)})
 		}
 	}
@@ -114,7 +127,7 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 		if strings.Contains(a.Message, "insufficient quota") {
 			id = IDKueueQuota
 		}
-		r.add(Finding{Severity: Error, Check: id, Tenant: q.Tenant, Class: c.Name,
+		out.add(Finding{Severity: Error, Check: id, Tenant: q.Tenant, Class: c.Name,
 			Message: fmt.Sprintf("tenant %s, class %s: ClusterQueue %s admits no workload of it: %s%s", q.Tenant, c.Name, cq.Name, a.Message, r.landsNowhereIn(c, cq))})
 		return
 	}
@@ -126,10 +139,10 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 		cell := r.Cell(c.Name, f)
 		switch {
 		case cell == nil || !cell.Fits:
-			r.add(Finding{Severity: Error, Check: IDKueueFlavor, Tenant: q.Tenant, Class: c.Name, Pool: f,
+			out.add(Finding{Severity: Error, Check: IDKueueFlavor, Tenant: q.Tenant, Class: c.Name, Pool: f,
 				Message: fmt.Sprintf("tenant %s: Kueue can admit class %s to flavor %s, but it cannot land on pool %s: its pods would stay Pending", q.Tenant, c.Name, f, f)})
 		case c.Gang && cell.Capacity < int64(pods) && r.landsWhole(c, pods):
-			r.add(Finding{Severity: Error, Check: IDKueueGang, Tenant: q.Tenant, Class: c.Name, Pool: f,
+			out.add(Finding{Severity: Error, Check: IDKueueGang, Tenant: q.Tenant, Class: c.Name, Pool: f,
 				Message: fmt.Sprintf("tenant %s: Kueue can admit class %s's gang of %d pods to flavor %s, whose pool holds %d of them at max size; the rest would stay Pending, holding the quota%s", q.Tenant, c.Name, pods, f, cell.Capacity, r.wholeGang(c, pods))})
 		}
 	}

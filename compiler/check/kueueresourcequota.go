@@ -38,7 +38,7 @@ func (m *KueueModel) MaxUsage(cq string) map[corev1.ResourceName]int64 {
 // (KueueResourceQuota); one scoped to the priority of a queued class, a
 // warning (KueuePriorityQuota: the tenant may mean to cap that priority,
 // but Kueue will not).
-func (r *Report) kueueResourceQuota(q QueueIntent, m *KueueModel) {
+func (r *Report) kueueResourceQuota(q QueueIntent, m *KueueModel, out *sink) {
 	most := m.MaxUsage(q.ClusterQueue)
 	var short []string // a reason per namespace whose quota is short
 	warned := map[string]bool{}
@@ -58,7 +58,7 @@ func (r *Report) kueueResourceQuota(q QueueIntent, m *KueueModel) {
 					continue
 				}
 				warned[class] = true
-				r.add(Finding{Severity: Warning, Check: IDKueuePriorityQuota, Tenant: q.Tenant, Class: class,
+				out.add(Finding{Severity: Warning, Check: IDKueuePriorityQuota, Tenant: q.Tenant, Class: class,
 					Message: fmt.Sprintf("tenant %s: "+reasonScopedBelowKueue, q.Tenant, q.ClusterQueue, over[0].most, class, c.Pod.Spec.PriorityClassName, rq.Name, ns, over[0].hard)})
 			}
 		}
@@ -69,7 +69,7 @@ func (r *Report) kueueResourceQuota(q QueueIntent, m *KueueModel) {
 		if n := len(short) - 1; n > 0 {
 			more = fmt.Sprintf(" (and in %d more of its namespaces)", n)
 		}
-		r.add(Finding{Severity: Error, Check: IDKueueResourceQuota, Tenant: q.Tenant,
+		out.add(Finding{Severity: Error, Check: IDKueueResourceQuota, Tenant: q.Tenant,
 			Message: fmt.Sprintf("tenant %s: %s%s", q.Tenant, short[0], more)})
 	}
 }

@@ -62,11 +62,12 @@ func TestKueueResourceQuota(t *testing.T) {
 			}
 			train := Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
 			r := &Report{cluster: &Cluster{Classes: []Class{train}}}
-			r.kueueResourceQuota(QueueIntent{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}, m)
-			if len(r.Findings) != min(len(tc.want), 1) {
-				t.Fatalf("findings %+v, want %q", r.Findings, tc.want)
+			var found sink
+			r.kueueResourceQuota(QueueIntent{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}, m, &found)
+			if len(found) != min(len(tc.want), 1) {
+				t.Fatalf("findings %+v, want %q", found, tc.want)
 			}
-			for _, f := range r.Findings {
+			for _, f := range found {
 				if want := map[string]ID{Error: IDKueueResourceQuota, Warning: IDKueuePriorityQuota}[f.Severity]; f.Check != want {
 					t.Errorf("%s finding of check %s, want %s", f.Severity, f.Check, want)
 				}
