@@ -71,14 +71,20 @@ func (r *Report) Errors() int {
 	return n
 }
 
+// indexCells builds the indexes Cell reads, if the report changed since;
+// called before reading cells on several CPUs, which then only read them.
+func (r *Report) indexCells() {
+	if r.classAt == nil || len(r.classAt) != len(r.Classes) || len(r.poolAt) != len(r.Pools) {
+		r.classAt, r.poolAt = index(r.Classes), index(r.Pools)
+	}
+}
+
 // Cell returns the verdict for a class on a pool. Run lays cells out
 // class by class in pool order, so the cell is found by index; a report
 // laid out otherwise is searched. Queue derivation asks for every tenant's
 // classes on every pool, so a search each time would be quadratic.
 func (r *Report) Cell(class, pool string) *Cell {
-	if r.classAt == nil || len(r.classAt) != len(r.Classes) || len(r.poolAt) != len(r.Pools) {
-		r.classAt, r.poolAt = index(r.Classes), index(r.Pools)
-	}
+	r.indexCells()
 	ci, okc := r.classAt[class]
 	pi, okp := r.poolAt[pool]
 	if k := ci*len(r.Pools) + pi; okc && okp && k < len(r.Cells) && r.Cells[k].Class == class && r.Cells[k].Pool == pool {

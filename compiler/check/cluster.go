@@ -261,14 +261,20 @@ func deref(p *int32, def int32) int32 {
 	return *p
 }
 
-// Class returns the class of that name, or nil.
-func (c *Cluster) Class(name string) *Class {
+// indexClasses builds the index Class reads, if Classes changed since;
+// called before looking classes up on several CPUs.
+func (c *Cluster) indexClasses() {
 	if len(c.classes) != len(c.Classes) {
 		c.classes = make(map[string]int, len(c.Classes))
 		for i := range c.Classes {
 			c.classes[c.Classes[i].Name] = i
 		}
 	}
+}
+
+// Class returns the class of that name, or nil.
+func (c *Cluster) Class(name string) *Class {
+	c.indexClasses()
 	if i, ok := c.classes[name]; ok && c.Classes[i].Name == name {
 		return &c.Classes[i]
 	}

@@ -53,8 +53,13 @@ func Kueue(tr tree.Typed, r *Report, queues []QueueIntent) error {
 			return fmt.Errorf("check: ClusterQueue %s missing from the tree", q.ClusterQueue)
 		}
 	}
-	// Queues are independent and the model is only read: each is checked
-	// on its own CPU, its findings gathered in queue order.
+	// Queues are independent and the model, the cells and the classes are
+	// only read: each is checked on its own CPU, its findings gathered in
+	// queue order.
+	r.indexCells()
+	if r.cluster != nil {
+		r.cluster.indexClasses()
+	}
 	found := make([]sink, len(queues))
 	par.Each(len(queues), func(i int) {
 		r.kueueQueue(queues[i], m.Queues[queues[i].ClusterQueue], m, &found[i])
