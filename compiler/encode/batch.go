@@ -22,6 +22,8 @@ type Batch struct {
 type queued struct {
 	path string
 	objs []any
+	// json is set for a JSON file, whose one value is objs[0].
+	json bool
 }
 
 // NewBatch returns a batch that writes into t, keeping each YAML file's
@@ -46,34 +48,38 @@ func (b *Batch) YAML(p string, objs ...any) {
 	p = path.Clean(p)
 	b.tree.Tree[p] = nil
 	b.tree.Objects[p] = objs
-	b.queued = append(b.queued, queued{p, objs})
+	b.queued = append(b.queued, queued{path: p, objs: objs})
 }
 
-// JSON writes v as indented JSON with every object's keys sorted (a round
-// trip through maps), so the bytes depend on the spec alone.
+// JSON lists a file of v as indented JSON with every object's keys sorted
+// (a round trip through maps), so the bytes depend on the spec alone. It
+// is encoded in Flush with the rest: Terraform's file of every node group
+// is one of a big fleet's largest. v must not change afterwards.
 func (b *Batch) JSON(p string, v any) {
 	if b.err != nil {
 		return
 	}
-	raw, err := json.Marshal(v)
-	if err == nil {
-		var m any
-		if err = json.Unmarshal(raw, &m); err == nil {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("", "  ")
-			err = enc.Encode(m)
-			raw = buf.Bytes()
-		}
-	}
-	if err != nil {
-		b.err = err
-		return
-	}
 	p = path.Clean(p)
-	b.tree.Tree[p] = raw
+	b.tree.Tree[p] = nil
 	delete(b.tree.Objects, p)
+	b.queued = append(b.queued, queued{path: p, objs: []any{v}, json: true})
+}
+
+func marshalJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err = enc.Encode(m)
+	return buf.Bytes(), err
 }
 
 // Fail records err, unless an earlier error was; nothing is listed after it.
@@ -89,7 +95,13 @@ func (b *Batch) Flush() error {
 	b.queued = nil
 	out := make([][]byte, len(q))
 	errs := make([]error, len(q))
-	par.Each(len(q), func(i int) { out[i], errs[i] = Marshal(q[i].objs...) })
+	par.Each(len(q), func(i int) {
+		if q[i].json {
+			out[i], errs[i] = marshalJSON(q[i].objs[0])
+		} else {
+			out[i], errs[i] = Marshal(q[i].objs...)
+		}
+	})
 	for i, f := range q {
 		if errs[i] != nil {
 			b.Fail(errs[i])
