@@ -37,19 +37,20 @@ func EveryNode(t tree.Tree) ([]nodeagents.DaemonSet, error) {
 
 // withDaemonSets takes the daemon pods off every node.
 func withDaemonSets(c *Cluster, every []nodeagents.DaemonSet, plugin *corev1.Pod) {
-	mps, efa := mpsDaemonPod(plugin), efaPluginPod()
+	pods := []*daemon{newDaemon(plugin), newDaemon(mpsDaemonPod(plugin))}
+	efa := newDaemon(efaPluginPod())
 	for i := range c.Pools {
 		for _, n := range c.Pools[i].Nodes {
 			var reqs []corev1.ResourceList
 			for _, ds := range every {
 				reqs = append(reqs, ds.Requests)
 			}
-			for _, pod := range []*corev1.Pod{plugin, mps} {
-				if pod != nil && devicePluginReach(pod, n.Node) == "" {
+			for _, d := range pods {
+				if d != nil && d.reach(n.Node) == "" {
 					reqs = append(reqs, nil) // requests nothing
 				}
 			}
-			if devicePluginReach(efa, n.Node) == "" {
+			if efa.reach(n.Node) == "" {
 				reqs = append(reqs, eksctl.EFADevicePluginRequests)
 			}
 			takeOff(n.Node.Status.Allocatable, reqs)

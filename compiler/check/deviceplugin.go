@@ -66,16 +66,31 @@ func mpsDaemonPod(plugin *corev1.Pod) *corev1.Pod {
 	return p
 }
 
-// devicePluginReach says why the daemon pod cannot run on node, in
-// kube-scheduler's words, or "" if it can.
-func devicePluginReach(pod *corev1.Pod, node *corev1.Node) string {
+// daemon is a daemon pod with its required node affinity parsed once, as
+// it is matched against every node of the fleet.
+type daemon struct {
+	pod      *corev1.Pod
+	affinity nodeaffinity.RequiredNodeAffinity
+}
+
+// newDaemon is pod as a daemon, or nil for no pod.
+func newDaemon(pod *corev1.Pod) *daemon {
 	if pod == nil {
+		return nil
+	}
+	return &daemon{pod: pod, affinity: nodeaffinity.GetRequiredNodeAffinity(pod)}
+}
+
+// reach says why the daemon pod cannot run on node, in kube-scheduler's
+// words, or "" if it can.
+func (d *daemon) reach(node *corev1.Node) string {
+	if d == nil {
 		return reasonNoValues
 	}
-	if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok {
+	if ok, _ := d.affinity.Match(node); !ok {
 		return ErrReasonNodeAffinity
 	}
-	if t, bad := untoleratedTaint(pod, node); bad {
+	if t, bad := untoleratedTaint(d.pod, node); bad {
 		return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)
 	}
 	return ""
@@ -84,14 +99,14 @@ func devicePluginReach(pod *corev1.Pod, node *corev1.Node) string {
 // withDevicePlugin takes GPUs away from the nodes of pools the device
 // plugin does not reach, and records why, for the DevicePlugin check.
 func withDevicePlugin(c *Cluster, pod *corev1.Pod) {
-	mps := mpsDaemonPod(pod)
+	plugin, mps := newDaemon(pod), newDaemon(mpsDaemonPod(pod))
 	for i := range c.Pools {
 		p := &c.Pools[i]
 		for j := range p.Nodes {
 			n := p.Nodes[j].Node
 			gpus := hasGPUs(n)
-			why := devicePluginReach(pod, n)
-			mpsWhy := devicePluginReach(mps, n)
+			why := plugin.reach(n)
+			mpsWhy := mps.reach(n)
 			p.MPSDaemon = p.MPSDaemon || mpsWhy == ""
 			// The plugin serves MPS replicas only once the daemon runs.
 			if why == "" && p.MPS && mpsWhy != "" && !p.HostDevicePlugin {

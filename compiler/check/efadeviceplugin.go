@@ -30,14 +30,14 @@ func efaPluginPod() *corev1.Pod {
 // withEFAPlugin takes EFA interfaces away from the nodes the EFA device
 // plugin does not reach, and records why, for the EFADevicePlugin check.
 func withEFAPlugin(c *Cluster) {
-	pod := efaPluginPod()
+	pod := newDaemon(efaPluginPod())
 	for i := range c.Pools {
 		p := &c.Pools[i]
 		for _, n := range p.Nodes {
 			if _, ok := n.Node.Status.Capacity[keys.ResourceEFA]; !ok {
 				continue
 			}
-			if why := devicePluginReach(pod, n.Node); why != "" {
+			if why := pod.reach(n.Node); why != "" {
 				p.NoEFAPlugin = why
 				delete(n.Node.Status.Capacity, keys.ResourceEFA)
 				delete(n.Node.Status.Allocatable, keys.ResourceEFA)
