@@ -10,6 +10,7 @@ targets=(
 	"./compiler/load FuzzLoad"
 	"./compiler FuzzCompile"
 	"./compiler/encode FuzzEmitYAML"
+	"./compiler/encode FuzzParseJSON"
 	"./compiler/write FuzzTreeEscape"
 )
 

@@ -64,10 +64,8 @@ func yamlValue(obj any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding %T: %w", obj, err)
 	}
-	var m any
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
+	m, err := parseJSON(j)
+	if err != nil {
 		return nil, err
 	}
 	// Status belongs to the cluster; a StatefulSet's zero counters would
@@ -75,7 +73,7 @@ func yamlValue(obj any) (any, error) {
 	if top, ok := m.(map[string]any); ok {
 		delete(top, "status")
 	}
-	return yamlNumbers(prune(m)), nil
+	return prune(m), nil
 }
 
 // yamlNumbers gives each JSON number the Go type go-yaml gives it when it
