@@ -196,7 +196,8 @@ func orderFlavors(pools []string, t spec.Tenant, d *Fleet) []string {
 }
 
 // needs is, per flavor, the most of each resource one whole workload of a
-// queued class landing there asks for (a Job's whole gang).
+// queued class landing there asks for (a Job's whole gang), as Kueue
+// counts it in the tenant's namespaces.
 func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) map[string]corev1.ResourceList {
 	out := map[string]corev1.ResourceList{}
 	for _, name := range t.Classes {
