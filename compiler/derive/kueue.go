@@ -196,7 +196,8 @@ func orderFlavors(pools []string, t spec.Tenant, d *Fleet) []string {
 }
 
 // needs is, per flavor, the most of each resource one whole workload of a
-// queued class landing there asks for (a Job's whole gang).
+// queued class landing there asks for (a Job's whole gang), as Kueue
+// counts it in the tenant's namespaces.
 func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) map[string]corev1.ResourceList {
 	out := map[string]corev1.ResourceList{}
 	for _, name := range t.Classes {
@@ -209,7 +210,7 @@ func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) m
 		if c.Spec.Kind == keys.KindJob {
 			pods = int64(c.Spec.Pods())
 		}
-		req := resourcehelper.PodRequests(&corev1.Pod{Spec: c.Template.Spec}, resourcehelper.PodResourcesOptions{})
+		req := admittedRequest(t, c.Template.Spec)
 		for _, i := range l.landsOn(c) {
 			p := &d.Pools[i]
 			if out[p.Name] == nil {
@@ -222,6 +223,56 @@ func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) m
 					out[p.Name][r] = q
 				}
 			}
+		}
+	}
+	return out
+}
+
+// admittedRequest is one pod's request as Kueue counts it in the tenant's
+// namespaces (workload.AdjustResources): the tenant's LimitRange defaults
+// fill each container's and init container's missing limits and requests,
+// as LimitRanger does when the pod is created, then missing requests come
+// from limits. PodRequests then adds sidecars and takes the largest other
+// init container, so a sidecar naming no memory counts the default.
+func admittedRequest(t spec.Tenant, ps corev1.PodSpec) corev1.ResourceList {
+	limits, requests := limitDefaults(t)
+	ps.InitContainers = slices.Clone(ps.InitContainers)
+	ps.Containers = slices.Clone(ps.Containers)
+	for _, cs := range [][]corev1.Container{ps.InitContainers, ps.Containers} {
+		for i := range cs {
+			rr := &cs[i].Resources
+			rr.Limits = keepFirst(rr.Limits, limits)
+			rr.Requests = keepFirst(keepFirst(rr.Requests, requests), rr.Limits)
+		}
+	}
+	return resourcehelper.PodRequests(&corev1.Pod{Spec: ps}, resourcehelper.PodResourcesOptions{})
+}
+
+// limitDefaults are the container defaults of the LimitRange in each of
+// the tenant's namespaces (render's limitRange): zero GPUs, and the
+// tenant's default CPU and memory requests.
+func limitDefaults(t spec.Tenant) (limits, requests corev1.ResourceList) {
+	zero := *resource.NewQuantity(0, resource.DecimalSI)
+	limits = corev1.ResourceList{keys.ResourceGPU: zero}
+	requests = corev1.ResourceList{keys.ResourceGPU: zero}
+	if t.Defaults.CPU != "" {
+		requests[corev1.ResourceCPU] = resource.MustParse(string(t.Defaults.CPU))
+	}
+	if t.Defaults.Memory != "" {
+		requests[corev1.ResourceMemory] = resource.MustParse(string(t.Defaults.Memory))
+	}
+	return limits, requests
+}
+
+// keepFirst is a with what b has and a lacks added, a left unchanged.
+func keepFirst(a, b corev1.ResourceList) corev1.ResourceList {
+	out := a.DeepCopy()
+	for k, v := range b {
+		if _, ok := out[k]; !ok {
+			if out == nil {
+				out = corev1.ResourceList{}
+			}
+			out[k] = v.DeepCopy()
 		}
 	}
 	return out

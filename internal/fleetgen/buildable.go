@@ -157,11 +157,9 @@ func (g *gen) homedClass(home spec.Pool, homeIndex int, product string, b bounds
 	if g.chance(0.2) {
 		// Small, so that a sidecar (restartPolicy Always, which adds to
 		// the pod's request) still fits beside the main container.
-		// It names its memory: derive's quota split reserves a whole
-		// workload's requests as rendered, without the LimitRange default
-		// a container that names none gets at admission, so a gang's
-		// sidecars would otherwise push it past a flavor's reserve.
-		c.InitContainers = []spec.InitContainer{{Name: "init", Image: "busybox", CPU: "100m", Memory: "256Mi"}}
+		// It names no memory, so it gets the tenant's default at
+		// admission, which derive's quota split must count.
+		c.InitContainers = []spec.InitContainer{{Name: "init", Image: "busybox", CPU: "100m"}}
 		if g.chance(0.5) {
 			c.InitContainers[0].RestartPolicy = "Always"
 		}
@@ -193,7 +191,8 @@ func (g *gen) fundedTenant(i, cohorts int, names []string, classes map[string]sp
 		var podMem int64
 		fmt.Sscanf(string(c.Resources.Memory), "%dGi", &podMem)
 		if len(c.InitContainers) > 0 {
-			// A sidecar adds its own CPU and memory.
+			// A sidecar adds its own CPU and its memory, the tenant's
+			// default.
 			podCPU, podMem = podCPU+1, podMem+1
 		}
 		cpu, mem = cpu+pods*podCPU, mem+pods*podMem
