@@ -14,6 +14,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
@@ -42,7 +43,7 @@ func TestAdmittedRequestIsKueues(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		model, err := check.NewKueueModel(res.Tree)
+		model, err := check.NewKueueModel(tree.Bytes(res.Tree))
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
