@@ -54,6 +54,8 @@ func rowOf(r *check.Report, i int) row {
 	}
 	cr := &r.Rows[i]
 	k := 0 // the next evaluated cell
+	var last []string
+	f := 0 // last's refusal
 	for j := range cr.Len() {
 		var reasons []string
 		if k < len(cr.At) && int(cr.At[k]) == j {
@@ -67,14 +69,24 @@ func rowOf(r *check.Report, i int) row {
 		} else {
 			reasons = cr.RuledOut(j)
 		}
-		f := slices.IndexFunc(w.refused, func(f refusal) bool { return slices.Equal(f.reasons, reasons) })
-		if f < 0 {
-			f = len(w.refused)
-			w.refused = append(w.refused, refusal{reasons: reasons})
+		// Refusals share their reason sets (the ruled-out pools' above
+		// all), and the same set tends to follow itself.
+		if !same(reasons, last) {
+			last = reasons
+			f = slices.IndexFunc(w.refused, func(f refusal) bool { return slices.Equal(f.reasons, reasons) })
+			if f < 0 {
+				f = len(w.refused)
+				w.refused = append(w.refused, refusal{reasons: reasons})
+			}
 		}
 		w.refused[f].pools = append(w.refused[f].pools, int32(j))
 	}
 	return w
+}
+
+// same reports whether a and b are one slice.
+func same(a, b []string) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // sparseJSON is the schemaVersion 2 document, indented as
