@@ -78,7 +78,7 @@ func (r *Report) Errors() int {
 // first.
 func (r *Report) Row(class string) *Row {
 	if r.classAt == nil || len(r.classAt) != len(r.Classes) || len(r.poolAt) != len(r.Pools) {
-		r.index()
+		r.indexNames()
 	}
 	if i, ok := r.classAt[class]; ok && i < len(r.Rows) {
 		return &r.Rows[i]
@@ -86,7 +86,7 @@ func (r *Report) Row(class string) *Row {
 	return nil
 }
 
-func (r *Report) index() { r.classAt, r.poolAt = index(r.Classes), index(r.Pools) }
+func (r *Report) indexNames() { r.classAt, r.poolAt = index(r.Classes), index(r.Pools) }
 
 // Cell returns the verdict for a class on a pool, or nil: the evaluated
 // cell itself, or for a pool ruled out, one made anew. Queue derivation
@@ -179,7 +179,7 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 		byClass[cl.Classes[i].Name] = &r.Rows[i]
 		r.Findings = append(r.Findings, found[i]...)
 	}
-	r.index()
+	r.indexNames()
 	r.Findings = append(r.Findings, DevicePlugin(cl)...)
 	r.Findings = append(r.Findings, EFADevicePlugin(cl)...)
 	r.Findings = append(r.Findings, MixedTypes(cl)...)

@@ -94,17 +94,6 @@ func (w *Row) RuledOut(j int) []string {
 	return refusedBy[w.refused[w.group[j]]]
 }
 
-// Fitting counts the pools the class lands on.
-func (w *Row) Fitting() int {
-	n := 0
-	for k := range w.Evaluated {
-		if w.Evaluated[k].Fits {
-			n++
-		}
-	}
-	return n
-}
-
 // each calls f with every pool's cell in pool order, made for the pools
 // ruled out, if all; else with the evaluated cells only. A ruled-out pool
 // matters only to what counts nodes that fail NodeAffinity (a spread that
