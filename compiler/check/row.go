@@ -116,6 +116,13 @@ func (w *Row) each(all bool, f func(j int, cell Cell)) {
 func (x *poolIndex) row(c *Class, pools []Pool, names []string, w *worker) Row {
 	r := Row{class: c.Name, pools: names, group: x.taints, refused: make([]uint8, len(x.taintNode))}
 	could := x.candidates(c.Pod)
+	n := 0
+	for j := range pools {
+		if could.has(j) || x.taints[j] < 0 {
+			n++
+		}
+	}
+	r.Evaluated, r.At = make([]Cell, 0, n), make([]int32, 0, n)
 	for j := range pools {
 		g := x.taints[j]
 		if could.has(j) || g < 0 {
