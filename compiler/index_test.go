@@ -13,8 +13,9 @@ import (
 )
 
 // The checker rules most cells out wholesale, by an index of the pools'
-// labels and taints, and evaluates only the rest node by node. Every
-// cell must be the one evaluating every node gives: on the example
+// labels and taints, evaluates only the rest node by node, and keeps only
+// those (check.Row). Every cell, as the report and the row give it, must
+// be the one evaluating every node gives: on the example
 // fleets, and on generated ones with the escape hatches (taints of every
 // effect, tolerations right and wrong, Gt/Lt and multi-term affinity on
 // labels present or missing), with the whole spec, and buildable.
@@ -43,21 +44,40 @@ func TestIndexedCellsAreEvaluated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bad := 0
+		rep, bad, ruled := res.Report, 0, 0
 		for i := range cl.Classes {
+			row := rep.Row(cl.Classes[i].Name)
+			if row == nil || row.Len() != len(cl.Pools) {
+				t.Fatalf("%s: class %s has no row of %d pools", filepath.Base(spec), cl.Classes[i].Name, len(cl.Pools))
+			}
+			ruled += row.Len() - len(row.Evaluated)
 			for j := range cl.Pools {
 				want := check.Evaluate(&cl.Classes[i], &cl.Pools[j])
 				want.Nodes = nil
-				got := *res.Report.Cell(cl.Classes[i].Name, cl.Pools[j].Name)
-				if len(want.Reasons) == 0 && len(got.Reasons) == 0 {
-					want.Reasons, got.Reasons = nil, nil
+				// The report's lookup, the row's, and the report's whole
+				// matrix (as schemaVersion 1 writes it) give the same cell.
+				for how, got := range map[string]check.Cell{
+					"Report.Cell": *rep.Cell(cl.Classes[i].Name, cl.Pools[j].Name),
+					"Row.Cell":    row.Cell(j),
+				} {
+					if len(want.Reasons) == 0 && len(got.Reasons) == 0 {
+						want.Reasons, got.Reasons = nil, nil
+					}
+					if !reflect.DeepEqual(got, want) && bad < 5 {
+						bad++
+						t.Errorf("%s: %s of class %s on pool %s:\n got %+v\nwant %+v", filepath.Base(spec), how, want.Class, want.Pool, got, want)
+					}
 				}
-				if !reflect.DeepEqual(got, want) && bad < 5 {
+				if fits := rep.Fits(cl.Classes[i].Name, cl.Pools[j].Name); (fits != want.Fits || row.Fits(j) != want.Fits) && bad < 5 {
 					bad++
-					t.Errorf("%s: class %s on pool %s:\n got %+v\nwant %+v", filepath.Base(spec), want.Class, want.Pool, got, want)
+					t.Errorf("%s: class %s on pool %s: Fits %v, want %v", filepath.Base(spec), want.Class, want.Pool, fits, want.Fits)
 				}
 			}
 		}
+		if all := rep.AllCells(); len(all) != len(cl.Classes)*len(cl.Pools) {
+			t.Errorf("%s: AllCells has %d cells, want %d", filepath.Base(spec), len(all), len(cl.Classes)*len(cl.Pools))
+		}
+		t.Logf("%s: %d of %d cells ruled out", filepath.Base(spec), ruled, len(cl.Classes)*len(cl.Pools))
 	}
 }
 

@@ -32,12 +32,11 @@ type expectation struct {
 func expect(r *check.Report, class, tenant string, cellReasons func(pool string) []string) expectation {
 	e := expectation{allowed: map[string]bool{}}
 	reasons := map[string]bool{}
-	for _, cell := range r.Cells {
-		if cell.Class != class {
-			continue
-		}
-		if cell.Fits {
-			e.allowed[cell.Pool] = true
+	if w := r.Row(class); w != nil {
+		for _, cell := range w.Evaluated {
+			if cell.Fits {
+				e.allowed[cell.Pool] = true
+			}
 		}
 	}
 	for _, f := range r.Findings {
@@ -77,9 +76,11 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 func findingReasons(r *check.Report, f check.Finding, cellReasons func(pool string) []string) []string {
 	if f.Check == check.IDLands {
 		var out []string
-		for _, cell := range r.Cells {
-			if cell.Class == f.Class && !cell.Fits {
-				out = append(out, cellReasons(cell.Pool)...)
+		if w := r.Row(f.Class); w != nil {
+			for j, pool := range r.Pools {
+				if !w.Fits(j) {
+					out = append(out, cellReasons(pool)...)
+				}
 			}
 		}
 		return out

@@ -53,7 +53,7 @@ func TestPlacementDifferential(t *testing.T) {
 			// as the checker judges it.
 			profile := profiles[c.Pod.Spec.SchedulerName]
 			nodes, poolOf := atMaxSize(cl, cells)
-			want := check.Holds(c, cells, cl.Pools)
+			want := check.Holds(c, res.Report.Row(c.Name), cl.Pools)
 			if found := findingsOf(res, c.Name); (want < int64(c.Pods)) != (len(found) > 0) {
 				bad = append(bad, fmt.Sprintf("%s: class %s: Holds %d of %d pods, findings %v", fc.name, c.Name, want, c.Pods, found))
 			}

@@ -1,38 +1,103 @@
 package check
 
-import "testing"
+import (
+	"reflect"
+	"slices"
+	"testing"
 
-// Cell finds a verdict by index in Run's layout, and by search in any other.
-func TestReportCell(t *testing.T) {
-	r := &Report{Pools: []string{"a", "b", "c"}, Classes: []string{"x", "y"}}
-	for _, c := range r.Classes {
-		for _, p := range r.Pools {
-			r.Cells = append(r.Cells, Cell{Class: c, Pool: p, Capacity: int64(len(r.Cells))})
+	corev1 "k8s.io/api/core/v1"
+)
+
+// rowFleet has four pools: "a" that the class's selector matches, "b" and
+// "c" that it does not (b with a taint it does not tolerate), and "d"
+// whose nodes' taints differ, which the index never rules out.
+func rowFleet(selector string) *Cluster {
+	taint := []corev1.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}}
+	mk := func(tier string, taints []corev1.Taint) Node {
+		return Node{InstanceType: "t", Zone: "z", Node: node(map[string]string{"tier": tier}, taints, "cpu=4,pods=10")}
+	}
+	p := pod(corev1.PodSpec{NodeSelector: map[string]string{"tier": selector}, Containers: []corev1.Container{container("cpu=1")}})
+	return &Cluster{
+		Pools: []Pool{
+			{Name: "a", MaxNodes: 1, Zones: []string{"z"}, Nodes: []Node{mk("x", nil)}},
+			{Name: "b", MaxNodes: 1, Zones: []string{"z"}, Nodes: []Node{mk("y", taint)}},
+			{Name: "c", MaxNodes: 1, Zones: []string{"z"}, Nodes: []Node{mk("y", nil)}},
+			{Name: "d", MaxNodes: 2, Zones: []string{"z"}, Nodes: []Node{mk("y", nil), mk("y", taint)}},
+		},
+		Classes: []Class{{Name: "k", Pod: p, Info: NewPodInfo(p), Pods: 1}},
+	}
+}
+
+// A row keeps the evaluated cells only; every accessor gives the cell
+// evaluating the pool gives, and the evaluated ones are the row's own.
+func TestRowCells(t *testing.T) {
+	for sel, evaluated := range map[string][]int32{"x": {0, 3}, "none": {3}} {
+		cl := rowFleet(sel)
+		r := RunCluster(cl, Intent{})
+		w := r.Row("k")
+		if w == nil || !slices.Equal(w.At, evaluated) || w.Len() != 4 {
+			t.Fatalf("selector %s: row %+v, want pools %v evaluated of 4", sel, w, evaluated)
+		}
+		var all []Cell
+		for j := range cl.Pools {
+			want := Evaluate(&cl.Classes[0], &cl.Pools[j])
+			want.Nodes = nil
+			all = append(all, want)
+			for name, got := range map[string]Cell{"Row.Cell": w.Cell(j), "Report.Cell": *r.Cell("k", cl.Pools[j].Name)} {
+				if !reflect.DeepEqual(got, want) && !(len(got.Reasons)+len(want.Reasons) == 0 && got.Fits == want.Fits) {
+					t.Errorf("selector %s, pool %s: %s %+v, Evaluate %+v", sel, cl.Pools[j].Name, name, got, want)
+				}
+			}
+			if w.Fits(j) != want.Fits || r.Fits("k", cl.Pools[j].Name) != want.Fits {
+				t.Errorf("selector %s, pool %s: Fits %v, want %v", sel, cl.Pools[j].Name, w.Fits(j), want.Fits)
+			}
+		}
+		if got := r.Cell("k", "d"); got != &w.Evaluated[len(w.Evaluated)-1] {
+			t.Error("Cell must return the evaluated cell itself, so callers see one verdict")
+		}
+		if got, want := r.Cell("k", "b").Reasons, []string{ErrReasonTaint}; !slices.Equal(got, want) {
+			t.Errorf("ruled-out tainted pool: %v, want %v", got, want)
+		}
+		if got, want := r.Cell("k", "c").Reasons, []string{ErrReasonNodeAffinity}; !slices.Equal(got, want) {
+			t.Errorf("ruled-out pool: %v, want %v", got, want)
+		}
+		if !reflect.DeepEqual(r.AllCells(), all) {
+			t.Errorf("selector %s: AllCells %+v, want %+v", sel, r.AllCells(), all)
+		}
+		// The per-class checks count the ruled-out pools as the full row
+		// would: Lands' histogram, above all.
+		c := &cl.Classes[0]
+		if got, want := Lands(c, w), Lands(c, NewRow(all)); !reflect.DeepEqual(got, want) {
+			t.Errorf("selector %s: Lands %+v, on every cell %+v", sel, got, want)
 		}
 	}
-	if got := r.Cell("y", "b"); got == nil || got.Class != "y" || got.Pool != "b" || got.Capacity != 4 {
-		t.Fatalf("Cell(y, b) = %+v, want the fifth cell", got)
-	}
-	if got := r.Cell("y", "b"); got != &r.Cells[4] {
-		t.Error("Cell must return a pointer into Cells, so callers see one verdict")
-	}
-	if r.Cell("z", "a") != nil || r.Cell("x", "d") != nil {
+	r := RunCluster(rowFleet("x"), Intent{})
+	if r.Cell("z", "a") != nil || r.Cell("k", "e") != nil || r.Fits("z", "a") || r.Row("z") != nil {
 		t.Error("unknown names must give nil")
 	}
-	// Laid out otherwise (a report read back and filtered, say): searched.
-	r.Cells[0], r.Cells[5] = r.Cells[5], r.Cells[0]
-	if got := r.Cell("y", "c"); got == nil || got.Class != "y" || got.Pool != "c" {
-		t.Fatalf("Cell(y, c) after reordering = %+v", got)
-	}
-	// Pools added after a first lookup are indexed again.
-	r.Pools = append(r.Pools, "d")
-	r.Cells = nil
+}
+
+// A report built by hand is indexed at its first lookup, and again when
+// its names change.
+func TestReportCellByHand(t *testing.T) {
+	r := &Report{Pools: []string{"a", "b", "c"}, Classes: []string{"x", "y"}}
+	n := 0
 	for _, c := range r.Classes {
+		var cells []Cell
 		for _, p := range r.Pools {
-			r.Cells = append(r.Cells, Cell{Class: c, Pool: p})
+			cells = append(cells, Cell{Class: c, Pool: p, Capacity: int64(n)})
+			n++
 		}
+		r.Rows = append(r.Rows, *NewRow(cells))
 	}
-	if got := r.Cell("y", "d"); got == nil || got.Class != "y" || got.Pool != "d" {
+	if got := r.Cell("y", "b"); got == nil || got.Class != "y" || got.Pool != "b" || got.Capacity != 4 || got != &r.Rows[1].Evaluated[1] {
+		t.Fatalf("Cell(y, b) = %+v, want the fifth cell", got)
+	}
+	r.Pools = append(r.Pools, "d")
+	for i, c := range r.Classes {
+		r.Rows[i] = *NewRow(append(slices.Clone(r.Rows[i].Evaluated), Cell{Class: c, Pool: "d", Fits: true}))
+	}
+	if got := r.Cell("y", "d"); got == nil || got.Class != "y" || got.Pool != "d" || !r.Fits("y", "d") {
 		t.Fatalf("Cell(y, d) with a fourth pool = %+v", got)
 	}
 }
@@ -53,4 +118,9 @@ func TestInternedReasons(t *testing.T) {
 		t.Fatalf("intern(y) = %v", c)
 	}
 	_ = a
+	for _, rs := range refusedBy[1:] {
+		if cap(rs) != len(rs) {
+			t.Errorf("ruled-out reasons %v are not clipped", rs)
+		}
+	}
 }

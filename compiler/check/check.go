@@ -45,9 +45,11 @@ type PriorityIntent struct {
 
 // Report is everything the checker proves about a fleet.
 type Report struct {
-	Pools    []string  `json:"pools"`
-	Classes  []string  `json:"classes"`
-	Cells    []Cell    `json:"cells"`
+	Pools   []string `json:"pools"`
+	Classes []string `json:"classes"`
+	// Rows are the classes' verdicts on the pools, in class order; the
+	// report package writes them as cells.
+	Rows     []Row     `json:"-"`
 	Findings []Finding `json:"findings"`
 	Capacity []Commit  `json:"capacity"`
 	// Cost prices the classes and tenants and finds stranded GPUs (Costs);
@@ -71,31 +73,74 @@ func (r *Report) Errors() int {
 	return n
 }
 
-// indexCells builds the indexes Cell reads, if the report changed since;
-// called before reading cells on several CPUs, which then only read them.
+// indexCells builds the name indexes Row and Cell read, if the report
+// changed since. RunCluster builds them up front; anything that reads
+// cells on several CPUs calls it first, so that they then only read.
 func (r *Report) indexCells() {
 	if r.classAt == nil || len(r.classAt) != len(r.Classes) || len(r.poolAt) != len(r.Pools) {
-		r.classAt, r.poolAt = index(r.Classes), index(r.Pools)
+		r.indexNames()
 	}
 }
 
-// Cell returns the verdict for a class on a pool. Run lays cells out
-// class by class in pool order, so the cell is found by index; a report
-// laid out otherwise is searched. Queue derivation asks for every tenant's
-// classes on every pool, so a search each time would be quadratic.
-func (r *Report) Cell(class, pool string) *Cell {
+// Row is a class's row, or nil.
+func (r *Report) Row(class string) *Row {
 	r.indexCells()
-	ci, okc := r.classAt[class]
-	pi, okp := r.poolAt[pool]
-	if k := ci*len(r.Pools) + pi; okc && okp && k < len(r.Cells) && r.Cells[k].Class == class && r.Cells[k].Pool == pool {
-		return &r.Cells[k]
-	}
-	for i := range r.Cells {
-		if r.Cells[i].Class == class && r.Cells[i].Pool == pool {
-			return &r.Cells[i]
-		}
+	if i, ok := r.classAt[class]; ok && i < len(r.Rows) {
+		return &r.Rows[i]
 	}
 	return nil
+}
+
+func (r *Report) indexNames() { r.classAt, r.poolAt = index(r.Classes), index(r.Pools) }
+
+// Cell returns the verdict for a class on a pool, or nil: the evaluated
+// cell itself, or for a pool ruled out, one made anew. Queue derivation
+// asks whether every tenant's classes fit every pool, which Fits answers
+// without making a cell.
+func (r *Report) Cell(class, pool string) *Cell {
+	w, j := r.locate(class, pool)
+	if j < 0 {
+		return nil
+	}
+	if c := w.Evaluation(j); c != nil {
+		return c
+	}
+	c := w.Cell(j)
+	return &c
+}
+
+// Fits reports whether a class lands on a pool.
+func (r *Report) Fits(class, pool string) bool {
+	w, j := r.locate(class, pool)
+	return j >= 0 && w.Fits(j)
+}
+
+func (r *Report) locate(class, pool string) (*Row, int) {
+	w := r.Row(class)
+	j, ok := r.poolAt[pool]
+	if w == nil || !ok || j >= w.Len() {
+		return nil, -1
+	}
+	return w, j
+}
+
+// AllCells makes every class × pool cell, class by class in pool order: for
+// tests and small fleets (nil for a report without rows).
+func (r *Report) AllCells() []Cell {
+	if r.Rows == nil {
+		return nil
+	}
+	n := 0
+	for i := range r.Rows {
+		n += r.Rows[i].Len()
+	}
+	out := make([]Cell, 0, n)
+	for i := range r.Rows {
+		for j := range r.Rows[i].Len() {
+			out = append(out, r.Rows[i].Cell(j))
+		}
+	}
+	return out
 }
 
 // Run checks a rendered tree whose providers launch groups.
@@ -114,42 +159,32 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 		r.Pools = append(r.Pools, p.Name)
 	}
 	// Classes are independent, and a big fleet has millions of class ×
-	// pool pairs: each worker fills its classes' rows of Cells, and the
-	// findings are gathered in class order, so the report does not depend
-	// on scheduling.
-	// The index rules out wholesale the pools no node of which a class's
-	// selectors match (index.go); only the rest are evaluated node by node.
-	np := len(cl.Pools)
-	r.Cells = make([]Cell, len(cl.Classes)*np)
+	// pool pairs: each worker makes its classes' rows, and the findings
+	// are gathered in class order, so the report does not depend on
+	// scheduling. The index rules out wholesale the pools no node of
+	// which a class's selectors match (index.go); only the rest are
+	// evaluated node by node.
+	r.Rows = make([]Row, len(cl.Classes))
 	found := make([][]Finding, len(cl.Classes))
 	ix := newPoolIndex(cl.Pools)
 	parallel(len(cl.Classes), func(i int, w *worker) {
 		c := &cl.Classes[i]
-		cells := r.Cells[i*np : (i+1)*np]
-		could := ix.candidates(c.Pod)
-		tolerated := make([]uint8, len(ix.taintNode))
-		for j := range cl.Pools {
-			if !could.has(j) {
-				if cell, ok := ix.ruledOut(c, j, &cl.Pools[j], tolerated, w); ok {
-					cells[j] = cell
-					continue
-				}
-			}
-			cells[j] = evaluate(c, &cl.Pools[j], false, w)
-		}
-		f := Lands(c, cells)
-		f = append(f, Gang(c, cells, cl.Pools)...)
-		f = append(f, InterPodAffinity(c, cells)...)
-		f = append(f, SpotCheckpoint(c, cells, cl.Pools)...)
-		f = append(f, ZoneSpreadNodeGroup(c, cells, cl.Pools)...)
-		found[i] = append(f, PodTopologySpread(c, cells, cl.Pools)...)
+		r.Rows[i] = ix.row(c, cl.Pools, r.Pools, w)
+		row := &r.Rows[i]
+		f := Lands(c, row)
+		f = append(f, Gang(c, row, cl.Pools)...)
+		f = append(f, InterPodAffinity(c, row)...)
+		f = append(f, SpotCheckpoint(c, row, cl.Pools)...)
+		f = append(f, ZoneSpreadNodeGroup(c, row, cl.Pools)...)
+		found[i] = append(f, PodTopologySpread(c, row, cl.Pools)...)
 	})
-	byClass := make(map[string][]Cell, len(cl.Classes))
+	byClass := make(map[string]*Row, len(cl.Classes))
 	for i := range cl.Classes {
 		r.Classes = append(r.Classes, cl.Classes[i].Name)
-		byClass[cl.Classes[i].Name] = r.Cells[i*np : (i+1)*np : (i+1)*np]
+		byClass[cl.Classes[i].Name] = &r.Rows[i]
 		r.Findings = append(r.Findings, found[i]...)
 	}
+	r.indexNames()
 	r.Findings = append(r.Findings, DevicePlugin(cl)...)
 	r.Findings = append(r.Findings, EFADevicePlugin(cl)...)
 	r.Findings = append(r.Findings, MixedTypes(cl)...)

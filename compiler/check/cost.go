@@ -121,17 +121,19 @@ func Costs(r *Report, tenants []TenantIntent, prices catalog.Prices) *Cost {
 		classes[cl.Classes[i].Name] = &cl.Classes[i]
 	}
 	// The cells that fit, by class and by pool: a big fleet has millions
-	// of cells, and few fit.
+	// of class × pool pairs, and few fit, all of them evaluated.
 	byClass, byPool := map[string][]*Cell{}, map[string][]*Class{}
-	for i := range r.Cells {
-		cell := &r.Cells[i]
-		class := classes[cell.Class]
-		if !cell.Fits || cell.Type == "" || class == nil || pools[cell.Pool] == nil {
-			continue
+	for i := range r.Rows {
+		for k := range r.Rows[i].Evaluated {
+			cell := &r.Rows[i].Evaluated[k]
+			class := classes[cell.Class]
+			if !cell.Fits || cell.Type == "" || class == nil || pools[cell.Pool] == nil {
+				continue
+			}
+			byClass[cell.Class] = append(byClass[cell.Class], cell)
+			byPool[cell.Pool] = append(byPool[cell.Pool], class)
+			c.Classes = append(c.Classes, classCost(class, cell, pools[cell.Pool], prices))
 		}
-		byClass[cell.Class] = append(byClass[cell.Class], cell)
-		byPool[cell.Pool] = append(byPool[cell.Pool], class)
-		c.Classes = append(c.Classes, classCost(class, cell, pools[cell.Pool], prices))
 	}
 	sort.Slice(c.Classes, func(i, j int) bool {
 		a, b := c.Classes[i], c.Classes[j]

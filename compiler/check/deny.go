@@ -9,7 +9,7 @@ import (
 
 // Deny proves the side that must not happen: a CPU-only class on a GPU
 // pool, an on-demand class on spot, a class on a pool dedicated to others.
-func Deny(cl *Cluster, cells map[string][]Cell, in Intent) []Finding {
+func Deny(cl *Cluster, rows map[string]*Row, in Intent) []Finding {
 	var out []Finding
 	for _, c := range cl.Classes {
 		// A MIG class asks for slices, not whole GPUs.
@@ -19,11 +19,15 @@ func Deny(cl *Cluster, cells map[string][]Cell, in Intent) []Finding {
 				cpuOnly = false
 			}
 		}
-		for i, cell := range cells[c.Name] {
+		w := rows[c.Name]
+		if w == nil {
+			continue
+		}
+		for k, cell := range w.Evaluated {
 			if !cell.Fits {
 				continue
 			}
-			p := &cl.Pools[i]
+			p := &cl.Pools[w.At[k]]
 			if cpuOnly && poolHasGPU(p) {
 				out = append(out, Finding{Severity: Error, Check: IDCPUOnGPU, Class: c.Name, Pool: p.Name,
 					Message: fmt.Sprintf("CPU-only class %s can land on GPU pool %s", c.Name, p.Name)})

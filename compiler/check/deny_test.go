@@ -15,7 +15,7 @@ func TestDeny(t *testing.T) {
 		Pools:   []Pool{{Name: "gpu-spot", Spot: true, MaxNodes: 1, Nodes: []Node{{InstanceType: "t", Zone: "a", Node: gpuNode}}}},
 		Classes: []Class{{Name: "web", Pod: web, Info: NewPodInfo(web), Pods: 1}},
 	}
-	cells := map[string][]Cell{"web": {Evaluate(&cl.Classes[0], &cl.Pools[0])}}
+	cells := map[string]*Row{"web": NewRow([]Cell{Evaluate(&cl.Classes[0], &cl.Pools[0])})}
 	in := Intent{OnDemandOnly: map[string]bool{"web": true}, Dedicated: map[string][]string{"gpu-spot": {"train"}}}
 	var checks []string
 	for _, f := range Deny(cl, cells, in) {
@@ -32,7 +32,7 @@ func TestDeny(t *testing.T) {
 	} {
 		n.Status.Capacity = n.Status.Allocatable.DeepCopy()
 		mig := &Cluster{Pools: []Pool{{Name: "p", MaxNodes: 1, Nodes: []Node{{InstanceType: "t", Zone: "a", Node: n}}}}, Classes: cl.Classes}
-		f := Deny(mig, map[string][]Cell{"web": {Evaluate(&mig.Classes[0], &mig.Pools[0])}}, Intent{})
+		f := Deny(mig, map[string]*Row{"web": NewRow([]Cell{Evaluate(&mig.Classes[0], &mig.Pools[0])})}, Intent{})
 		if len(f) != 1 || f[0].Check != IDCPUOnGPU {
 			t.Errorf("%s pool: findings %v, want CPUOnGPU", name, f)
 		}
@@ -43,12 +43,12 @@ func TestDeny(t *testing.T) {
 	migNode.Status.Capacity = migNode.Status.Allocatable.DeepCopy()
 	migCl := &Cluster{Pools: []Pool{{Name: "p", MaxNodes: 1, Nodes: []Node{{InstanceType: "t", Zone: "a", Node: migNode}}}},
 		Classes: []Class{{Name: "eval", Pod: evalPod, Info: NewPodInfo(evalPod), Pods: 1}}}
-	if f := Deny(migCl, map[string][]Cell{"eval": {Evaluate(&migCl.Classes[0], &migCl.Pools[0])}}, Intent{}); len(f) != 0 {
+	if f := Deny(migCl, map[string]*Row{"eval": NewRow([]Cell{Evaluate(&migCl.Classes[0], &migCl.Pools[0])})}, Intent{}); len(f) != 0 {
 		t.Errorf("MIG class on a MIG pool: %v", f)
 	}
 	// The same pool with the GPU taint keeps the CPU class off: no findings.
 	gpuNode.Spec.Taints = []corev1.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}}
-	cells["web"] = []Cell{Evaluate(&cl.Classes[0], &cl.Pools[0])}
+	cells["web"] = NewRow([]Cell{Evaluate(&cl.Classes[0], &cl.Pools[0])})
 	if f := Deny(cl, cells, in); len(f) != 0 {
 		t.Fatalf("tainted pool: %v", f)
 	}

@@ -13,18 +13,18 @@ import (
 // Deployment's replicas that cannot all run stay Pending for ever. The
 // finding ends with what kube-scheduler says of the pods left over: the
 // reasons a full node refuses one more.
-func Gang(c *Class, cells []Cell, pools []Pool) []Finding {
+func Gang(c *Class, w *Row, pools []Pool) []Finding {
 	var total int64
 	var parts, reasons []string
 	fitting := 0
-	for i, cell := range cells {
+	for k, cell := range w.Evaluated {
 		if !cell.Fits {
 			continue
 		}
 		fitting++
 		total += cell.Capacity
 		parts = append(parts, fmt.Sprintf("%s %d", cell.Pool, cell.Capacity))
-		for _, r := range fullNodeReasons(c.Info, &pools[i], cell.Type) {
+		for _, r := range fullNodeReasons(c.Info, &pools[w.At[k]], cell.Type) {
 			if !slices.Contains(reasons, r) {
 				reasons = append(reasons, r)
 			}

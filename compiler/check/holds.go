@@ -8,10 +8,10 @@ package check
 // place (PodTopologySpread). It is below c.Pods exactly when the class has
 // one of those findings; the kube-scheduler differential holds the count
 // to the real scheduling cycle placing the pods one by one.
-func Holds(c *Class, cells []Cell, pools []Pool) int64 {
+func Holds(c *Class, w *Row, pools []Pool) int64 {
 	var capacity int64
 	fits := false
-	for _, cell := range cells {
+	for _, cell := range w.Evaluated {
 		if cell.Fits {
 			fits = true
 			capacity += cell.Capacity
@@ -23,18 +23,18 @@ func Holds(c *Class, cells []Cell, pools []Pool) int64 {
 	n := min(int64(c.Pods), capacity)
 	if a := c.Pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
 		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			if limit, _ := antiAffinityLimit(c, term, cells); limit > 0 {
+			if limit, _ := antiAffinityLimit(c, term, w); limit > 0 {
 				n = min(n, limit)
 			}
 		}
 	}
 	hard := hardSpreads(c)
 	for _, tsc := range hard {
-		placed, _ := placeSpread(int64(c.Pods), spreadDomains(c, tsc, cells, pools), tsc)
+		placed, _ := placeSpread(int64(c.Pods), spreadDomains(c, tsc, w, pools), tsc)
 		n = min(n, placed)
 	}
 	if len(hard) > 1 {
-		n = min(n, jointPlaced(c, hard, cells, pools))
+		n = min(n, jointPlaced(c, hard, w, pools))
 	}
 	return n
 }

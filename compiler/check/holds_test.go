@@ -54,12 +54,13 @@ func TestHolds(t *testing.T) {
 				cells[i] = Evaluate(c, &pools[i])
 			}
 		}
-		got := Holds(c, cells, pools[:len(cells)])
+		w := NewRow(cells)
+		got := Holds(c, w, pools[:len(cells)])
 		var found []Finding
-		found = append(found, Lands(c, cells)...)
-		found = append(found, Gang(c, cells, pools)...)
-		found = append(found, InterPodAffinity(c, cells)...)
-		found = append(found, PodTopologySpread(c, cells, pools[:len(cells)])...)
+		found = append(found, Lands(c, w)...)
+		found = append(found, Gang(c, w, pools)...)
+		found = append(found, InterPodAffinity(c, w)...)
+		found = append(found, PodTopologySpread(c, w, pools[:len(cells)])...)
 		if got != tc.holds || (len(found) > 0) != tc.finds || (got < int64(c.Pods)) != tc.finds {
 			t.Errorf("%s: Holds %d with findings %v, want %d and findings %v", tc.name, got, found, tc.holds, tc.finds)
 		}
@@ -89,7 +90,7 @@ func TestHoldsJoint(t *testing.T) {
 	}})
 	c := &Class{Name: "c", Pod: p, Info: NewPodInfo(p), Pods: 7}
 	cells := []Cell{Evaluate(c, &pools[0]), Evaluate(c, &pools[1])}
-	if got := Holds(c, cells, pools); got != 5 {
+	if got := Holds(c, NewRow(cells), pools); got != 5 {
 		t.Errorf("Holds %d, want 5", got)
 	}
 }

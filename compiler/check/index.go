@@ -17,6 +17,8 @@ import (
 // cell's verdict is the one evaluate gives it: the first filter that
 // fails on every node (all of a pool's nodes carry the same taints) is
 // TaintToleration if the class does not tolerate them, else NodeAffinity.
+// A ruled-out cell is not kept: its class's row (row.go) holds that
+// verdict per taint group, and makes the cell when asked for it.
 
 // poolSet is a set of pools by index.
 type poolSet []uint64
@@ -145,26 +147,4 @@ func (s poolSet) and(list []int32) {
 	for i := range s {
 		s[i] &= keep[i]
 	}
-}
-
-// ruledOut is the cell of a class on a pool outside its candidates, and
-// true; or false where the pool must be evaluated node by node. tolerated
-// memoises the class's verdict per taint group (0 unknown, 1 tolerated,
-// 2 not).
-func (x *poolIndex) ruledOut(c *Class, j int, p *Pool, tolerated []uint8, w *worker) (Cell, bool) {
-	g := x.taints[j]
-	if g < 0 {
-		return Cell{}, false
-	}
-	if tolerated[g] == 0 {
-		tolerated[g] = 1
-		if _, untolerated := untoleratedTaint(c.Pod, x.taintNode[g]); untolerated {
-			tolerated[g] = 2
-		}
-	}
-	reason := reasonNodeAffinity
-	if tolerated[g] == 2 {
-		reason = reasonTaint
-	}
-	return Cell{Class: c.Name, Pool: p.Name, Reasons: w.intern(reason)}, true
 }

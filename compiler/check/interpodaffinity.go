@@ -17,14 +17,14 @@ const ErrReasonAntiAffinity = "node(s) didn't match pod anti-affinity rules"
 // InterPodAffinity checks required anti-affinity of a class against its own
 // pods: one pod per hostname means replicas cannot exceed the nodes of the
 // pools it fits; one per zone, the zones they span.
-func InterPodAffinity(c *Class, cells []Cell) []Finding {
+func InterPodAffinity(c *Class, w *Row) []Finding {
 	a := c.Pod.Spec.Affinity
 	if a == nil || a.PodAntiAffinity == nil {
 		return nil
 	}
 	var out []Finding
 	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		limit, unit := antiAffinityLimit(c, term, cells)
+		limit, unit := antiAffinityLimit(c, term, w)
 		if limit > 0 && int64(c.Pods) > limit {
 			out = append(out, Finding{Severity: Error, Check: IDInterPodAffinity, Class: c.Name,
 				Message: fmt.Sprintf("%d pods with required anti-affinity on %s need as many %s, the pools that fit have %d: %s",
@@ -37,14 +37,15 @@ func InterPodAffinity(c *Class, cells []Cell) []Finding {
 // antiAffinityLimit is how many of the class's pods a required
 // anti-affinity term against its own pods lets run: one per node
 // (hostname) or zone of the pools that fit. It is 0, and unit "", for a
-// term that does not select the class or has another key.
-func antiAffinityLimit(c *Class, term corev1.PodAffinityTerm, cells []Cell) (limit int64, unit string) {
+// term that does not select the class or has another key. Only the
+// evaluated cells have zones.
+func antiAffinityLimit(c *Class, term corev1.PodAffinityTerm, w *Row) (limit int64, unit string) {
 	if !selectsSelf(term.LabelSelector, term.MatchLabelKeys, c.Pod) {
 		return 0, ""
 	}
 	switch term.TopologyKey {
 	case keys.LabelHostname:
-		for _, cell := range cells {
+		for _, cell := range w.Evaluated {
 			for _, z := range cell.Zones {
 				if z.PodsPerNode > 0 {
 					limit += z.Nodes
@@ -53,7 +54,7 @@ func antiAffinityLimit(c *Class, term corev1.PodAffinityTerm, cells []Cell) (lim
 		}
 		return limit, "nodes"
 	case keys.LabelZone:
-		return int64(len(fittingZones(cells))), "zones"
+		return int64(len(fittingZones(w.Evaluated))), "zones"
 	}
 	return 0, ""
 }

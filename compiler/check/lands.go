@@ -3,10 +3,11 @@ package check
 import "fmt"
 
 // Lands fails a class that no pool can host, with a FailedScheduling-style
-// summary of why each pool refused it.
-func Lands(c *Class, cells []Cell) []Finding {
+// summary of why each pool refused it: the evaluated pools' reasons, and
+// the ruled-out ones counted by theirs.
+func Lands(c *Class, w *Row) []Finding {
 	counts := map[string]int{}
-	for _, cell := range cells {
+	for _, cell := range w.Evaluated {
 		if cell.Fits {
 			return nil
 		}
@@ -14,8 +15,13 @@ func Lands(c *Class, cells []Cell) []Finding {
 			counts[r]++
 		}
 	}
+	for v, n := range w.ruledOut {
+		if n > 0 {
+			counts[refusedBy[v][0]] += n
+		}
+	}
 	return []Finding{{
 		Severity: Error, Check: IDLands, Class: c.Name,
-		Message: fmt.Sprintf("0/%d pools can host class %s: %s.", len(cells), c.Name, histogram(counts)),
+		Message: fmt.Sprintf("0/%d pools can host class %s: %s.", w.Len(), c.Name, histogram(counts)),
 	}}
 }

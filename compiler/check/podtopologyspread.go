@@ -18,11 +18,11 @@ const ErrReasonSpread = "node(s) didn't match pod topology spread constraints"
 // the default) whatever their taints (nodeTaintsPolicy Ignore, the
 // default), so a zone the pod matches but can never enter holds the global
 // minimum at zero and caps every other zone at maxSkew.
-func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
+func PodTopologySpread(c *Class, w *Row, pools []Pool) []Finding {
 	var out []Finding
 	hard := hardSpreads(c)
 	for _, tsc := range hard {
-		domains := spreadDomains(c, tsc, cells, pools)
+		domains := spreadDomains(c, tsc, w, pools)
 		described := describeDomains(domains)
 		placed, ok := placeSpread(int64(c.Pods), domains, tsc)
 		if ok {
@@ -35,7 +35,7 @@ func PodTopologySpread(c *Class, cells []Cell, pools []Pool) []Finding {
 	if len(out) > 0 {
 		return out
 	}
-	return jointSpread(c, hard, cells, pools)
+	return jointSpread(c, hard, w, pools)
 }
 
 // hardSpreads are the class's DoNotSchedule constraints on its own pods.
@@ -77,7 +77,11 @@ func (d domain) take() {
 	}
 }
 
-func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) []domain {
+// spreadDomains are the constraint's domains, in name order, each with the
+// nodes where the class's pods can go. A pool ruled out for the class is
+// visited only if the constraint ignores node affinity: all of its nodes
+// fail it, so none counts otherwise.
+func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, w *Row, pools []Pool) []domain {
 	counted := func(n *corev1.Node) bool { return spreadCounts(c, tsc, n) }
 	oneEach := selfAntiAffinity(c, keys.LabelHostname)
 	byName := map[string]*domain{}
@@ -87,8 +91,8 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 		}
 		return byName[name]
 	}
-	for i, p := range pools {
-		cell := cells[i]
+	w.each(ignoresAffinity(tsc), func(i int, cell Cell) {
+		p := &pools[i]
 		for j, n := range p.Nodes {
 			// The pool's nodes are of the type credited to it; in each zone
 			// they count as domains if that type's node is counted.
@@ -118,7 +122,7 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 				d.sources = append(d.sources, &source{left: nodes * perNode})
 			}
 		}
-	}
+	})
 	names := make([]string, 0, len(byName))
 	for n := range byName {
 		names = append(names, n)
@@ -136,8 +140,7 @@ func spreadDomains(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, 
 // unless set otherwise.
 func spreadCounts(c *Class, tsc corev1.TopologySpreadConstraint, n *corev1.Node) bool {
 	honorTaints := tsc.NodeTaintsPolicy != nil && *tsc.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
-	ignoreAffinity := tsc.NodeAffinityPolicy != nil && *tsc.NodeAffinityPolicy == corev1.NodeInclusionPolicyIgnore
-	if !ignoreAffinity && !affinityMatches(c, n) {
+	if !ignoresAffinity(tsc) && !affinityMatches(c, n) {
 		return false
 	}
 	if honorTaints {
@@ -145,6 +148,10 @@ func spreadCounts(c *Class, tsc corev1.TopologySpreadConstraint, n *corev1.Node)
 		return !untolerated
 	}
 	return true
+}
+
+func ignoresAffinity(tsc corev1.TopologySpreadConstraint) bool {
+	return tsc.NodeAffinityPolicy != nil && *tsc.NodeAffinityPolicy == corev1.NodeInclusionPolicyIgnore
 }
 
 // globalMinimum is the fewest matching pods in any of the constraint's

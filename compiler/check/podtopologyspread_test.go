@@ -90,17 +90,17 @@ func TestPodTopologySpread(t *testing.T) {
 	// Taints are ignored by default when counting domains: zones b and c
 	// count, hold no pod, and cap zone a at one.
 	c, cells, pools := spreadFleet(2, nil)
-	if f := PodTopologySpread(c, cells, pools); len(f) != 1 || f[0].Check != "PodTopologySpread" {
+	if f := PodTopologySpread(c, NewRow(cells), pools); len(f) != 1 || f[0].Check != "PodTopologySpread" {
 		t.Fatalf("want a spread finding, got %v", f)
 	}
 	c, cells, pools = spreadFleet(1, nil)
-	if f := PodTopologySpread(c, cells, pools); len(f) != 0 {
+	if f := PodTopologySpread(c, NewRow(cells), pools); len(f) != 0 {
 		t.Fatalf("one pod fits: %v", f)
 	}
 	// nodeTaintsPolicy Honor drops the untolerated zones.
 	honor := corev1.NodeInclusionPolicyHonor
 	c, cells, pools = spreadFleet(3, &honor)
-	if f := PodTopologySpread(c, cells, pools); len(f) != 0 {
+	if f := PodTopologySpread(c, NewRow(cells), pools); len(f) != 0 {
 		t.Fatalf("with Honor only zone a counts: %v", f)
 	}
 }
@@ -112,17 +112,17 @@ func TestInterPodAffinity(t *testing.T) {
 		TopologyKey: keys.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
 	}}}
 	// Only pool "open" fits, with 4 nodes: 5 pods with one per node fail.
-	if f := InterPodAffinity(c, cells); len(f) != 1 || f[0].Check != "InterPodAffinity" {
+	if f := InterPodAffinity(c, NewRow(cells)); len(f) != 1 || f[0].Check != "InterPodAffinity" {
 		t.Fatalf("want an anti-affinity finding, got %v", f)
 	}
 	c.Pods = 4
-	if f := InterPodAffinity(c, cells); len(f) != 0 {
+	if f := InterPodAffinity(c, NewRow(cells)); len(f) != 0 {
 		t.Fatalf("4 pods on 4 nodes fit: %v", f)
 	}
 	// Zone anti-affinity: one zone fits.
 	c.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey = keys.LabelZone
 	c.Pods = 2
-	if f := InterPodAffinity(c, cells); len(f) != 1 {
+	if f := InterPodAffinity(c, NewRow(cells)); len(f) != 1 {
 		t.Fatalf("2 pods, one per zone, one zone: want a finding, got %v", f)
 	}
 }
@@ -134,28 +134,28 @@ func TestGang(t *testing.T) {
 		t.Fatalf("capacity %d, want 32", cells[1].Capacity)
 	}
 	c.Gang = true
-	if f := Gang(c, cells, pools); len(f) != 1 || f[0].Check != "Gang" {
+	if f := Gang(c, NewRow(cells), pools); len(f) != 1 || f[0].Check != "Gang" {
 		t.Fatalf("want a gang finding, got %v", f)
 	} else if !strings.HasSuffix(f[0].Message, ": Insufficient cpu") {
 		// A full node of "open" has no cpu left for a 33rd pod.
 		t.Errorf("the finding should end with kube-scheduler's reason for the pod left over: %q", f[0].Message)
 	}
 	c.Pods = 32
-	if f := Gang(c, cells, pools); len(f) != 0 {
+	if f := Gang(c, NewRow(cells), pools); len(f) != 0 {
 		t.Fatalf("32 fit: %v", f)
 	}
 	c.Gang, c.Pods = false, 40
-	if f := Gang(c, cells, pools); len(f) != 1 || f[0].Check != "Capacity" {
+	if f := Gang(c, NewRow(cells), pools); len(f) != 1 || f[0].Check != "Capacity" {
 		t.Fatalf("want a capacity finding for replicas, got %v", f)
 	}
 }
 
 func TestLands(t *testing.T) {
 	c, cells, _ := spreadFleet(1, nil)
-	if f := Lands(c, cells); len(f) != 0 {
+	if f := Lands(c, NewRow(cells)); len(f) != 0 {
 		t.Fatalf("lands on open: %v", f)
 	}
-	f := Lands(c, cells[:1])
+	f := Lands(c, NewRow(cells[:1]))
 	want := "0/1 pools can host class c: 1 node(s) had untolerated taint(s)."
 	if len(f) != 1 || f[0].Message != want {
 		t.Fatalf("got %v, want %q", f, want)
@@ -176,7 +176,7 @@ func TestMatchLabelKeys(t *testing.T) {
 		for i := range c.Pod.Spec.TopologySpreadConstraints {
 			c.Pod.Spec.TopologySpreadConstraints[i].MatchLabelKeys = []string{"pod-template-hash"}
 		}
-		if f := PodTopologySpread(c, cells, pools); len(f) != 1 || f[0].Check != "PodTopologySpread" {
+		if f := PodTopologySpread(c, NewRow(cells), pools); len(f) != 1 || f[0].Check != "PodTopologySpread" {
 			t.Errorf("labels %v: want the spread finding, got %v", podLabels, f)
 		}
 		c.Pod.Spec.TopologySpreadConstraints = nil
@@ -185,7 +185,7 @@ func TestMatchLabelKeys(t *testing.T) {
 			TopologyKey: keys.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
 			MatchLabelKeys: []string{"pod-template-hash"},
 		}}}
-		if f := InterPodAffinity(c, cells); len(f) != 1 || f[0].Check != "InterPodAffinity" {
+		if f := InterPodAffinity(c, NewRow(cells)); len(f) != 1 || f[0].Check != "InterPodAffinity" {
 			t.Errorf("labels %v: want the anti-affinity finding, got %v", podLabels, f)
 		}
 	}

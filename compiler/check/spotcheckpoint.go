@@ -16,14 +16,14 @@ const reasonSpotNoCheckpoint = "class %s cannot checkpoint (%s), but lands on sp
 
 // SpotCheckpoint warns of a Job class that cannot checkpoint landing on
 // spot pools.
-func SpotCheckpoint(c *Class, cells []Cell, pools []Pool) []Finding {
+func SpotCheckpoint(c *Class, w *Row, pools []Pool) []Finding {
 	if !c.Gang || c.Pod.Annotations[keys.AnnotationDoNotDisrupt] != "true" {
 		return nil
 	}
 	var spot []string
-	for i, cell := range cells {
-		if cell.Fits && pools[i].Spot {
-			spot = append(spot, pools[i].Name)
+	for k, cell := range w.Evaluated {
+		if p := &pools[w.At[k]]; cell.Fits && p.Spot {
+			spot = append(spot, p.Name)
 		}
 	}
 	if len(spot) == 0 {

@@ -32,7 +32,7 @@ func TestSpotCheckpoint(t *testing.T) {
 			for i := range cells {
 				cells[i].Fits = tc.fits[i]
 			}
-			f := SpotCheckpoint(c, cells, pools)
+			f := SpotCheckpoint(c, NewRow(cells), pools)
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected finding %+v", f)

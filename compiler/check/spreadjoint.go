@@ -15,11 +15,11 @@ import (
 // nodes has then gone past maxSkew. kube-scheduler checks every
 // constraint for every pod, so the checker places them jointly: pod by
 // pod on the least-loaded zone, then node, where all constraints allow.
-func jointSpread(c *Class, tscs []corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) []Finding {
+func jointSpread(c *Class, tscs []corev1.TopologySpreadConstraint, w *Row, pools []Pool) []Finding {
 	if len(tscs) < 2 {
 		return nil
 	}
-	placed := jointPlaced(c, tscs, cells, pools)
+	placed := jointPlaced(c, tscs, w, pools)
 	if placed == int64(c.Pods) {
 		return nil
 	}
@@ -29,8 +29,8 @@ func jointSpread(c *Class, tscs []corev1.TopologySpreadConstraint, cells []Cell,
 }
 
 // jointPlaced is how many of the class's pods jointSpread places.
-func jointPlaced(c *Class, tscs []corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) int64 {
-	nodes := spreadNodes(c, tscs[0], cells, pools)
+func jointPlaced(c *Class, tscs []corev1.TopologySpreadConstraint, w *Row, pools []Pool) int64 {
+	nodes := spreadNodes(c, tscs[0], w, pools)
 	counts := make([]map[string]int64, len(tscs))
 	domains := make([]int, len(tscs))
 	for i, tsc := range tscs {
@@ -104,11 +104,12 @@ func lessLoaded(a, b spreadNode, perZone, perHost map[string]int64) bool {
 }
 
 // spreadNodes lists every node of the pools at max size that the spread
-// counts (its domains), named as hostname domains are, with its room.
-func spreadNodes(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, pools []Pool) []spreadNode {
+// counts (its domains), named as hostname domains are, with its room; the
+// pools ruled out for the class as spreadDomains visits them.
+func spreadNodes(c *Class, tsc corev1.TopologySpreadConstraint, w *Row, pools []Pool) []spreadNode {
 	var out []spreadNode
-	for i, p := range pools {
-		cell := cells[i]
+	w.each(ignoresAffinity(tsc), func(i int, cell Cell) {
+		p := &pools[i]
 		for j, n := range p.Nodes {
 			if !p.credited(cell, j) || !spreadCounts(c, tsc, n.Node) {
 				continue
@@ -121,6 +122,6 @@ func spreadNodes(c *Class, tsc corev1.TopologySpreadConstraint, cells []Cell, po
 				out = append(out, spreadNode{zone: n.Labels[keys.LabelZone], host: p.host(j, k), left: perNode})
 			}
 		}
-	}
+	})
 	return out
 }

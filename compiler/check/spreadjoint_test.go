@@ -47,7 +47,7 @@ func TestJointSpread(t *testing.T) {
 		p := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}, TopologySpreadConstraints: tscs})
 		c := &Class{Name: "c", Pod: p, Info: NewPodInfo(p), Pods: tc.pods}
 		cells := []Cell{Evaluate(c, &pools[0]), Evaluate(c, &pools[1])}
-		got := PodTopologySpread(c, cells, pools)
+		got := PodTopologySpread(c, NewRow(cells), pools)
 		if (len(got) > 0) != tc.finding {
 			t.Errorf("%s: findings %v, want a finding %v", tc.name, got, tc.finding)
 		}

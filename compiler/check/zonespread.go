@@ -20,14 +20,14 @@ const reasonZoneSpreadNodeGroup = "class %s requires spreading over zones (%s, D
 
 // ZoneSpreadNodeGroup warns of a class whose required zone spread relies
 // on a zone-blind node group to scale.
-func ZoneSpreadNodeGroup(c *Class, cells []Cell, pools []Pool) []Finding {
+func ZoneSpreadNodeGroup(c *Class, w *Row, pools []Pool) []Finding {
 	if !requiresZoneSpread(c.Pod) {
 		return nil
 	}
 	var blind []string
-	for j := range pools {
-		if cells[j].Fits && pools[j].ZoneBlind {
-			blind = append(blind, pools[j].Name)
+	for k, cell := range w.Evaluated {
+		if p := &pools[w.At[k]]; cell.Fits && p.ZoneBlind {
+			blind = append(blind, p.Name)
 		}
 	}
 	if len(blind) == 0 {

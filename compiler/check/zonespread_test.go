@@ -27,7 +27,7 @@ func TestZoneSpreadNodeGroup(t *testing.T) {
 		{"no spread", &corev1.Pod{}, true, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := ZoneSpreadNodeGroup(&Class{Name: "c", Pod: tc.pod}, []Cell{{Fits: tc.fits}}, []Pool{{Name: "p", ZoneBlind: tc.blind}})
+			f := ZoneSpreadNodeGroup(&Class{Name: "c", Pod: tc.pod}, NewRow([]Cell{{Fits: tc.fits}}), []Pool{{Name: "p", ZoneBlind: tc.blind}})
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected finding %+v", f)

@@ -16,48 +16,69 @@ import (
 // faults and in collecting the copies.
 
 const (
-	chunk   = 4096 // cells per task
+	chunk   = 4096 // cells per task, about
 	cellSep = ",\n    "
 )
 
-// spliceCells returns doc with cells in place of the hole at doc[at:],
-// written as json.MarshalIndent(doc, "", "  ") would write them.
-func spliceCells(doc []byte, at, hole int, cells []check.Cell) []byte {
+// span is one task's rows, from and to, and the bytes their cells take.
+type span struct{ from, to, size int }
+
+// spliceCells returns doc with every row's cells in place of the hole at
+// doc[at:], written as json.MarshalIndent(doc, "", "  ") would write them.
+// A task takes whole rows, about chunk cells; each cell is made from its
+// row twice, to measure it and to write it.
+func spliceCells(doc []byte, at, hole int, rows []check.Row) []byte {
 	const open, closing = "\n  \"cells\": [\n    ", "\n  ]"
-	tasks := (len(cells) + chunk - 1) / chunk
-	size := make([]int, tasks)
-	par.Each(tasks, func(k int) {
-		for i := k * chunk; i < min((k+1)*chunk, len(cells)); i++ {
-			size[k] += cellLen(&cells[i]) + len(cellSep)
+	var tasks []span
+	for i := 0; i < len(rows); {
+		t, cells := span{from: i}, 0
+		for ; i < len(rows) && cells < chunk; i++ {
+			cells += rows[i].Len()
 		}
-		size[k] -= len(cellSep)
+		if t.to = i; cells > 0 {
+			tasks = append(tasks, t)
+		}
+	}
+	par.Each(len(tasks), func(k int) {
+		t := &tasks[k]
+		for i := t.from; i < t.to; i++ {
+			for j := range rows[i].Len() {
+				c := rows[i].Cell(j)
+				t.size += cellLen(&c) + len(cellSep)
+			}
+		}
+		t.size -= len(cellSep)
 	})
-	offset := make([]int, tasks)
+	offset := make([]int, len(tasks))
 	n := at + len(open)
-	for k := range tasks {
+	for k, t := range tasks {
 		if k > 0 {
 			n += len(cellSep)
 		}
 		offset[k] = n
-		n += size[k]
+		n += t.size
 	}
 	tail := doc[at+hole:]
 	buf := make([]byte, n+len(closing)+len(tail), n+len(closing)+len(tail)+1)
 	copy(buf, doc[:at])
 	copy(buf[at:], open)
-	par.Each(tasks, func(k int) {
+	par.Each(len(tasks), func(k int) {
+		t := tasks[k]
 		if k > 0 {
 			copy(buf[offset[k]-len(cellSep):], cellSep)
 		}
-		b := buf[offset[k] : offset[k] : offset[k]+size[k]]
-		for i := k * chunk; i < min((k+1)*chunk, len(cells)); i++ {
-			if i > k*chunk {
-				b = append(b, cellSep...)
+		b := buf[offset[k] : offset[k] : offset[k]+t.size]
+		for i := t.from; i < t.to; i++ {
+			for j := range rows[i].Len() {
+				if len(b) > 0 {
+					b = append(b, cellSep...)
+				}
+				c := rows[i].Cell(j)
+				b = appendCell(b, &c)
 			}
-			b = appendCell(b, &cells[i])
 		}
-		if len(b) != size[k] {
-			panic(fmt.Sprintf("report: cells %d.. took %d bytes, cellLen said %d", k*chunk, len(b), size[k]))
+		if len(b) != t.size {
+			panic(fmt.Sprintf("report: cells of rows %d.. took %d bytes, cellLen said %d", t.from, len(b), t.size))
 		}
 	})
 	copy(buf[n:], closing)

@@ -26,13 +26,13 @@ func Matrix(r *check.Report, width int) string {
 			fmt.Fprintf(&b, "%*d", colW, i+1)
 		}
 		b.WriteString("\n")
-		// A big fleet's matrix has millions of cells: each is found by
-		// index and written as it is, a column wide.
+		// A big fleet's matrix has millions of cells: each is looked up
+		// in its class's row and written as it is, a column wide.
 		b.Grow(len(r.Classes) * (nameW + 1 + colW*(end-start)))
 		for i, c := range r.Classes {
 			fmt.Fprintf(&b, "%-*s", nameW, truncate(c, nameW))
 			for j := start; j < end; j++ {
-				if cell := cellAt(r, i, j); cell != nil && cell.Fits {
+				if i < len(r.Rows) && r.Rows[i].Fits(j) {
 					b.WriteString(" yes") // "%*s", colW
 				} else {
 					b.WriteString("   .")
@@ -60,16 +60,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "~"
-}
-
-// cellAt is the cell of class i on pool j: by index in check.Run's layout,
-// else looked up.
-func cellAt[I int | int32](r *check.Report, i int, j I) *check.Cell {
-	np := len(r.Pools)
-	if len(r.Cells) == len(r.Classes)*np {
-		if c := &r.Cells[i*np+int(j)]; c.Class == r.Classes[i] && c.Pool == r.Pools[j] {
-			return c
-		}
-	}
-	return r.Cell(r.Classes[i], r.Pools[j])
 }

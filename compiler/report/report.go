@@ -29,11 +29,17 @@ const SchemaVersion = 2
 // Versions are the schema versions Write and JSONVersion give.
 var Versions = []int{2, 1}
 
-// Document is the JSON form of a report in schemaVersion 1.
+// Document is the JSON form of a report in schemaVersion 1: the report's
+// fields, with every class × pool cell.
 type Document struct {
-	SchemaVersion int `json:"schemaVersion"`
-	*check.Report
-	Summary Summary `json:"summary"`
+	SchemaVersion int             `json:"schemaVersion"`
+	Pools         []string        `json:"pools"`
+	Classes       []string        `json:"classes"`
+	Cells         []check.Cell    `json:"cells"`
+	Findings      []check.Finding `json:"findings"`
+	Capacity      []check.Commit  `json:"capacity"`
+	Cost          *check.Cost     `json:"cost,omitempty"`
+	Summary       Summary         `json:"summary"`
 }
 
 type Summary struct {
@@ -41,10 +47,17 @@ type Summary struct {
 	Warnings int `json:"warnings"`
 }
 
-// NewDocument wraps a report for JSON.
+// NewDocument is the report's schemaVersion 1 document, every cell made.
 func NewDocument(r *check.Report) Document {
+	d := bareDocument(r)
+	d.Cells = r.AllCells()
+	return d
+}
+
+// bareDocument is the document without its cells.
+func bareDocument(r *check.Report) Document {
 	s := Summary{Errors: r.Errors(), Warnings: len(r.Findings) - r.Errors()}
-	return Document{SchemaVersion: 1, Report: r, Summary: s}
+	return Document{SchemaVersion: 1, Pools: r.Pools, Classes: r.Classes, Findings: r.Findings, Capacity: r.Capacity, Cost: r.Cost, Summary: s}
 }
 
 // JSON is the report as indented JSON in the current schema version.
@@ -62,16 +75,19 @@ func JSONVersion(r *check.Report, v int) ([]byte, error) {
 }
 
 // fullJSON is the schemaVersion 1 document; map keys are sorted, so it is
-// stable. A big fleet has millions of cells, so they are encoded on every
-// CPU, in chunks, and spliced in where the document without them says
-// null; the bytes are those of json.MarshalIndent of the whole document.
+// stable. A big fleet has millions of cells, so they are made from the
+// rows and encoded on every CPU, in chunks, and spliced in where the
+// document without them says null; the bytes are those of
+// json.MarshalIndent of the whole document.
 func fullJSON(r *check.Report) ([]byte, error) {
-	if len(r.Cells) == 0 {
+	n := 0
+	for i := range r.Rows {
+		n += r.Rows[i].Len()
+	}
+	if n == 0 {
 		return json.MarshalIndent(NewDocument(r), "", "  ")
 	}
-	bare := *r
-	bare.Cells = nil
-	doc, err := json.MarshalIndent(NewDocument(&bare), "", "  ")
+	doc, err := json.MarshalIndent(bareDocument(r), "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +96,7 @@ func fullJSON(r *check.Report) ([]byte, error) {
 	if at < 0 {
 		return nil, fmt.Errorf("report: no cells field in %.80s", doc)
 	}
-	return spliceCells(doc, at, len(hole), r.Cells), nil
+	return spliceCells(doc, at, len(hole), r.Rows), nil
 }
 
 // Write adds the report files to the tree, in the current schema version.
@@ -119,14 +135,14 @@ func fullMarkdown(r *check.Report) []byte {
 	b.WriteString("Which class can land on which pool, proved with kube-scheduler's filters on nodes synthesised from the node groups at max size.\n\n")
 	b.WriteString("| class | " + strings.Join(r.Pools, " | ") + " |\n")
 	b.WriteString("|---" + strings.Repeat("|---", len(r.Pools)) + "|\n")
-	// A big fleet's matrix has millions of cells: written piece by piece
-	// into a buffer sized up front.
+	// A big fleet's matrix has millions of cells: made from the rows and
+	// written piece by piece into a buffer sized up front.
 	b.Grow(len(r.Classes) * len(r.Pools) * 64)
-	for _, c := range r.Classes {
+	for i, c := range r.Classes {
 		b.WriteString("| ")
 		b.WriteString(c)
-		for _, p := range r.Pools {
-			cell := r.Cell(c, p)
+		for j := range r.Pools {
+			cell := r.Rows[i].Cell(j)
 			if cell.Fits {
 				b.WriteString(" | yes (")
 				b.WriteString(strconv.FormatInt(cell.Capacity, 10))

@@ -38,33 +38,55 @@ type refusal struct {
 	pools   []int32
 }
 
-// row is one class's placement: the pools it lands on and its refusals,
-// in pool order of their first pool.
+// row is one class's placement: the cells of the pools it lands on and
+// its refusals, in pool order of their first pool.
 type row struct {
-	lands   []int32
+	lands   []*check.Cell
 	refused []refusal
 }
 
-// rowOf groups class i's cells.
+// rowOf groups class i's cells: the evaluated ones, and the reasons of the
+// pools ruled out between them, without making their cells.
 func rowOf(r *check.Report, i int) row {
 	var w row
-	for j := range int32(len(r.Pools)) {
-		cell := cellAt(r, i, j)
-		if cell == nil {
-			continue
+	if i >= len(r.Rows) {
+		return w
+	}
+	cr := &r.Rows[i]
+	k := 0 // the next evaluated cell
+	var last []string
+	f := 0 // last's refusal
+	for j := range cr.Len() {
+		var reasons []string
+		if k < len(cr.At) && int(cr.At[k]) == j {
+			cell := &cr.Evaluated[k]
+			k++
+			if cell.Fits {
+				w.lands = append(w.lands, cell)
+				continue
+			}
+			reasons = cell.Reasons
+		} else {
+			reasons = cr.RuledOut(j)
 		}
-		if cell.Fits {
-			w.lands = append(w.lands, j)
-			continue
+		// Refusals share their reason sets (the ruled-out pools' above
+		// all), and the same set tends to follow itself.
+		if !same(reasons, last) {
+			last = reasons
+			f = slices.IndexFunc(w.refused, func(f refusal) bool { return slices.Equal(f.reasons, reasons) })
+			if f < 0 {
+				f = len(w.refused)
+				w.refused = append(w.refused, refusal{reasons: reasons})
+			}
 		}
-		k := slices.IndexFunc(w.refused, func(f refusal) bool { return slices.Equal(f.reasons, cell.Reasons) })
-		if k < 0 {
-			k = len(w.refused)
-			w.refused = append(w.refused, refusal{reasons: cell.Reasons})
-		}
-		w.refused[k].pools = append(w.refused[k].pools, j)
+		w.refused[f].pools = append(w.refused[f].pools, int32(j))
 	}
 	return w
+}
+
+// same reports whether a and b are one slice.
+func same(a, b []string) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // sparseJSON is the schemaVersion 2 document, indented as
@@ -112,11 +134,10 @@ func appendRow(b []byte, r *check.Report, i int, w row) []byte {
 	b = append(b, "\n    {\n      \"class\": "...)
 	b = appendQuoted(b, r.Classes[i])
 	b = append(b, ",\n      \"lands\": ["...)
-	for k, j := range w.lands {
+	for k, c := range w.lands {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		c := cellAt(r, i, j)
 		b = append(b, "\n        {\"pool\": "...)
 		b = appendQuoted(b, c.Pool)
 		b = append(b, ", \"type\": "...)
@@ -165,8 +186,7 @@ func sparseMarkdown(r *check.Report) []byte {
 	for i, class := range r.Classes {
 		w := rowOf(r, i)
 		var lands, refused []string
-		for _, j := range w.lands {
-			c := cellAt(r, i, j)
+		for _, c := range w.lands {
 			lands = append(lands, fmt.Sprintf("%s (%d)", c.Pool, c.Capacity))
 		}
 		if len(lands) == 0 {

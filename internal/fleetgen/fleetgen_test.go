@@ -28,7 +28,7 @@ func TestGeneratedFleetsCompile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		for _, c := range res.Report.Cells {
+		for _, c := range res.Report.AllCells() {
 			if c.Fits {
 				landed++
 			} else {

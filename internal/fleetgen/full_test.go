@@ -32,7 +32,7 @@ func TestFullFleets(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		lands := map[string]bool{}
-		for _, c := range res.Report.Cells {
+		for _, c := range res.Report.AllCells() {
 			lands[c.Class] = lands[c.Class] || c.Fits
 		}
 		for name := range f.Classes {
