@@ -172,16 +172,14 @@ func borrows(cq *kueue.ClusterQueue) bool {
 func (r *Report) landsNowhereIn(c *Class, cq *kueue.ClusterQueue) string {
 	for _, rg := range cq.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
-			if cell := r.Cell(c.Name, f.Name); cell != nil && cell.Fits {
+			if r.Fits(c.Name, f.Name) {
 				return ""
 			}
 		}
 	}
 	var at []string
-	for _, p := range r.cluster.Pools {
-		if cell := r.Cell(c.Name, p.Name); cell != nil && cell.Fits {
-			at = append(at, p.Name)
-		}
+	for _, cell := range r.fitting(c) {
+		at = append(at, cell.Pool)
 	}
 	if len(at) == 0 {
 		return ""
@@ -193,20 +191,34 @@ func (r *Report) landsNowhereIn(c *Class, cq *kueue.ClusterQueue) string {
 // together; when they do not, Gang says so already.
 func (r *Report) landsWhole(c *Class, pods int32) bool {
 	var total int64
-	for _, p := range r.cluster.Pools {
-		if cell := r.Cell(c.Name, p.Name); cell != nil && cell.Fits {
-			total += cell.Capacity
-		}
+	for _, cell := range r.fitting(c) {
+		total += cell.Capacity
 	}
 	return total >= int64(pods)
+}
+
+// fitting are the class's cells on the pools it lands on, in pool order:
+// evaluated cells, since a ruled-out pool never fits.
+func (r *Report) fitting(c *Class) []*Cell {
+	w := r.Row(c.Name)
+	if w == nil {
+		return nil
+	}
+	var out []*Cell
+	for k := range w.Evaluated {
+		if w.Evaluated[k].Fits {
+			out = append(out, &w.Evaluated[k])
+		}
+	}
+	return out
 }
 
 // wholeGang names the pools that could hold the whole gang.
 func (r *Report) wholeGang(c *Class, pods int32) string {
 	var at []string
-	for _, p := range r.cluster.Pools {
-		if cell := r.Cell(c.Name, p.Name); cell != nil && cell.Fits && cell.Capacity >= int64(pods) {
-			at = append(at, p.Name)
+	for _, cell := range r.fitting(c) {
+		if cell.Capacity >= int64(pods) {
+			at = append(at, cell.Pool)
 		}
 	}
 	if len(at) == 0 {
