@@ -116,7 +116,11 @@ func CompileWith(paths []string, opts Options) (*Result, error) {
 // Cluster is what the checker placed pods on: the providers' nodes and the
 // class examples.
 func (r *Result) Cluster() (*check.Cluster, error) {
-	return check.FromTree(r.Typed(), r.Groups, r.Catalog)
+	cl, err := check.FromTree(r.Typed(), r.Groups, r.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	return cl, check.WithLimitRanges(cl, r.Typed(), Intent(r.Fleet))
 }
 
 // Typed is the tree with its objects, as the checker reads it.

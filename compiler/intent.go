@@ -32,7 +32,7 @@ func Intent(d *derive.Fleet) check.Intent {
 	}
 	for _, t := range d.Tenants {
 		ti := check.TenantIntent{
-			Name: t.Name, Classes: t.Spec.Classes,
+			Name: t.Name, Classes: t.Spec.Classes, Namespaces: t.Spec.Namespaces,
 			Hard: quotaMilli(t.Hard), Nominal: quotaMilli(derive.QuotaList(t.Spec.Quota)),
 		}
 		for pr, q := range t.Spec.PriorityQuotas {

@@ -17,7 +17,11 @@ func (r *Result) CheckLive(live []corev1.Node, pods []corev1.Pod) (*check.Report
 	if err != nil {
 		return nil, err
 	}
-	rep := check.RunCluster(cl, Intent(r.Fleet))
+	in := Intent(r.Fleet)
+	if err := check.WithLimitRanges(cl, r.Typed(), in); err != nil {
+		return nil, err
+	}
+	rep := check.RunCluster(cl, in)
 	severities(r.Fleet.Spec, rep)
 	position(r.Entries, rep)
 	return rep, nil

@@ -60,7 +60,7 @@ func (fr *fleetRun) admission() {
 			if c.Gang {
 				pods = c.Pods
 			}
-			a := m.Assign(q.ClusterQueue, c.Pod, check.KueueRequest(c.Pod, m.LimitRanges[ns]), pods)
+			a := m.Assign(q.ClusterQueue, c.Pod, check.KueueRequest(c.AsWritten(), m.LimitRanges[ns]), pods)
 			want := kueueDecision{admitted: a.Admitted(), flavors: map[string]string{}, message: a.Message}
 			if want.admitted {
 				for r, f := range a.Flavors {

@@ -124,7 +124,7 @@ func TestDifferential(t *testing.T) {
 					t.Fatalf("%s: tenant %s, class %s: %v", fc.name, q.Tenant, class, err)
 				}
 				c := cl.Class(class)
-				a := ours.Assign(q.ClusterQueue, c.Pod, check.KueueRequest(c.Pod, ours.LimitRanges[ns]), c.Pods)
+				a := ours.Assign(q.ClusterQueue, c.Pod, check.KueueRequest(c.AsWritten(), ours.LimitRanges[ns]), c.Pods)
 				o := verdict{a.Admitted(), names(a.Flavors), a.Message}
 				want := verdict{k.Mode == "Fit", names(k.Flavors), k.Message}
 				if !want.Admitted {

@@ -27,6 +27,9 @@ type Intent struct {
 type TenantIntent struct {
 	Name    string
 	Classes []string
+	// Namespaces are where the tenant runs its classes, whose LimitRanges
+	// fill in what a container does not request.
+	Namespaces []string
 	// Hard is the tenant's ResourceQuota (nominal plus borrowing) and
 	// Nominal its nominal quota alone, by resource name (nvidia.com/gpu,
 	// cpu, memory, pods).
@@ -147,6 +150,9 @@ func (r *Report) AllCells() []Cell {
 func Run(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Report, error) {
 	cl, err := FromTree(t, groups, cat)
 	if err != nil {
+		return nil, err
+	}
+	if err := WithLimitRanges(cl, t, in); err != nil {
 		return nil, err
 	}
 	return RunCluster(cl, in), nil

@@ -83,8 +83,13 @@ type Node struct {
 // Class is a workload class as its example workload will run.
 type Class struct {
 	Name string
+	// Pod is the pod kube-scheduler sees: after LimitRanger's defaults
+	// (WithLimitRanges), where its tenants' namespaces have them.
 	Pod  *corev1.Pod
 	Info *PodInfo
+	// Written is the pod as the tree writes it, where admission changes
+	// it; Kueue applies each namespace's defaults to it itself.
+	Written *corev1.Pod
 	// Pods is how many pods run at once: replicas, or a Job's parallelism.
 	Pods int32
 	// Gang is true for Jobs: all pods must be placed together.
@@ -259,6 +264,14 @@ func deref(p *int32, def int32) int32 {
 		return def
 	}
 	return *p
+}
+
+// AsWritten is the class's pod as the tree writes it, before admission.
+func (c *Class) AsWritten() *corev1.Pod {
+	if c.Written != nil {
+		return c.Written
+	}
+	return c.Pod
 }
 
 // indexClasses builds the index Class reads, if Classes changed since;

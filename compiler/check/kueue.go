@@ -113,19 +113,20 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 	if c.Gang {
 		pods = c.Pods
 	}
+	// Kueue counts the pod as the namespace's LimitRange leaves it.
+	request := KueueRequest(c.AsWritten(), limits)
 	covered := map[corev1.ResourceName]bool{}
 	for _, rg := range cq.Spec.ResourceGroups {
 		for _, res := range rg.CoveredResources {
 			covered[res] = true
 		}
 	}
-	for _, res := range c.Info.requests {
-		if !covered[res] {
+	for _, res := range resourceOrder(request) {
+		if v := request[res]; !v.IsZero() && !covered[res] {
 			out.add(Finding{Severity: Error, Check: IDKueueCovered, Tenant: q.Tenant, Class: c.Name,
 				Message: fmt.Sprintf("tenant %s, class %s: resource %s unavailable in ClusterQueue %s", q.Tenant, c.Name, res, cq.Name)})
 		}
 	}
-	request := KueueRequest(c.Pod, limits)
 	a := m.Assign(cq.Name, c.Pod, request, pods)
 	if !a.Admitted() {
 		id := IDKueueFlavor

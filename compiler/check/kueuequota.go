@@ -218,6 +218,14 @@ func (m *KueueModel) Alone(cq string) bool {
 // from limits. A default of "0" GPUs makes a CPU-only pod ask for 0 GPUs,
 // which Kueue assigns a flavor too.
 func KueueRequest(pod *corev1.Pod, limits []corev1.LimitRange) corev1.ResourceList {
+	return PodRequest(LimitRanged(pod, limits))
+}
+
+// LimitRanged is a copy of pod as its namespace's LimitRanges leave it:
+// each container's and init container's missing limits and requests
+// filled from the Container items' defaults, then missing requests from
+// limits (LimitRanger's admission, and Kueue's AdjustResources).
+func LimitRanged(pod *corev1.Pod, limits []corev1.LimitRange) *corev1.Pod {
 	p := pod.DeepCopy()
 	for _, lr := range limits {
 		for _, item := range lr.Spec.Limits {
@@ -237,7 +245,7 @@ func KueueRequest(pod *corev1.Pod, limits []corev1.LimitRange) corev1.ResourceLi
 			cs[i].Resources.Requests = keepFirst(cs[i].Resources.Requests, cs[i].Resources.Limits)
 		}
 	}
-	return PodRequest(p)
+	return p
 }
 
 // keepFirst adds to a what b has and a lacks.
