@@ -3,6 +3,7 @@ package write
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/rogpeppe/go-internal/diff"
 
@@ -35,40 +36,48 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 		return nil, err
 	}
 	defer out.close()
-	in := newInspector(out.root)
-	var changes []Change
-	buf := compareBuf()
-	for _, p := range tr.Paths() {
-		fi, b, err := in.look(p)
+	paths := tr.Paths()
+	if err := checkPaths(paths); err != nil {
+		return nil, err
+	}
+	// Each path's change or error, found on every CPU; the first error
+	// in path order is Compare's, as when it looked one path at a time.
+	chs, errs := make([]*Change, len(paths)), make([]error, len(paths))
+	each := func(i int, h dirH, name string, f found, buf []byte) {
+		p := paths[i]
+		switch {
+		case f.err != nil:
+			errs[i] = f.err
+		case f.b != nil:
+			chs[i] = &Change{Path: p, Kind: "blocked", Reason: f.b.reason()}
+		case f.fi == nil:
+			chs[i] = &Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tr[p]))}
+		default:
+			chs[i], errs[i] = changed(h, name, p, f.fi, tr[p], buf)
+		}
+	}
+	if out.root == nil {
+		for i := range paths {
+			each(i, nil, "", found{}, nil)
+		}
+	} else {
+		base, err := openBase(out.root, ".")
 		if err != nil {
 			return nil, err
 		}
-		if b != nil {
-			changes = append(changes, Change{Path: p, Kind: "blocked", Reason: b.reason()})
-			continue
+		defer base.close()
+		scan(base, paths, nil, each)
+	}
+	var changes []Change
+	for i := range paths {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		if fi == nil {
-			changes = append(changes, Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tr[p]))})
-			continue
-		}
-		// Size, then the bytes a piece at a time: only a file that
-		// differs is read whole, for its diff.
-		if same, err := sameContent(out.root, p, fi, tr[p], buf); err != nil {
-			return nil, err
-		} else if same {
-			continue
-		}
-		onDisk, err := readRegular(out.root, p, fi)
-		switch {
-		case errors.Is(err, errTooBig):
-			changes = append(changes, Change{Path: p, Kind: "changed",
-				Diff: fmt.Sprintf("diff a/%s b/%s\n(the file on disk has %d bytes, too many to show)\n", p, p, fi.Size())})
-		case err != nil:
-			return nil, err
-		default:
-			changes = append(changes, Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, tr[p]))})
+		if chs[i] != nil {
+			changes = append(changes, *chs[i])
 		}
 	}
+	in := newInspector(out.root)
 	// Without these, a tree built after a class was removed stayed stale
 	// for ever, and 'gpufleet build' alone could not fix it.
 	old, err := readManifest(out.root, in)
@@ -98,4 +107,22 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 		changes = append(changes, ch)
 	}
 	return changes, nil
+}
+
+// changed is the change to the regular file name in h (p in the tree),
+// nil if it holds want. Size, then the bytes a piece at a time: only a
+// file that differs is read whole, for its diff.
+func changed(h dirH, name, p string, fi fs.FileInfo, want, buf []byte) (*Change, error) {
+	if same, err := sameContent(h, name, p, fi, want, buf); err != nil || same {
+		return nil, err
+	}
+	onDisk, err := readIn(h, name, p, fi)
+	switch {
+	case errors.Is(err, errTooBig):
+		return &Change{Path: p, Kind: "changed",
+			Diff: fmt.Sprintf("diff a/%s b/%s\n(the file on disk has %d bytes, too many to show)\n", p, p, fi.Size())}, nil
+	case err != nil:
+		return nil, err
+	}
+	return &Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, want))}, nil
 }

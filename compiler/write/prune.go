@@ -91,7 +91,7 @@ func (plan *prunePlan) apply(root *os.Root) (removed []string, kept, unpruned []
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue
-		case err == nil && (!os.SameFile(fi, d.fi) || fi.Size() != d.fi.Size() || !fi.ModTime().Equal(d.fi.ModTime())):
+		case err == nil && (!sameFile(fi, d.fi) || fi.Size() != d.fi.Size() || !fi.ModTime().Equal(d.fi.ModTime())):
 			kept = append(kept, Kept{d.path, "modified since gpufleet wrote it"})
 			continue
 		}

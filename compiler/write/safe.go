@@ -217,8 +217,24 @@ func readRegular(root *os.Root, p string, fi fs.FileInfo) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readOpened(f, p, fi)
+}
+
+// readIn is readRegular for the file name in the directory h.
+func readIn(h dirH, name, p string, fi fs.FileInfo) ([]byte, error) {
+	if fi.Size() > maxRead {
+		return nil, errTooBig
+	}
+	f, err := h.open(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: underlying(err)}
+	}
+	return readOpened(f, p, fi)
+}
+
+func readOpened(f file, p string, fi fs.FileInfo) ([]byte, error) {
 	defer f.Close()
-	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
+	if ofi, err := f.Stat(); err != nil || !sameFile(fi, ofi) {
 		return nil, fmt.Errorf("%s changed while gpufleet read it", p)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxRead+1))
@@ -262,7 +278,7 @@ func statSpecs(names []string) specs {
 // of returns the spec file fi is, or "".
 func (s specs) of(fi fs.FileInfo) string {
 	for _, sp := range s {
-		if os.SameFile(sp.fi, fi) {
+		if sameFile(sp.fi, fi) {
 			return sp.name
 		}
 	}

@@ -100,18 +100,43 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	}
 	in := newInspector(out.root)
 	inputs := statSpecs(opt.Inputs)
-	if err := preflight(out, in, tr, inputs); err != nil {
-		return nil, err
-	}
-	old, err := readManifest(out.root, in)
-	if err != nil {
-		return nil, err
-	}
-	if !opt.Prune {
+	// The manifest first, so that the tree scanned is the one written;
+	// its error comes after preflight's, as it always has.
+	old, manifestErr := readManifest(out.root, in)
+	if manifestErr == nil && !opt.Prune {
 		// Files an earlier build generated stay gpufleet's until
 		// pruned, so the manifest keeps listing them.
 		tr = keepOwned(in, old, tr)
 		old = nil
+	}
+	paths := tr.Paths()
+	if err := checkPaths(paths); err != nil {
+		return nil, err
+	}
+	base, err := openBase(out.root, ".")
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	defer base.close()
+	seen, same := make([]found, len(paths)), make([]bool, len(paths))
+	scan(base, paths, opt.stopped, func(i int, h dirH, name string, f found, buf []byte) {
+		seen[i] = f
+		if f.fi != nil {
+			s, err := sameContent(h, name, paths[i], f.fi, tr[paths[i]], buf)
+			same[i] = err == nil && s // one that cannot be read is written
+		}
+	})
+	if opt.stopped() {
+		return nil, ErrInterrupted
+	}
+	if err := preflight(out, paths, seen, inputs); err != nil {
+		return nil, err
+	}
+	if err := probeAll(base, paths); err != nil {
+		return nil, fmt.Errorf("output directory is not writable: %w", err)
+	}
+	if manifestErr != nil {
+		return nil, manifestErr
 	}
 	plan, err := planPrune(out, in, old, tr, inputs)
 	if err != nil {
@@ -125,25 +150,20 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	}
 	defer st.remove()
 	res := &Result{Kept: plan.kept}
-	buf := compareBuf()
-	for _, p := range tr.Paths() {
-		if opt.stopped() {
-			return nil, ErrInterrupted
+	for i, p := range paths {
+		if same[i] {
+			res.Unchanged = append(res.Unchanged, p)
+		} else {
+			res.Written = append(res.Written, p)
 		}
-		if fi, _, _ := in.look(p); fi != nil {
-			if same, err := sameContent(out.root, p, fi, tr[p], buf); err == nil && same {
-				res.Unchanged = append(res.Unchanged, p)
-				continue
-			}
-		}
-		f := st.path(p)
-		if err := out.root.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return nil, err
-		}
-		if err := out.root.WriteFile(f, tr[p], 0o644); err != nil {
-			return nil, err
-		}
-		res.Written = append(res.Written, p)
+	}
+	staged, err := openBase(out.root, st.path("."))
+	if err != nil {
+		return nil, fmt.Errorf("output directory is not writable: %w", err)
+	}
+	defer staged.close()
+	if err := writeFiles(staged, tr, res.Written, out.abs, &opt); err != nil {
+		return nil, err
 	}
 	if opt.stopped() {
 		return nil, ErrInterrupted
@@ -151,14 +171,8 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	if beforeCommit != nil {
 		beforeCommit()
 	}
-	for _, p := range res.Written {
-		dst := filepath.FromSlash(p)
-		if err := out.root.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return nil, err
-		}
-		if err := out.root.Rename(st.path(p), dst); err != nil {
-			return nil, err
-		}
+	if err := commit(staged, base, res.Written, out.abs); err != nil {
+		return nil, err
 	}
 	var kept []Kept
 	res.Pruned, kept, res.Unpruned = plan.apply(out.root)
@@ -171,6 +185,10 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 
 // writeNew stages the whole tree beside abs and renames it into place.
 func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
+	paths := tr.Paths()
+	if err := checkPaths(paths); err != nil {
+		return nil, err
+	}
 	parent := filepath.Dir(abs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
@@ -181,24 +199,22 @@ func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
 	}
 	defer root.Close()
 	removeLeftovers(root, parent, opt.Notice)
+	if opt.stopped() {
+		return nil, ErrInterrupted
+	}
 	st, err := newStage(root)
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	defer st.remove()
-	res := &Result{}
-	for _, p := range tr.Paths() {
-		if opt.stopped() {
-			return nil, ErrInterrupted
-		}
-		f := st.path(p)
-		if err := root.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return nil, err
-		}
-		if err := root.WriteFile(f, tr[p], 0o644); err != nil {
-			return nil, err
-		}
-		res.Written = append(res.Written, p)
+	staged, err := openBase(root, st.path("."))
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	err = writeFiles(staged, tr, paths, abs, opt)
+	staged.close()
+	if err != nil {
+		return nil, err
 	}
 	if err := root.Chmod(st.path("."), 0o755); err != nil {
 		return nil, err
@@ -218,35 +234,22 @@ func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	return res, nil
+	return &Result{Written: paths}, nil
 }
 
 // preflight finds what would stop a rename halfway or lead it astray: a
 // link, a directory or a special file where a generated file goes, a file
-// where a directory goes, a spec file at a generated path, or a directory
-// that cannot be written.
-func preflight(out *outDir, in *inspector, tr tree.Tree, inputs specs) error {
-	dirs := map[string]bool{".": true}
-	for _, p := range tr.Paths() {
-		fi, b, err := in.look(p)
-		switch {
-		case err != nil:
-			return fmt.Errorf("cannot write %s: %w", filepath.Join(out.abs, filepath.FromSlash(p)), err)
-		case b != nil:
-			return b.writeErr(out.abs)
-		case fi != nil && inputs.of(fi) != "":
-			return fmt.Errorf("cannot write %s: it is the spec file %s", filepath.Join(out.abs, filepath.FromSlash(p)), inputs.of(fi))
-		}
-		for _, d := range parents(p) {
-			dirs[d] = true
-		}
-	}
-	for d := range dirs {
-		if fi, err := out.root.Lstat(filepath.FromSlash(d)); err != nil || !fi.IsDir() {
-			continue // created by the rename; look has vetted what exists
-		}
-		if err := probe(out.root, d); err != nil {
-			return fmt.Errorf("output directory is not writable: %w", err)
+// where a directory goes, or a spec file at a generated path; found is
+// what scan found at each of paths. The first in path order is the error.
+func preflight(out *outDir, paths []string, found []found, inputs specs) error {
+	for i, p := range paths {
+		switch f := found[i]; {
+		case f.err != nil:
+			return fmt.Errorf("cannot write %s: %w", filepath.Join(out.abs, filepath.FromSlash(p)), f.err)
+		case f.b != nil:
+			return f.b.writeErr(out.abs)
+		case f.fi != nil && inputs.of(f.fi) != "":
+			return fmt.Errorf("cannot write %s: it is the spec file %s", filepath.Join(out.abs, filepath.FromSlash(p)), inputs.of(f.fi))
 		}
 	}
 	return nil
