@@ -98,6 +98,14 @@ func commit(stage, out dirH, written []string, abs string) error {
 				return
 			}
 		}
+		// Emptied now unless a subdirectory is still there, and cheaper
+		// to remove here than by the stage's RemoveAll.
+		if g.dir != "." {
+			pd, name := splitDir(g.dir)
+			if parent, err := ws.from.mustDir(pd); err == nil {
+				parent.removeDir(name)
+			}
+		}
 	})
 	return low.err
 }

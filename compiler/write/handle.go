@@ -31,6 +31,8 @@ type dirH interface {
 	// create makes name, which must not exist, holding data.
 	create(name string, data []byte, perm fs.FileMode) error
 	remove(name string) error
+	// removeDir removes the directory name if it is empty.
+	removeDir(name string) error
 	// rename moves name to toName in to, a handle from the same tree.
 	rename(name string, to dirH, toName string) error
 	close()

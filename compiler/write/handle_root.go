@@ -62,6 +62,13 @@ func (d *rootDir) create(name string, data []byte, perm fs.FileMode) error {
 
 func (d *rootDir) remove(name string) error { return d.root.Remove(d.path(name)) }
 
+func (d *rootDir) removeDir(name string) error {
+	if fi, err := d.root.Lstat(d.path(name)); err != nil || !fi.IsDir() {
+		return syscall.ENOTDIR
+	}
+	return d.root.Remove(d.path(name)) // fails on one that is not empty
+}
+
 func (d *rootDir) rename(name string, to dirH, toName string) error {
 	t := to.(*rootDir)
 	if t.root != d.root {

@@ -106,6 +106,8 @@ func (d *fdDir) create(name string, data []byte, perm fs.FileMode) error {
 
 func (d *fdDir) remove(name string) error { return unix.Unlinkat(d.fd, name, 0) }
 
+func (d *fdDir) removeDir(name string) error { return unix.Unlinkat(d.fd, name, unix.AT_REMOVEDIR) }
+
 func (d *fdDir) rename(name string, to dirH, toName string) error {
 	return unix.Renameat(d.fd, name, to.(*fdDir).fd, toName)
 }

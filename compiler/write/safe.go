@@ -3,8 +3,9 @@ package write
 // The output tree is committed in the same pull request as the spec, so
 // everything in it may be a stranger's: gpufleet follows no symbolic link
 // below the output directory, reads and writes only regular files there,
-// and goes through an os.Root, so that even a link swapped in after the
-// checks cannot lead outside the tree.
+// and goes through an os.Root or, for the generated paths, directories
+// opened a component at a time with O_NOFOLLOW (handle.go), so that even a
+// link swapped in after the checks cannot lead outside the tree.
 
 import (
 	"errors"

@@ -25,12 +25,15 @@ func sameContent(h dirH, name, p string, fi fs.FileInfo, want, buf []byte) (bool
 		return false, fmt.Errorf("%s changed while gpufleet read it", p)
 	}
 	for off := 0; ; {
-		n, err := f.Read(buf)
+		// One byte more than is left: a regular file reads short only
+		// at its end, so a short read needs no other to see EOF.
+		ask := min(len(buf), len(want)-off+1)
+		n, err := f.Read(buf[:ask])
 		if off+n > len(want) || !bytes.Equal(buf[:n], want[off:off+n]) {
 			return false, nil
 		}
 		off += n
-		if err == io.EOF {
+		if err == io.EOF || (err == nil && n < ask) {
 			return off == len(want), nil
 		}
 		if err != nil {

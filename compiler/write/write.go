@@ -68,14 +68,18 @@ func (o *Options) stopped() bool {
 var beforeCommit func()
 
 // Tree writes tree below dir. A new dir appears whole in one rename. In an
-// existing dir, each file is renamed over its old version, and files that
-// gpufleet does not generate are left alone. Every check that can fail,
-// prune's included, runs before the first rename. A symbolic link, or
-// anything but a directory or a regular file, on the way to a generated
-// path is refused (see safe.go). While it writes an existing dir, Tree
-// holds a lock on it, so a second build fails rather than interleave
-// (see lock_unix.go); it first removes the stages that builds killed
-// before they could clean up left there (see stage.go).
+// existing dir, each file that differs is renamed over its old version,
+// and files that gpufleet does not generate are left alone. Every check
+// that can fail, prune's included, runs before the first rename. A
+// symbolic link, or anything but a directory or a regular file, on the way
+// to a generated path is refused (see safe.go); with openat none is
+// followed, not even one swapped in after the checks (see handle.go). The
+// work runs a directory at a time on every CPU, but what Tree returns,
+// its error included (the lowest path's), does not depend on scheduling.
+// While it writes an existing dir, Tree holds a lock on it, so a second
+// build fails rather than interleave (see lock_unix.go); it first removes
+// the stages that builds killed before they could clean up left there
+// (see stage.go).
 func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	var opt Options
 	if len(opts) > 0 {
@@ -98,89 +102,7 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	if opt.stopped() {
 		return nil, ErrInterrupted
 	}
-	in := newInspector(out.root)
-	inputs := statSpecs(opt.Inputs)
-	// The manifest first, so that the tree scanned is the one written;
-	// its error comes after preflight's, as it always has.
-	old, manifestErr := readManifest(out.root, in)
-	if manifestErr == nil && !opt.Prune {
-		// Files an earlier build generated stay gpufleet's until
-		// pruned, so the manifest keeps listing them.
-		tr = keepOwned(in, old, tr)
-		old = nil
-	}
-	paths := tr.Paths()
-	if err := checkPaths(paths); err != nil {
-		return nil, err
-	}
-	base, err := openBase(out.root, ".")
-	if err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
-	defer base.close()
-	seen, same := make([]found, len(paths)), make([]bool, len(paths))
-	scan(base, paths, opt.stopped, func(i int, h dirH, name string, f found, buf []byte) {
-		seen[i] = f
-		if f.fi != nil {
-			s, err := sameContent(h, name, paths[i], f.fi, tr[paths[i]], buf)
-			same[i] = err == nil && s // one that cannot be read is written
-		}
-	})
-	if opt.stopped() {
-		return nil, ErrInterrupted
-	}
-	if err := preflight(out, paths, seen, inputs); err != nil {
-		return nil, err
-	}
-	if err := probeAll(base, paths); err != nil {
-		return nil, fmt.Errorf("output directory is not writable: %w", err)
-	}
-	if manifestErr != nil {
-		return nil, manifestErr
-	}
-	plan, err := planPrune(out, in, old, tr, inputs)
-	if err != nil {
-		return nil, err
-	}
-
-	// Staged inside the tree, so that each rename stays below the root.
-	st, err := newStage(out.root)
-	if err != nil {
-		return nil, fmt.Errorf("output directory is not writable: %w", err)
-	}
-	defer st.remove()
-	res := &Result{Kept: plan.kept}
-	for i, p := range paths {
-		if same[i] {
-			res.Unchanged = append(res.Unchanged, p)
-		} else {
-			res.Written = append(res.Written, p)
-		}
-	}
-	staged, err := openBase(out.root, st.path("."))
-	if err != nil {
-		return nil, fmt.Errorf("output directory is not writable: %w", err)
-	}
-	defer staged.close()
-	if err := writeFiles(staged, tr, res.Written, out.abs, &opt); err != nil {
-		return nil, err
-	}
-	if opt.stopped() {
-		return nil, ErrInterrupted
-	}
-	if beforeCommit != nil {
-		beforeCommit()
-	}
-	if err := commit(staged, base, res.Written, out.abs); err != nil {
-		return nil, err
-	}
-	var kept []Kept
-	res.Pruned, kept, res.Unpruned = plan.apply(out.root)
-	res.Kept = append(res.Kept, kept...)
-	if len(res.Unpruned) > 0 {
-		return res, &PruneError{Dir: out.abs, Unpruned: res.Unpruned}
-	}
-	return res, nil
+	return rebuild(out, tr, &opt)
 }
 
 // writeNew stages the whole tree beside abs and renames it into place.
@@ -235,24 +157,6 @@ func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	return &Result{Written: paths}, nil
-}
-
-// preflight finds what would stop a rename halfway or lead it astray: a
-// link, a directory or a special file where a generated file goes, a file
-// where a directory goes, or a spec file at a generated path; found is
-// what scan found at each of paths. The first in path order is the error.
-func preflight(out *outDir, paths []string, found []found, inputs specs) error {
-	for i, p := range paths {
-		switch f := found[i]; {
-		case f.err != nil:
-			return fmt.Errorf("cannot write %s: %w", filepath.Join(out.abs, filepath.FromSlash(p)), f.err)
-		case f.b != nil:
-			return f.b.writeErr(out.abs)
-		case f.fi != nil && inputs.of(f.fi) != "":
-			return fmt.Errorf("cannot write %s: it is the spec file %s", filepath.Join(out.abs, filepath.FromSlash(p)), inputs.of(f.fi))
-		}
-	}
-	return nil
 }
 
 // probe creates and deletes a file in the directory d, the surest test
