@@ -7,6 +7,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
@@ -57,9 +58,7 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 		}
 	}
 	if out.root == nil {
-		for i := range paths {
-			each(i, nil, "", found{}, nil)
-		}
+		par.Each(len(paths), func(i int) { each(i, nil, "", found{}, nil) })
 	} else {
 		base, err := openBase(out.root, ".")
 		if err != nil {

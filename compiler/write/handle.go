@@ -86,15 +86,16 @@ func (w *walker) dir(d string) (dirH, *blocker, error) {
 		if i > 0 {
 			parent = w.dirs[i-1]
 		}
+		at := strings.Join(comps[:i+1], "/")
 		h, err := parent.openDir(comps[i])
 		if err != nil && w.mkdir && errors.Is(err, fs.ErrNotExist) {
 			// Another goroutine may make it first: then open theirs.
-			if err = parent.mkdir(comps[i]); err == nil || errors.Is(err, fs.ErrExist) {
-				h, err = parent.openDir(comps[i])
+			if err := parent.mkdir(comps[i]); err != nil && !errors.Is(err, fs.ErrExist) {
+				return nil, nil, &fs.PathError{Op: "mkdir", Path: at, Err: underlying(err)}
 			}
+			h, err = parent.openDir(comps[i])
 		}
 		if err != nil {
-			at := strings.Join(comps[:i+1], "/")
 			b, err := classify(parent, comps[i], at, err)
 			if !w.mkdir {
 				w.missAt, w.missB, w.missErr = at, b, err
