@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"testing"
 	"time"
@@ -168,6 +169,52 @@ func BenchmarkWriteTree(b *testing.B) {
 		os.RemoveAll(out)
 		os.RemoveAll(floor)
 	})
+}
+
+// BenchmarkPrune removes the half of xlTree's directories a smaller fleet
+// no longer generates, with --prune: the floor removes the same files and
+// their directories with os.Remove, checking nothing.
+func BenchmarkPrune(b *testing.B) {
+	full := xlTree()
+	AddManifest(full)
+	half := tree.Tree{}
+	var gone []string
+	for _, p := range full.Paths() {
+		if d := path.Dir(p); d != "." && d[len(d)-1]%2 == 1 {
+			gone = append(gone, p)
+		} else {
+			half[p] = full[p]
+		}
+	}
+	AddManifest(half)
+	base := b.TempDir()
+	out, floor := filepath.Join(base, "out"), filepath.Join(base, "floor")
+	var t ratios
+	for b.Loop() {
+		b.StopTimer()
+		for _, dir := range []string{out, floor} {
+			os.RemoveAll(dir)
+			if _, err := Tree(dir, full); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		t.round(func() {
+			res, err := Tree(out, half, Options{Prune: true})
+			if err != nil || len(res.Pruned) != len(gone) {
+				b.Fatalf("pruned %d files, want %d (%v)", len(res.Pruned), len(gone), err)
+			}
+		}, func() {
+			for _, p := range gone {
+				f := filepath.Join(floor, filepath.FromSlash(p))
+				if err := os.Remove(f); err != nil {
+					b.Fatal(err)
+				}
+				os.Remove(filepath.Dir(f)) // once empty
+			}
+		})
+	}
+	t.report(b, false)
 }
 
 // ratios sums the time of each contender: 0 is Tree, 1 the plain floor,

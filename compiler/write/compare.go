@@ -57,11 +57,11 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 			chs[i], errs[i] = changed(h, name, p, f.fi, tr[p], buf)
 		}
 	}
+	var base dirH // nil: no tree yet
 	if out.root == nil {
 		par.Each(len(paths), func(i int) { each(i, nil, "", found{}, nil) })
 	} else {
-		base, err := openBase(out.root, ".")
-		if err != nil {
+		if base, err = openBase(out.root, "."); err != nil {
 			return nil, err
 		}
 		defer base.close()
@@ -76,34 +76,47 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 			changes = append(changes, *chs[i])
 		}
 	}
-	in := newInspector(out.root)
 	// Without these, a tree built after a class was removed stayed stale
 	// for ever, and 'gpufleet build' alone could not fix it.
-	old, err := readManifest(out.root, in)
+	removed, err := removedChanges(base, tr)
+	return append(changes, removed...), err
+}
+
+// removedChanges lists the files the manifest in base lists that tr no
+// longer has, in the manifest's order, with their diffs.
+func removedChanges(base dirH, tr tree.Tree) ([]Change, error) {
+	old, err := readManifest(base)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range old {
-		if _, ok := tr[e.path]; ok {
-			continue
+	gone := unlisted(old, tr)
+	chs, errs := make([]*Change, len(gone)), make([]error, len(gone))
+	scanAny(base, pathsOf(gone), func(k int, h dirH, name string, f found, _ []byte) {
+		p := gone[k].path
+		if f.err != nil || f.fi == nil || f.b != nil {
+			errs[k] = f.err // or gone, or not a file gpufleet would touch
+			return
 		}
-		fi, b, err := in.look(e.path)
-		if err != nil {
-			return nil, err
-		}
-		if fi == nil || b != nil {
-			continue // gone, or not a file gpufleet would touch
-		}
-		ch := Change{Path: e.path, Kind: "removed"}
-		switch onDisk, err := readRegular(out.root, e.path, fi); {
+		ch := &Change{Path: p, Kind: "removed"}
+		switch onDisk, err := readIn(h, name, p, f.fi); {
 		case errors.Is(err, errTooBig):
-			ch.Diff = fmt.Sprintf("diff a/%s /dev/null\n(the file on disk has %d bytes, too many to show)\n", e.path, fi.Size())
+			ch.Diff = fmt.Sprintf("diff a/%s /dev/null\n(the file on disk has %d bytes, too many to show)\n", p, f.fi.Size())
 		case err != nil:
-			return nil, err
+			errs[k] = err
+			return
 		default:
-			ch.Diff = string(diff.Diff("a/"+e.path, onDisk, "/dev/null", nil))
+			ch.Diff = string(diff.Diff("a/"+p, onDisk, "/dev/null", nil))
 		}
-		changes = append(changes, ch)
+		chs[k] = ch
+	})
+	var changes []Change
+	for k := range gone {
+		if errs[k] != nil {
+			return nil, errs[k]
+		}
+		if chs[k] != nil {
+			changes = append(changes, *chs[k])
+		}
 	}
 	return changes, nil
 }

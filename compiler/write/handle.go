@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -76,6 +77,10 @@ func (w *walker) dir(d string) (dirH, *blocker, error) {
 		return nil, w.missB, w.missErr
 	}
 	comps := strings.Split(d, "/")
+	if slices.ContainsFunc(comps, func(c string) bool { return c == "" || c == "." || c == ".." }) {
+		// Never met: paths are checked before. But ".." would leave.
+		return nil, nil, &fs.PathError{Op: "open", Path: d, Err: fs.ErrInvalid}
+	}
 	k := 0
 	for k < len(w.names) && k < len(comps) && w.names[k] == comps[k] {
 		k++

@@ -79,6 +79,27 @@ func TestLinkSwappedInBeforeRename(t *testing.T) {
 	}
 }
 
+// A directory of files to prune swapped for a link after the plan, before
+// the renames: prune follows it nowhere, keeps the files and says why.
+func TestPruneAfterLinkSwappedIn(t *testing.T) {
+	gen := withManifest(tree.Tree{"a.yaml": []byte("a\n"), "old/b.yaml": []byte(tree.Header + "b: outside\n")})
+	out, outside := hostile(t, gen)
+	pause(t, func() {
+		if err := os.Rename(filepath.Join(out, "old"), filepath.Join(out, "moved")); err != nil {
+			t.Fatal(err)
+		}
+		replaceWithLink(t, outside, filepath.Join(out, "old"))
+	})
+	res, err := Tree(out, withManifest(tree.Tree{"a.yaml": []byte("a\n")}), Options{Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outsideIntact(t, outside)
+	if len(res.Pruned) != 0 || len(res.Kept) != 1 || res.Kept[0].Reason != "old is a symbolic link" {
+		t.Errorf("pruned %v, kept %+v; want old/b.yaml kept: old is a symbolic link", res.Pruned, res.Kept)
+	}
+}
+
 // A directory that cannot be written fails a build that would rename a
 // file into it, before any rename; a build that changes nothing there
 // does not need to write it, and succeeds.

@@ -12,26 +12,25 @@ import (
 // refuses what preflight refuses, stages the files that differ inside the
 // tree and renames them into place.
 func rebuild(out *outDir, tr tree.Tree, opt *Options) (*Result, error) {
-	in := newInspector(out.root)
+	base, err := openBase(out.root, ".")
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	defer base.close()
 	inputs := statSpecs(opt.Inputs)
 	// The manifest first, so that the tree scanned is the one written;
 	// its error still comes after preflight's.
-	old, manifestErr := readManifest(out.root, in)
+	old, manifestErr := readManifest(base)
 	if manifestErr == nil && !opt.Prune {
 		// Files an earlier build generated stay gpufleet's until
 		// pruned, so the manifest keeps listing them.
-		tr = keepOwned(in, old, tr)
+		tr = keepOwned(base, old, tr)
 		old = nil
 	}
 	paths := tr.Paths()
 	if err := checkPaths(paths); err != nil {
 		return nil, err
 	}
-	base, err := openBase(out.root, ".")
-	if err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
-	}
-	defer base.close()
 	seen, same := make([]found, len(paths)), make([]bool, len(paths))
 	scan(base, paths, opt.stopped, func(i int, h dirH, name string, f found, buf []byte) {
 		seen[i] = f
@@ -56,13 +55,13 @@ func rebuild(out *outDir, tr tree.Tree, opt *Options) (*Result, error) {
 	}
 	// Only a directory that a rename goes into (or makes a directory in)
 	// can stop one halfway: an unchanged rebuild probes none.
-	if err := probeAll(base, res.Written); err != nil {
+	if _, err := probeDirs(base, res.Written, true); err != nil {
 		return nil, fmt.Errorf("output directory is not writable: %w", err)
 	}
 	if manifestErr != nil {
 		return nil, manifestErr
 	}
-	plan, err := planPrune(out, in, old, tr, inputs)
+	plan, err := planPrune(out, base, old, tr, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +91,7 @@ func rebuild(out *outDir, tr tree.Tree, opt *Options) (*Result, error) {
 		return nil, err
 	}
 	var kept []Kept
-	res.Pruned, kept, res.Unpruned = plan.apply(out.root)
+	res.Pruned, kept, res.Unpruned = plan.apply(base)
 	res.Kept = append(res.Kept, kept...)
 	if len(res.Unpruned) > 0 {
 		return res, &PruneError{Dir: out.abs, Unpruned: res.Unpruned}

@@ -140,67 +140,6 @@ func (b *blocker) reason() string {
 
 const linkWhat = "a symbolic link"
 
-// inspector looks at generated paths below a root without following a
-// link, remembering the directories it has seen.
-type inspector struct {
-	root *os.Root
-	dirs map[string]*blocker // a parent seen: nil if a directory
-	gone map[string]bool     // a parent that does not exist
-}
-
-func newInspector(root *os.Root) *inspector {
-	return &inspector{root: root, dirs: map[string]*blocker{}, gone: map[string]bool{}}
-}
-
-// look returns the regular file at slash path p, nil if there is none, or
-// a blocker if p or a parent is anything but a directory on the way to a
-// regular file (or nothing).
-func (in *inspector) look(p string) (fs.FileInfo, *blocker, error) {
-	if in.root == nil {
-		return nil, nil, nil
-	}
-	parts := strings.Split(p, "/")
-	for i := 1; i < len(parts); i++ {
-		d := strings.Join(parts[:i], "/")
-		if in.gone[d] {
-			return nil, nil, nil
-		}
-		b, seen := in.dirs[d]
-		if !seen {
-			fi, err := in.root.Lstat(filepath.FromSlash(d))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				in.gone[d] = true
-				return nil, nil, nil
-			case err != nil:
-				return nil, nil, err
-			case fi.Mode()&fs.ModeSymlink != 0:
-				b = &blocker{at: d, what: linkWhat}
-			case !fi.IsDir():
-				b = &blocker{at: d, what: "not a directory"}
-			}
-			in.dirs[d] = b
-		}
-		if b != nil {
-			return nil, &blocker{path: p, at: b.at, what: b.what}, nil
-		}
-	}
-	fi, err := in.root.Lstat(filepath.FromSlash(p))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, nil
-	case err != nil:
-		return nil, nil, err
-	case fi.Mode().IsRegular():
-		return fi, nil, nil
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, &blocker{path: p, at: p, what: linkWhat}, nil
-	case fi.IsDir():
-		return nil, &blocker{path: p, at: p, what: "a directory"}, nil
-	}
-	return nil, &blocker{path: p, at: p, what: "not a regular file"}, nil
-}
-
 // errTooBig is a file on disk larger than any gpufleet generates.
 var errTooBig = errors.New("file too large")
 

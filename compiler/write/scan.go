@@ -2,11 +2,12 @@ package write
 
 import (
 	"io/fs"
+	"sort"
 )
 
-// A found is what scan found at one generated path, as inspector.look
-// would have: the regular file there (nil if none), or what blocks it, or
-// an error.
+// A found is what scan found at one generated path: the regular file
+// there (nil if none), or what blocks it (a link, or anything but a
+// directory on the way or a regular file at the end), or an error.
 type found struct {
 	fi  fs.FileInfo
 	b   *blocker
@@ -51,11 +52,30 @@ func scan(base dirH, paths []string, stop func() bool, each func(i int, h dirH, 
 	})
 }
 
-// probeAll probes every directory on the way to paths that exists (the
-// others the renames will make), "." included, and returns the error of
-// the first in sorted order.
-func probeAll(base dirH, paths []string) error {
-	gs := groupDirs(paths, true)
+// scanAny is scan for paths in any order, as a manifest lists them: k is
+// the index in paths.
+func scanAny(base dirH, paths []string, each func(k int, h dirH, name string, f found, buf []byte)) {
+	order := make([]int, len(paths))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return paths[order[a]] < paths[order[b]] })
+	sorted := make([]string, len(paths))
+	for i, k := range order {
+		sorted[i] = paths[k]
+	}
+	scan(base, sorted, nil, func(i int, h dirH, name string, f found, buf []byte) { each(order[i], h, name, f, buf) })
+}
+
+// probeDirs probes the directory of each of paths (sorted) that exists
+// and, with ancestors, every directory on the way, "." included. It
+// returns the error of the first directory in sorted order, and the
+// lowest path below it.
+func probeDirs(base dirH, paths []string, ancestors bool) (string, error) {
+	if len(paths) == 0 {
+		return "", nil
+	}
+	gs := groupDirs(paths, ancestors)
 	low := newLowest()
 	eachGroup(gs, false, walkerOf(base, false), func(w *walker, g *dirGroup) {
 		if low.skip(g.n) {
@@ -67,5 +87,8 @@ func probeAll(base dirH, paths []string) error {
 			}
 		}
 	})
-	return low.err
+	if low.err != nil {
+		return paths[gs[low.at.Load()].lo], low.err
+	}
+	return "", nil
 }

@@ -7,12 +7,10 @@
 package write
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
@@ -157,16 +155,4 @@ func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	return &Result{Written: paths}, nil
-}
-
-// probe creates and deletes a file in the directory d, the surest test
-// that gpufleet may create, rename and delete entries there.
-func probe(root *os.Root, d string) error {
-	name := filepath.FromSlash(path.Join(d, ".gpufleet-probe-"+rand.Text()))
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return root.Remove(name)
 }
