@@ -3,9 +3,11 @@ package write
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
@@ -35,67 +37,104 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 		return nil, err
 	}
 	defer out.close()
-	in := newInspector(out.root)
-	var changes []Change
-	buf := compareBuf()
-	for _, p := range tr.Paths() {
-		fi, b, err := in.look(p)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			changes = append(changes, Change{Path: p, Kind: "blocked", Reason: b.reason()})
-			continue
-		}
-		if fi == nil {
-			changes = append(changes, Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tr[p]))})
-			continue
-		}
-		// Size, then the bytes a piece at a time: only a file that
-		// differs is read whole, for its diff.
-		if same, err := sameContent(out.root, p, fi, tr[p], buf); err != nil {
-			return nil, err
-		} else if same {
-			continue
-		}
-		onDisk, err := readRegular(out.root, p, fi)
+	paths := tr.Paths()
+	if err := checkPaths(paths); err != nil {
+		return nil, err
+	}
+	// Each path's change or error, found on every CPU; the first error
+	// in path order is Compare's, as when it looked one path at a time.
+	chs, errs := make([]*Change, len(paths)), make([]error, len(paths))
+	each := func(i int, h dirH, name string, f found, buf []byte) {
+		p := paths[i]
 		switch {
-		case errors.Is(err, errTooBig):
-			changes = append(changes, Change{Path: p, Kind: "changed",
-				Diff: fmt.Sprintf("diff a/%s b/%s\n(the file on disk has %d bytes, too many to show)\n", p, p, fi.Size())})
-		case err != nil:
-			return nil, err
+		case f.err != nil:
+			errs[i] = f.err
+		case f.b != nil:
+			chs[i] = &Change{Path: p, Kind: "blocked", Reason: f.b.reason()}
+		case f.fi == nil:
+			chs[i] = &Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tr[p]))}
 		default:
-			changes = append(changes, Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, tr[p]))})
+			chs[i], errs[i] = changed(h, name, p, f.fi, tr[p], buf)
+		}
+	}
+	var base dirH // nil: no tree yet
+	if out.root == nil {
+		par.Each(len(paths), func(i int) { each(i, nil, "", found{}, nil) })
+	} else {
+		if base, err = openBase(out.root, "."); err != nil {
+			return nil, err
+		}
+		defer base.close()
+		scan(base, paths, nil, each)
+	}
+	var changes []Change
+	for i := range paths {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if chs[i] != nil {
+			changes = append(changes, *chs[i])
 		}
 	}
 	// Without these, a tree built after a class was removed stayed stale
 	// for ever, and 'gpufleet build' alone could not fix it.
-	old, err := readManifest(out.root, in)
+	removed, err := removedChanges(base, tr)
+	return append(changes, removed...), err
+}
+
+// removedChanges lists the files the manifest in base lists that tr no
+// longer has, in the manifest's order, with their diffs.
+func removedChanges(base dirH, tr tree.Tree) ([]Change, error) {
+	old, err := readManifest(base)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range old {
-		if _, ok := tr[e.path]; ok {
-			continue
+	gone := unlisted(old, tr)
+	chs, errs := make([]*Change, len(gone)), make([]error, len(gone))
+	scanAny(base, pathsOf(gone), func(k int, h dirH, name string, f found, _ []byte) {
+		p := gone[k].path
+		if f.err != nil || f.fi == nil || f.b != nil {
+			errs[k] = f.err // or gone, or not a file gpufleet would touch
+			return
 		}
-		fi, b, err := in.look(e.path)
-		if err != nil {
-			return nil, err
-		}
-		if fi == nil || b != nil {
-			continue // gone, or not a file gpufleet would touch
-		}
-		ch := Change{Path: e.path, Kind: "removed"}
-		switch onDisk, err := readRegular(out.root, e.path, fi); {
+		ch := &Change{Path: p, Kind: "removed"}
+		switch onDisk, err := readIn(h, name, p, f.fi); {
 		case errors.Is(err, errTooBig):
-			ch.Diff = fmt.Sprintf("diff a/%s /dev/null\n(the file on disk has %d bytes, too many to show)\n", e.path, fi.Size())
+			ch.Diff = fmt.Sprintf("diff a/%s /dev/null\n(the file on disk has %d bytes, too many to show)\n", p, f.fi.Size())
 		case err != nil:
-			return nil, err
+			errs[k] = err
+			return
 		default:
-			ch.Diff = string(diff.Diff("a/"+e.path, onDisk, "/dev/null", nil))
+			ch.Diff = string(diff.Diff("a/"+p, onDisk, "/dev/null", nil))
 		}
-		changes = append(changes, ch)
+		chs[k] = ch
+	})
+	var changes []Change
+	for k := range gone {
+		if errs[k] != nil {
+			return nil, errs[k]
+		}
+		if chs[k] != nil {
+			changes = append(changes, *chs[k])
+		}
 	}
 	return changes, nil
+}
+
+// changed is the change to the regular file name in h (p in the tree),
+// nil if it holds want. Size, then the bytes a piece at a time: only a
+// file that differs is read whole, for its diff.
+func changed(h dirH, name, p string, fi fs.FileInfo, want, buf []byte) (*Change, error) {
+	if same, err := sameContent(h, name, p, fi, want, buf); err != nil || same {
+		return nil, err
+	}
+	onDisk, err := readIn(h, name, p, fi)
+	switch {
+	case errors.Is(err, errTooBig):
+		return &Change{Path: p, Kind: "changed",
+			Diff: fmt.Sprintf("diff a/%s b/%s\n(the file on disk has %d bytes, too many to show)\n", p, p, fi.Size())}, nil
+	case err != nil:
+		return nil, err
+	}
+	return &Change{Path: p, Kind: "changed", Diff: string(diff.Diff("a/"+p, onDisk, "b/"+p, want))}, nil
 }

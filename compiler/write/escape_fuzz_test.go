@@ -26,17 +26,25 @@ import (
 //	m LINE         a line of the manifest, as is
 //	O              out/ itself a link to outside/
 func FuzzTreeEscape(f *testing.F) {
-	sentinel := tree.Header + "a: " + fuzzSecret + "\n"
+	for _, seed := range escapeSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(escape)
+}
+
+var fuzzSentinel = tree.Header + "a: " + fuzzSecret + "\n"
+
+func escapeSeeds() []string {
 	sum := func(s string) string { b := sha256.Sum256([]byte(s)); return hex.EncodeToString(b[:]) }
-	for _, seed := range []string{
+	return []string{
 		"",
 		"l sub OUT",
 		"l a.yaml OUT/a.yaml",
 		"l a.yaml OUT/secret.env",
 		"l sub/b.yaml ../../outside/secret.env\nd sub",
 		"d sub\nl sub/b.yaml OUT/sub/b.yaml",
-		"l sub ../outside\nm sub/b.yaml\nm " + sum(sentinel) + "  sub/b.yaml",
-		"l old OUT\nm old/a.yaml\nm " + sum(sentinel) + "  old/a.yaml",
+		"l sub ../outside\nm sub/b.yaml\nm " + sum(fuzzSentinel) + "  sub/b.yaml",
+		"l old OUT\nm old/a.yaml\nm " + sum(fuzzSentinel) + "  old/a.yaml",
 		"m ../outside/a.yaml\nm /etc/passwd\nm .\nm ..",
 		"f a.yaml\nh gone.yaml\nm gone.yaml\nm README\nf README",
 		"d sub\nd sub/deep\nl sub/deep/c.yaml ../../../outside/sub/b.yaml",
@@ -46,43 +54,44 @@ func FuzzTreeEscape(f *testing.F) {
 		"d sub/deep/c.yaml",
 		"f sub",
 		"m sub/b.yaml\u2028\nf sub\u00a0b\nm a\rb",
-	} {
-		f.Add(seed)
 	}
-	f.Fuzz(func(t *testing.T, prog string) {
-		base := t.TempDir()
-		out, outside := filepath.Join(base, "out"), filepath.Join(base, "outside")
-		for p, data := range map[string]string{"a.yaml": sentinel, "sub/b.yaml": sentinel, "manifest": "a.yaml\n", "secret.env": fuzzSecret} {
-			mustWrite(t, filepath.Join(outside, p), data)
-		}
-		plant(t, base, out, outside, prog)
-		before := snapshot(t, base)
+}
 
-		gen := tree.Tree{"a.yaml": []byte(tree.Header + "a: 1\n"), "sub/b.yaml": []byte(tree.Header + "b: 1\n"), "sub/deep/c.yaml": []byte("c\n")}
-		AddManifest(gen)
-		small := tree.Tree{"a.yaml": []byte(tree.Header + "a: 2\n")}
-		AddManifest(small)
-		compare(t, out, gen)
-		if _, err := Tree(out, gen); err == nil {
-			for p, want := range gen {
-				fi, err := os.Lstat(filepath.Join(out, p))
-				if p == ManifestPath {
-					want = mustRead(t, filepath.Join(out, p)) // it also keeps what earlier builds own
-				}
-				if err != nil || !fi.Mode().IsRegular() || !bytes.Equal(mustRead(t, filepath.Join(out, p)), want) {
-					t.Errorf("Tree succeeded but %s is not what it wrote", p)
-				}
+// escape plants prog's tree in out/ and runs build, build --prune and diff
+// on it: nothing outside out/ may change.
+func escape(t *testing.T, prog string) {
+	base := t.TempDir()
+	out, outside := filepath.Join(base, "out"), filepath.Join(base, "outside")
+	for p, data := range map[string]string{"a.yaml": fuzzSentinel, "sub/b.yaml": fuzzSentinel, "manifest": "a.yaml\n", "secret.env": fuzzSecret} {
+		mustWrite(t, filepath.Join(outside, p), data)
+	}
+	plant(t, base, out, outside, prog)
+	before := snapshot(t, base)
+
+	gen := tree.Tree{"a.yaml": []byte(tree.Header + "a: 1\n"), "sub/b.yaml": []byte(tree.Header + "b: 1\n"), "sub/deep/c.yaml": []byte("c\n")}
+	AddManifest(gen)
+	small := tree.Tree{"a.yaml": []byte(tree.Header + "a: 2\n")}
+	AddManifest(small)
+	compare(t, out, gen)
+	if _, err := Tree(out, gen); err == nil {
+		for p, want := range gen {
+			fi, err := os.Lstat(filepath.Join(out, p))
+			if p == ManifestPath {
+				want = mustRead(t, filepath.Join(out, p)) // it also keeps what earlier builds own
+			}
+			if err != nil || !fi.Mode().IsRegular() || !bytes.Equal(mustRead(t, filepath.Join(out, p)), want) {
+				t.Errorf("Tree succeeded but %s is not what it wrote", p)
 			}
 		}
-		compare(t, out, gen)
-		Tree(out, small, Options{Prune: true})
-		compare(t, out, gen)
-		Tree(out, gen, Options{Prune: true})
+	}
+	compare(t, out, gen)
+	Tree(out, small, Options{Prune: true})
+	compare(t, out, gen)
+	Tree(out, gen, Options{Prune: true})
 
-		if after := snapshot(t, base); after != before {
-			t.Fatalf("outside out/ changed:\nbefore:\n%s\nafter:\n%s", before, after)
-		}
-	})
+	if after := snapshot(t, base); after != before {
+		t.Fatalf("outside out/ changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
 }
 
 const fuzzSecret = "SENTINEL-d6f1c0"

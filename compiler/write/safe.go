@@ -3,8 +3,9 @@ package write
 // The output tree is committed in the same pull request as the spec, so
 // everything in it may be a stranger's: gpufleet follows no symbolic link
 // below the output directory, reads and writes only regular files there,
-// and goes through an os.Root, so that even a link swapped in after the
-// checks cannot lead outside the tree.
+// and goes through an os.Root or, for the generated paths, directories
+// opened a component at a time with O_NOFOLLOW (handle.go), so that even a
+// link swapped in after the checks cannot lead outside the tree.
 
 import (
 	"errors"
@@ -139,67 +140,6 @@ func (b *blocker) reason() string {
 
 const linkWhat = "a symbolic link"
 
-// inspector looks at generated paths below a root without following a
-// link, remembering the directories it has seen.
-type inspector struct {
-	root *os.Root
-	dirs map[string]*blocker // a parent seen: nil if a directory
-	gone map[string]bool     // a parent that does not exist
-}
-
-func newInspector(root *os.Root) *inspector {
-	return &inspector{root: root, dirs: map[string]*blocker{}, gone: map[string]bool{}}
-}
-
-// look returns the regular file at slash path p, nil if there is none, or
-// a blocker if p or a parent is anything but a directory on the way to a
-// regular file (or nothing).
-func (in *inspector) look(p string) (fs.FileInfo, *blocker, error) {
-	if in.root == nil {
-		return nil, nil, nil
-	}
-	parts := strings.Split(p, "/")
-	for i := 1; i < len(parts); i++ {
-		d := strings.Join(parts[:i], "/")
-		if in.gone[d] {
-			return nil, nil, nil
-		}
-		b, seen := in.dirs[d]
-		if !seen {
-			fi, err := in.root.Lstat(filepath.FromSlash(d))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				in.gone[d] = true
-				return nil, nil, nil
-			case err != nil:
-				return nil, nil, err
-			case fi.Mode()&fs.ModeSymlink != 0:
-				b = &blocker{at: d, what: linkWhat}
-			case !fi.IsDir():
-				b = &blocker{at: d, what: "not a directory"}
-			}
-			in.dirs[d] = b
-		}
-		if b != nil {
-			return nil, &blocker{path: p, at: b.at, what: b.what}, nil
-		}
-	}
-	fi, err := in.root.Lstat(filepath.FromSlash(p))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, nil
-	case err != nil:
-		return nil, nil, err
-	case fi.Mode().IsRegular():
-		return fi, nil, nil
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, &blocker{path: p, at: p, what: linkWhat}, nil
-	case fi.IsDir():
-		return nil, &blocker{path: p, at: p, what: "a directory"}, nil
-	}
-	return nil, &blocker{path: p, at: p, what: "not a regular file"}, nil
-}
-
 // errTooBig is a file on disk larger than any gpufleet generates.
 var errTooBig = errors.New("file too large")
 
@@ -217,8 +157,24 @@ func readRegular(root *os.Root, p string, fi fs.FileInfo) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readOpened(f, p, fi)
+}
+
+// readIn is readRegular for the file name in the directory h.
+func readIn(h dirH, name, p string, fi fs.FileInfo) ([]byte, error) {
+	if fi.Size() > maxRead {
+		return nil, errTooBig
+	}
+	f, err := h.open(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: underlying(err)}
+	}
+	return readOpened(f, p, fi)
+}
+
+func readOpened(f file, p string, fi fs.FileInfo) ([]byte, error) {
 	defer f.Close()
-	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
+	if ofi, err := f.Stat(); err != nil || !sameFile(fi, ofi) {
 		return nil, fmt.Errorf("%s changed while gpufleet read it", p)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxRead+1))
@@ -262,7 +218,7 @@ func statSpecs(names []string) specs {
 // of returns the spec file fi is, or "".
 func (s specs) of(fi fs.FileInfo) string {
 	for _, sp := range s {
-		if os.SameFile(sp.fi, fi) {
+		if sameFile(sp.fi, fi) {
 			return sp.name
 		}
 	}

@@ -59,12 +59,17 @@ func TestSameContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h, err := openBase(root, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.close()
 	buf := make([]byte, 4) // pieces smaller than the file
 	for _, tc := range []struct {
 		want string
 		same bool
 	}{{"hello world", true}, {"hello worle", false}, {"hello", false}, {"hello world!", false}, {"", false}} {
-		if same, err := sameContent(root, "f", fi, []byte(tc.want), buf); err != nil || same != tc.same {
+		if same, err := sameContent(h, "f", "f", fi, []byte(tc.want), buf); err != nil || same != tc.same {
 			t.Errorf("sameContent(%q) = %v, %v; want %v", tc.want, same, err, tc.same)
 		}
 	}

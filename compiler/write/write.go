@@ -7,12 +7,10 @@
 package write
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
@@ -68,14 +66,18 @@ func (o *Options) stopped() bool {
 var beforeCommit func()
 
 // Tree writes tree below dir. A new dir appears whole in one rename. In an
-// existing dir, each file is renamed over its old version, and files that
-// gpufleet does not generate are left alone. Every check that can fail,
-// prune's included, runs before the first rename. A symbolic link, or
-// anything but a directory or a regular file, on the way to a generated
-// path is refused (see safe.go). While it writes an existing dir, Tree
-// holds a lock on it, so a second build fails rather than interleave
-// (see lock_unix.go); it first removes the stages that builds killed
-// before they could clean up left there (see stage.go).
+// existing dir, each file that differs is renamed over its old version,
+// and files that gpufleet does not generate are left alone. Every check
+// that can fail, prune's included, runs before the first rename. A
+// symbolic link, or anything but a directory or a regular file, on the way
+// to a generated path is refused (see safe.go); with openat none is
+// followed, not even one swapped in after the checks (see handle.go). The
+// work runs a directory at a time on every CPU, but what Tree returns,
+// its error included (the lowest path's), does not depend on scheduling.
+// While it writes an existing dir, Tree holds a lock on it, so a second
+// build fails rather than interleave (see lock_unix.go); it first removes
+// the stages that builds killed before they could clean up left there
+// (see stage.go).
 func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	var opt Options
 	if len(opts) > 0 {
@@ -98,79 +100,15 @@ func Tree(dir string, tr tree.Tree, opts ...Options) (*Result, error) {
 	if opt.stopped() {
 		return nil, ErrInterrupted
 	}
-	in := newInspector(out.root)
-	inputs := statSpecs(opt.Inputs)
-	if err := preflight(out, in, tr, inputs); err != nil {
-		return nil, err
-	}
-	old, err := readManifest(out.root, in)
-	if err != nil {
-		return nil, err
-	}
-	if !opt.Prune {
-		// Files an earlier build generated stay gpufleet's until
-		// pruned, so the manifest keeps listing them.
-		tr = keepOwned(in, old, tr)
-		old = nil
-	}
-	plan, err := planPrune(out, in, old, tr, inputs)
-	if err != nil {
-		return nil, err
-	}
-
-	// Staged inside the tree, so that each rename stays below the root.
-	st, err := newStage(out.root)
-	if err != nil {
-		return nil, fmt.Errorf("output directory is not writable: %w", err)
-	}
-	defer st.remove()
-	res := &Result{Kept: plan.kept}
-	buf := compareBuf()
-	for _, p := range tr.Paths() {
-		if opt.stopped() {
-			return nil, ErrInterrupted
-		}
-		if fi, _, _ := in.look(p); fi != nil {
-			if same, err := sameContent(out.root, p, fi, tr[p], buf); err == nil && same {
-				res.Unchanged = append(res.Unchanged, p)
-				continue
-			}
-		}
-		f := st.path(p)
-		if err := out.root.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return nil, err
-		}
-		if err := out.root.WriteFile(f, tr[p], 0o644); err != nil {
-			return nil, err
-		}
-		res.Written = append(res.Written, p)
-	}
-	if opt.stopped() {
-		return nil, ErrInterrupted
-	}
-	if beforeCommit != nil {
-		beforeCommit()
-	}
-	for _, p := range res.Written {
-		dst := filepath.FromSlash(p)
-		if err := out.root.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return nil, err
-		}
-		if err := out.root.Rename(st.path(p), dst); err != nil {
-			return nil, err
-		}
-	}
-	var kept []Kept
-	res.Pruned, kept, res.Unpruned = plan.apply(out.root)
-	res.Kept = append(res.Kept, kept...)
-	if len(res.Unpruned) > 0 {
-		return res, &PruneError{Dir: out.abs, Unpruned: res.Unpruned}
-	}
-	return res, nil
+	return rebuild(out, tr, &opt)
 }
 
 // writeNew stages the whole tree beside abs and renames it into place.
 func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
+	paths := tr.Paths()
+	if err := checkPaths(paths); err != nil {
+		return nil, err
+	}
 	parent := filepath.Dir(abs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
@@ -181,24 +119,22 @@ func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
 	}
 	defer root.Close()
 	removeLeftovers(root, parent, opt.Notice)
+	if opt.stopped() {
+		return nil, ErrInterrupted
+	}
 	st, err := newStage(root)
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	defer st.remove()
-	res := &Result{}
-	for _, p := range tr.Paths() {
-		if opt.stopped() {
-			return nil, ErrInterrupted
-		}
-		f := st.path(p)
-		if err := root.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return nil, err
-		}
-		if err := root.WriteFile(f, tr[p], 0o644); err != nil {
-			return nil, err
-		}
-		res.Written = append(res.Written, p)
+	staged, err := openBase(root, st.path("."))
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	err = writeFiles(staged, tr, paths, abs, opt)
+	staged.close()
+	if err != nil {
+		return nil, err
 	}
 	if err := root.Chmod(st.path("."), 0o755); err != nil {
 		return nil, err
@@ -218,48 +154,5 @@ func writeNew(abs string, tr tree.Tree, opt *Options) (*Result, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	return res, nil
-}
-
-// preflight finds what would stop a rename halfway or lead it astray: a
-// link, a directory or a special file where a generated file goes, a file
-// where a directory goes, a spec file at a generated path, or a directory
-// that cannot be written.
-func preflight(out *outDir, in *inspector, tr tree.Tree, inputs specs) error {
-	dirs := map[string]bool{".": true}
-	for _, p := range tr.Paths() {
-		fi, b, err := in.look(p)
-		switch {
-		case err != nil:
-			return fmt.Errorf("cannot write %s: %w", filepath.Join(out.abs, filepath.FromSlash(p)), err)
-		case b != nil:
-			return b.writeErr(out.abs)
-		case fi != nil && inputs.of(fi) != "":
-			return fmt.Errorf("cannot write %s: it is the spec file %s", filepath.Join(out.abs, filepath.FromSlash(p)), inputs.of(fi))
-		}
-		for _, d := range parents(p) {
-			dirs[d] = true
-		}
-	}
-	for d := range dirs {
-		if fi, err := out.root.Lstat(filepath.FromSlash(d)); err != nil || !fi.IsDir() {
-			continue // created by the rename; look has vetted what exists
-		}
-		if err := probe(out.root, d); err != nil {
-			return fmt.Errorf("output directory is not writable: %w", err)
-		}
-	}
-	return nil
-}
-
-// probe creates and deletes a file in the directory d, the surest test
-// that gpufleet may create, rename and delete entries there.
-func probe(root *os.Root, d string) error {
-	name := filepath.FromSlash(path.Join(d, ".gpufleet-probe-"+rand.Text()))
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return root.Remove(name)
+	return &Result{Written: paths}, nil
 }
