@@ -169,7 +169,7 @@ func (r *Result) check() (err error) {
 // checks them in Kueue's terms.
 func (r *Result) queues() error {
 	rep := r.Report
-	queues := derive.Queues(r.Fleet, func(class, pool string) bool { return rep.Fits(class, pool) })
+	queues := derive.Queues(r.Fleet, rep.LandsOn)
 	if err := render.Queues(r.Typed(), r.Fleet, queues); err != nil {
 		return err
 	}

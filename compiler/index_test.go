@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler"
@@ -51,6 +52,7 @@ func TestIndexedCellsAreEvaluated(t *testing.T) {
 				t.Fatalf("%s: class %s has no row of %d pools", filepath.Base(spec), cl.Classes[i].Name, len(cl.Pools))
 			}
 			ruled += row.Len() - len(row.Evaluated)
+			var lands []string
 			for j := range cl.Pools {
 				want := check.Evaluate(&cl.Classes[i], &cl.Pools[j])
 				want.Nodes = nil
@@ -72,6 +74,14 @@ func TestIndexedCellsAreEvaluated(t *testing.T) {
 					bad++
 					t.Errorf("%s: class %s on pool %s: Fits %v, want %v", filepath.Base(spec), want.Class, want.Pool, fits, want.Fits)
 				}
+				if want.Fits {
+					lands = append(lands, want.Pool)
+				}
+			}
+			// Queue derivation asks for the pools a class lands on at once.
+			if got := rep.LandsOn(cl.Classes[i].Name); !slices.Equal(got, lands) && bad < 5 {
+				bad++
+				t.Errorf("%s: class %s LandsOn %v, want %v", filepath.Base(spec), cl.Classes[i].Name, got, lands)
 			}
 		}
 		if all := rep.AllCells(); len(all) != len(cl.Classes)*len(cl.Pools) {

@@ -118,6 +118,22 @@ func (r *Report) Fits(class, pool string) bool {
 	return j >= 0 && w.Fits(j)
 }
 
+// LandsOn names the pools the class lands on, in pool order: its
+// evaluated cells that fit, since a ruled-out pool never does.
+func (r *Report) LandsOn(class string) []string {
+	w := r.Row(class)
+	if w == nil {
+		return nil
+	}
+	var out []string
+	for k := range w.Evaluated {
+		if w.Evaluated[k].Fits {
+			out = append(out, w.Evaluated[k].Pool)
+		}
+	}
+	return out
+}
+
 func (r *Report) locate(class, pool string) (*Row, int) {
 	w := r.Row(class)
 	j, ok := r.poolAt[pool]

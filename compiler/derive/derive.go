@@ -105,10 +105,15 @@ func Derive(f *spec.Fleet, cat catalog.Catalog) *Fleet {
 
 // Queues is the pipeline's second derive pass, the one that needs the
 // placement checker: every tenant's ClusterQueue, in tenant order. A queue
-// offers a pool as a flavor only where lands says the checker proved one
-// of the tenant's classes can land.
-func Queues(d *Fleet, lands func(class, pool string) bool) []*Queue {
-	l := &landing{d: d, lands: lands, on: map[string][]int{}, admitted: map[string][]int{}}
+// offers a pool as a flavor only where the checker proved one of the
+// tenant's classes can land: landsOn names those pools for a class. (Asking
+// pool by pool would be classes × pools questions, 4.5 M at XL.)
+func Queues(d *Fleet, landsOn func(class string) []string) []*Queue {
+	at := make(map[string]int, len(d.Pools))
+	for i, p := range d.Pools {
+		at[p.Name] = i
+	}
+	l := &landing{d: d, landsOn: landsOn, poolAt: at, on: map[string][]int{}, admitted: map[string][]int{}}
 	out := make([]*Queue, len(d.Tenants))
 	for i := range d.Tenants {
 		out[i] = deriveQueue(d.Tenants[i].Spec, d, l)

@@ -111,20 +111,23 @@ func tenantFlavors(t spec.Tenant, d *Fleet, l *landing) []string {
 // tenants and pools.
 type landing struct {
 	d            *Fleet
-	lands        func(class, pool string) bool
+	landsOn      func(class string) []string
+	poolAt       map[string]int
 	on, admitted map[string][]int
 }
 
-func (l *landing) landsOn(c *Class) []int {
+// lands is the indexes, ascending, of the pools the class lands on.
+func (l *landing) lands(c *Class) []int {
 	if at, ok := l.on[c.Name]; ok {
 		return at
 	}
 	at := []int{}
-	for i, p := range l.d.Pools {
-		if l.lands(c.Name, p.Name) {
+	for _, p := range l.landsOn(c.Name) {
+		if i, ok := l.poolAt[p]; ok {
 			at = append(at, i)
 		}
 	}
+	slices.Sort(at)
 	l.on[c.Name] = at
 	return at
 }
@@ -135,7 +138,7 @@ func (l *landing) admittedOn(c *Class) []int {
 	}
 	at := []int{}
 	pod := &corev1.Pod{ObjectMeta: c.Template.ObjectMeta, Spec: c.Template.Spec}
-	for _, i := range l.landsOn(c) {
+	for _, i := range l.lands(c) {
 		p := l.d.Pools[i]
 		if ok, _ := kueue.Admits(p.Name, Flavor(p), pod); ok {
 			at = append(at, i)
@@ -211,7 +214,7 @@ func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) m
 			pods = int64(c.Spec.Pods())
 		}
 		req := admittedRequest(t, c.Template.Spec)
-		for _, i := range l.landsOn(c) {
+		for _, i := range l.lands(c) {
 			p := &d.Pools[i]
 			if out[p.Name] == nil {
 				out[p.Name] = corev1.ResourceList{}

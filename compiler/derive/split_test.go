@@ -100,7 +100,7 @@ func TestSplitReservesAdmittedRequests(t *testing.T) {
 			}
 			d := Derive(f, catalog.New(nil))
 			home := map[string]string{"big": "a-big", "gang": "b-small"}
-			q := Queues(d, func(class, pool string) bool { return home[class] == pool })[0]
+			q := Queues(d, func(class string) []string { return []string{home[class]} })[0]
 			if len(q.Flavors) != 2 || q.Flavors[1] != "b-small" {
 				t.Fatalf("flavors %v, want [a-big b-small]", q.Flavors)
 			}
