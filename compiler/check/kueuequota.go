@@ -226,7 +226,12 @@ func KueueRequest(pod *corev1.Pod, limits []corev1.LimitRange) corev1.ResourceLi
 // filled from the Container items' defaults, then missing requests from
 // limits (LimitRanger's admission, and Kueue's AdjustResources).
 func LimitRanged(pod *corev1.Pod, limits []corev1.LimitRange) *corev1.Pod {
-	p := pod.DeepCopy()
+	// Only the containers' requests and limits change, and each is replaced
+	// by a new list (keepFirst), never written in place: the pod and its
+	// containers are copied, the rest shared with pod.
+	p := *pod
+	p.Spec.InitContainers = slices.Clone(pod.Spec.InitContainers)
+	p.Spec.Containers = slices.Clone(pod.Spec.Containers)
 	for _, lr := range limits {
 		for _, item := range lr.Spec.Limits {
 			if item.Type != corev1.LimitTypeContainer {
@@ -245,7 +250,7 @@ func LimitRanged(pod *corev1.Pod, limits []corev1.LimitRange) *corev1.Pod {
 			cs[i].Resources.Requests = keepFirst(cs[i].Resources.Requests, cs[i].Resources.Limits)
 		}
 	}
-	return p
+	return &p
 }
 
 // keepFirst adds to a what b has and a lacks.
