@@ -147,6 +147,7 @@ func (fr *fleetRun) clearExamplesOnce(dyn dynamic.Interface) {
 			if err := clearJobs(fr, dyn, ns, ""); err != nil {
 				fr.t.Fatalf("namespace %s: %v", ns, err)
 			}
+			var left string // what was still there at the last look
 			err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
 				for _, err := range []error{
 					apps.Deployments(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
@@ -169,13 +170,15 @@ func (fr *fleetRun) clearExamplesOnce(dyn dynamic.Interface) {
 					}
 				}
 				if len(d.Items)+len(s.Items)+len(r.Items)+len(p.Items) > 0 {
+					left = fmt.Sprintf("%d Deployments, %d StatefulSets, %d ReplicaSets, %d pods", len(d.Items), len(s.Items), len(r.Items), len(p.Items))
 					return false, nil
 				}
 				used, err := quotaUsed(fr.ctx, fr.cp, ns)
+				left = fmt.Sprintf("quota in use %v", used)
 				return err == nil && unused(used), err
 			})
 			if err != nil {
-				fr.t.Fatalf("namespace %s: the examples' workloads and pods did not go, or quota stayed in use: %v", ns, err)
+				fr.t.Fatalf("namespace %s: the examples' workloads and pods did not go, or quota stayed in use: %v (at the last look: %s)", ns, err, left)
 			}
 		}
 	}
