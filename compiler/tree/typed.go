@@ -25,7 +25,7 @@ type Typed struct {
 func Bytes(t Tree) Typed { return Typed{Tree: t} }
 
 // Documents returns the file's documents, as render's objects where it
-// kept them (a, nil), else as YAML (nil, docs). The objects are render's
+// kept them (objs, nil), else as YAML (nil, docs). The objects are render's
 // own: a reader must not change them.
 func (t Typed) Documents(p string) (objs []any, docs [][]byte) {
 	if objs, ok := t.Objects[p]; ok {
