@@ -238,7 +238,7 @@ func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) m
 // from limits. PodRequests then adds sidecars and takes the largest other
 // init container, so a sidecar naming no memory counts the default.
 func admittedRequest(t spec.Tenant, ps corev1.PodSpec) corev1.ResourceList {
-	limits, requests := limitDefaults(t)
+	limits, requests := LimitDefaults(t)
 	ps.InitContainers = slices.Clone(ps.InitContainers)
 	ps.Containers = slices.Clone(ps.Containers)
 	for _, cs := range [][]corev1.Container{ps.InitContainers, ps.Containers} {
@@ -251,10 +251,10 @@ func admittedRequest(t spec.Tenant, ps corev1.PodSpec) corev1.ResourceList {
 	return resourcehelper.PodRequests(&corev1.Pod{Spec: ps}, resourcehelper.PodResourcesOptions{})
 }
 
-// limitDefaults are the container defaults of the LimitRange in each of
-// the tenant's namespaces (render's limitRange): zero GPUs, and the
+// LimitDefaults are the container defaults of the LimitRange in each of
+// the tenant's namespaces, which render writes: zero GPUs, and the
 // tenant's default CPU and memory requests.
-func limitDefaults(t spec.Tenant) (limits, requests corev1.ResourceList) {
+func LimitDefaults(t spec.Tenant) (limits, requests corev1.ResourceList) {
 	zero := *resource.NewQuantity(0, resource.DecimalSI)
 	limits = corev1.ResourceList{keys.ResourceGPU: zero}
 	requests = corev1.ResourceList{keys.ResourceGPU: zero}

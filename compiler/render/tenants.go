@@ -76,15 +76,7 @@ func tenantQuotas(t derive.Tenant, ns string, labels map[string]string) []any {
 // maximum makes the API server demand a limit on every container, so
 // containers default to zero GPUs: CPU-only pods keep being admitted.
 func limitRange(t derive.Tenant, ns string, labels map[string]string) *corev1.LimitRange {
-	zero := *resource.NewQuantity(0, resource.DecimalSI)
-	defaults := corev1.ResourceList{keys.ResourceGPU: zero}
-	requests := corev1.ResourceList{keys.ResourceGPU: zero}
-	if t.Spec.Defaults.CPU != "" {
-		requests[corev1.ResourceCPU] = resource.MustParse(string(t.Spec.Defaults.CPU))
-	}
-	if t.Spec.Defaults.Memory != "" {
-		requests[corev1.ResourceMemory] = resource.MustParse(string(t.Spec.Defaults.Memory))
-	}
+	defaults, requests := derive.LimitDefaults(t.Spec)
 	return &corev1.LimitRange{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "LimitRange"},
 		ObjectMeta: meta(limitRangeName, ns, labels),
