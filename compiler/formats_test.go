@@ -22,7 +22,7 @@ func TestFormatsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j, err := src.Value.MarshalJSON()
+		j, err := src.JSON()
 		if err != nil {
 			t.Fatal(err)
 		}

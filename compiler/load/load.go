@@ -3,30 +3,25 @@
 package load
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"cuelang.org/go/cue"
-	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/build"
-	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/load"
 	"cuelang.org/go/cue/parser"
-	cuejson "cuelang.org/go/encoding/json"
-	cueyaml "cuelang.org/go/encoding/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/schema"
 )
@@ -39,11 +34,11 @@ const schemaDir = "$gpufleet/schema/"
 // into the files it came from.
 type Source struct {
 	Fleet *spec.Fleet
-	// Value is the spec unified with #Fleet.
-	Value cue.Value
-	// parts are the spec's own values before unification; positions are
-	// looked up in them so that they name the user's file, not the schema.
-	parts []cue.Value
+	// shards are the spec's evaluations (see shard.go): one, or one per
+	// CPU for a big data spec.
+	shards []shard
+	// inputs are kept until Decode, which may evaluate them again whole.
+	inputs []input
 	// files are the spec paths as given, for errors with no position.
 	files []string
 	wd    string
@@ -87,61 +82,48 @@ var EvalTimeout = 60 * time.Second
 // Evaluate is Load's first half: it evaluates the specs with the schema
 // and validates the result, leaving Fleet nil.
 func Evaluate(paths []string) (*Source, error) {
+	return evaluate(paths, 0)
+}
+
+// evaluate is Evaluate in k shards, or as many as shardCount gives for 0.
+func evaluate(paths []string, k int) (*Source, error) {
 	if len(paths) == 0 {
 		return nil, diag.List{{Msg: "no spec given"}}
 	}
 	wd, _ := os.Getwd()
-	ctx := cuecontext.New()
-	fleetDef, err := schemaValue(ctx)
-	if err != nil {
-		return nil, err
-	}
 	src := &Source{wd: wd, files: paths}
-	var errs diag.List
-	for _, p := range paths {
-		v, err := src.loadOne(ctx, p)
+	inputs, errs := src.read(paths)
+	switch {
+	case len(errs) > 0:
+		k = 1 // only to report the other inputs' errors with these
+	case k == 0:
+		k = shardCount(inputs)
+	}
+	src.shards = make([]shard, k)
+	par.Each(k, func(i int) { src.shards[i] = src.evalShard(inputs, i, k) })
+	if k > 1 && slices.ContainsFunc(src.shards, shard.failed) {
+		// CUE keeps only an evaluation's most severe kind of error (a
+		// missing field is dropped when a value is out of range), and
+		// shards each keep their own: a failed spec is evaluated again
+		// whole, so that its errors are exactly CUE's.
+		src.shards = []shard{src.evalShard(inputs, 0, 1)}
+	}
+	for _, e := range src.shards[0].loadErrs {
 		var cerr cueerrors.Error
-		switch {
-		case err == nil:
-		case errors.As(err, &cerr):
-			errs = append(errs, src.cueDiags(err)...)
-			continue
-		default:
-			errs = append(errs, plainDiag(p, err))
-			continue
+		if errors.As(e.err, &cerr) {
+			errs = append(errs, src.cueDiags(e.err)...)
+		} else {
+			errs = append(errs, plainDiag(e.path, e.err))
 		}
-		src.parts = append(src.parts, v)
 	}
 	if len(errs) > 0 {
 		return nil, errs.Err()
 	}
-	v := fleetDef
-	for _, part := range src.parts {
-		v = v.Unify(part)
+	if err := src.shards[0].valErr; err != nil {
+		return nil, src.cueDiags(err).Err()
 	}
-	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
-		return nil, diag.List(src.cueDiags(err)).Err()
-	}
-	src.Value = v
+	src.inputs = inputs
 	return src, nil
-}
-
-// Decode is Load's second half: it decodes the evaluated value into Fleet.
-func (s *Source) Decode() error {
-	data, err := s.Value.MarshalJSON()
-	if err != nil {
-		return diag.List(s.cueDiags(err)).Err()
-	}
-	var f spec.Fleet
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		// The schema is closed and typed, so this means schema and Go
-		// types disagree: a bug, but still reported rather than panicking.
-		return diag.List{{Msg: fmt.Sprintf("decoding spec: %v", err)}}
-	}
-	s.Fleet = &f
-	return nil
 }
 
 func schemaValue(ctx *cue.Context) (cue.Value, error) {
@@ -160,29 +142,6 @@ func schemaValue(ctx *cue.Context) (cue.Value, error) {
 		return cue.Value{}, fmt.Errorf("embedded schema: %w", v.Err())
 	}
 	return v.LookupPath(cue.ParsePath("#Fleet")), nil
-}
-
-func (s *Source) loadOne(ctx *cue.Context, path string) (cue.Value, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return cue.Value{}, err
-	}
-	if err := checkSize(path, fi); err != nil {
-		return cue.Value{}, err
-	}
-	switch ext := strings.ToLower(filepath.Ext(path)); {
-	case fi.IsDir():
-		return s.loadCUE(ctx, path, ".")
-	case ext == ".cue":
-		return s.loadCUE(ctx, filepath.Dir(path), filepath.Base(path))
-	case ext == ".yaml", ext == ".yml", ext == ".json":
-		if err := confinedFile(path); err != nil {
-			return cue.Value{}, err
-		}
-		return loadData(ctx, path, ext)
-	default:
-		return cue.Value{}, fmt.Errorf("unsupported spec file: want .cue, .yaml, .yml, .json or a directory")
-	}
 }
 
 // loadCUE loads one CUE package. The schema is overlaid as the package
@@ -220,48 +179,6 @@ func (s *Source) loadCUE(ctx *cue.Context, dir, arg string) (cue.Value, error) {
 	}
 	v := ctx.BuildInstance(insts[0])
 	return v, v.Err()
-}
-
-func loadData(ctx *cue.Context, path, ext string) (cue.Value, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return cue.Value{}, err
-	}
-	defer f.Close()
-	// The size was checked, but the file may have grown since.
-	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
-	if err != nil {
-		return cue.Value{}, err
-	}
-	if len(data) > MaxSpecBytes {
-		return cue.Value{}, tooLarge(int64(len(data)))
-	}
-	var file *ast.File
-	if ext == ".json" {
-		expr, err := cuejson.Extract(path, data)
-		if err != nil {
-			return cue.Value{}, err
-		}
-		file, err = astutilFile(expr)
-		if err != nil {
-			return cue.Value{}, err
-		}
-	} else {
-		file, err = cueyaml.Extract(path, data)
-		if err != nil {
-			return cue.Value{}, err
-		}
-	}
-	v := ctx.BuildFile(file, cue.Filename(path))
-	return v, v.Err()
-}
-
-func astutilFile(expr ast.Expr) (*ast.File, error) {
-	st, ok := expr.(*ast.StructLit)
-	if !ok {
-		return nil, fmt.Errorf("a JSON spec must be an object")
-	}
-	return &ast.File{Decls: st.Elts}, nil
 }
 
 // plainDiag positions an error that is not a CUE error at its file. Some

@@ -163,8 +163,11 @@ func (s *Source) toPos(p token.Pos) diag.Pos {
 // Pos returns where the spec sets the field at path (map keys, and list
 // indexes in decimal), or the nearest enclosing field it can find.
 func (s *Source) Pos(path ...string) diag.Pos {
+	if len(s.shards) == 0 {
+		return diag.Pos{}
+	}
 	best := diag.Pos{}
-	for _, part := range s.parts {
+	for _, part := range s.shards[ownerOf(path, len(s.shards))].parts {
 		v := part
 		for i, p := range path {
 			v = child(v, p)
