@@ -99,6 +99,13 @@ func evaluate(paths []string, k int) (*Source, error) {
 	case k == 0:
 		k = shardCount(inputs)
 	}
+	if k > 1 {
+		for i := range inputs {
+			if inputs[i].ext == ".json" {
+				inputs[i].split = splitJSON(inputs[i].data, k)
+			}
+		}
+	}
 	src.shards = make([]shard, k)
 	par.Each(k, func(i int) { src.shards[i] = src.evalShard(inputs, i, k) })
 	if k > 1 && slices.ContainsFunc(src.shards, shard.failed) {

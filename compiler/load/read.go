@@ -23,6 +23,7 @@ type input struct {
 	path     string
 	ext      string // of a data file, in lower case
 	data     []byte
+	split    [][]byte // a JSON spec's text for each shard (splitJSON)
 	cue      bool // CUE, read by CUE's loader from dir and arg
 	dir, arg string
 }
@@ -95,7 +96,11 @@ func readData(path string) ([]byte, error) {
 func dataValue(ctx *cue.Context, in input, i, k int) (v cue.Value, ok bool, err error) {
 	var file *ast.File
 	if in.ext == ".json" {
-		expr, err := cuejson.Extract(in.path, in.data)
+		data := in.data
+		if k > 1 && in.split != nil {
+			data = in.split[i]
+		}
+		expr, err := cuejson.Extract(in.path, data)
 		if err != nil {
 			return cue.Value{}, true, err
 		}
