@@ -24,7 +24,7 @@ type input struct {
 	ext      string // of a data file, in lower case
 	data     []byte
 	split    [][]byte // a JSON spec's text for each shard (splitJSON)
-	cue      bool // CUE, read by CUE's loader from dir and arg
+	cue      bool     // CUE, read by CUE's loader from dir and arg
 	dir, arg string
 }
 
