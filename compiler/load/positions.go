@@ -3,11 +3,13 @@ package load
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/token"
 
 	"github.com/gpufleet/gpufleet/compiler/diag"
@@ -44,6 +46,16 @@ func (s *Source) cueDiags(err error) diag.List {
 			path = path[1:]
 		}
 		d.Path = strings.Join(path, ".")
+		// CUE quotes a label that is not an identifier ("pool-a"): the
+		// spec's own name is what its position is found by.
+		path = slices.Clone(path)
+		for i, p := range path {
+			if strings.HasPrefix(p, `"`) {
+				if name, err := literal.Unquote(p); err == nil {
+					path[i] = name
+				}
+			}
+		}
 		d.Pos = s.pickPos(cueerrors.Positions(e))
 		if rest, ok := strings.CutPrefix(d.Msg, "incomplete value "); ok {
 			// The field is absent from the spec: point at its parent in
