@@ -178,7 +178,7 @@ func (s *Source) Pos(path ...string) diag.Pos {
 	if len(s.shards) == 0 {
 		return diag.Pos{}
 	}
-	best := diag.Pos{}
+	best, depth := diag.Pos{}, -1
 	for _, part := range s.shards[ownerOf(path, len(s.shards))].parts {
 		v := part
 		for i, p := range path {
@@ -186,9 +186,10 @@ func (s *Source) Pos(path ...string) diag.Pos {
 			if !v.Exists() {
 				break
 			}
-			// A deeper hit beats a shallower one from another part.
-			if pos := s.toPos(v.Pos()); pos.File != "" && (best.File == "" || i == len(path)-1) {
-				best = pos
+			// A deeper hit beats a shallower one, from this part or
+			// another; of two as deep, the first part's wins.
+			if pos := s.toPos(v.Pos()); pos.File != "" && i > depth {
+				best, depth = pos, i
 				if i == len(path)-1 {
 					return best
 				}
