@@ -178,6 +178,9 @@ const (
 	unknown style = iota
 	plain
 	doubleQuoted
+	// numeric is lexStyle's answer for a string starting with a digit:
+	// numberStyle asks go-yaml.
+	numeric
 )
 
 // styleOf is how go-yaml writes a string, for strings of letters, digits,
@@ -186,9 +189,19 @@ const (
 // so the style is the encoder's choice, plain unless the string would read
 // back as another type.
 func styleOf(s string) style {
-	if s == "" || !(isLetter(s[0]) || isDigit(s[0]) || s[0] == '/') {
+	if st := lexStyle(s); st != numeric {
+		return st
+	}
+	return numberStyle(s)
+}
+
+// lexStyle is styleOf short of asking go-yaml about a string that starts
+// with a digit, for the string and for JSON's bytes alike.
+func lexStyle[T string | []byte](s T) style {
+	if len(s) == 0 || !(isLetter(s[0]) || isDigit(s[0]) || s[0] == '/') {
 		return unknown
 	}
+	colonOrSpace := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case isLetter(c), isDigit(c), c == '.', c == '_', c == '/', c == '-', c == '+':
@@ -196,6 +209,7 @@ func styleOf(s string) style {
 			if i == len(s)-1 || s[i+1] == ' ' {
 				return unknown
 			}
+			colonOrSpace = true
 		default:
 			return unknown
 		}
@@ -203,15 +217,20 @@ func styleOf(s string) style {
 	if !isDigit(s[0]) {
 		// Only go-yaml's words (booleans, null) read back as other than a
 		// string when they start with a letter.
-		if resolvesToWord[s] {
+		if resolvesToWord[string(s)] {
 			return doubleQuoted
 		}
 		return plain
 	}
 	// Numbers, timestamps and base-60 floats: go-yaml's own verdict.
-	if strings.ContainsAny(s, ": ") {
+	if colonOrSpace {
 		return unknown
 	}
+	return numeric
+}
+
+// numberStyle is go-yaml's style for s, a string lexStyle calls numeric.
+func numberStyle(s string) style {
 	if st, ok := numberish.m.Load(s); ok {
 		return st.(style)
 	}
