@@ -11,6 +11,7 @@ targets=(
 	"./compiler FuzzCompile"
 	"./compiler/encode FuzzEmitYAML"
 	"./compiler/encode FuzzParseJSON"
+	"./compiler/encode FuzzFastYAML"
 	"./compiler/write FuzzTreeEscape"
 )
 
