@@ -184,10 +184,11 @@ const (
 )
 
 // styleOf is how go-yaml writes a string, for strings of letters, digits,
-// ". _ / - +", ':' not before a space or at the end, and single inner
-// spaces: none of these makes go-yaml's emitter refuse the plain style,
-// so the style is the encoder's choice, plain unless the string would read
-// back as another type.
+// ". _ / - + =" ('=' not first), ':' not before a space or at the end, and
+// single inner spaces: none of these makes go-yaml's emitter refuse the
+// plain style, so the style is the encoder's choice, plain unless the
+// string would read back as another type. ('=' is for a label selector,
+// which Kustomize's patch targets have.)
 func styleOf(s string) style {
 	if st := lexStyle(s); st != numeric {
 		return st
@@ -204,7 +205,7 @@ func lexStyle[T string | []byte](s T) style {
 	colonOrSpace := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case isLetter(c), isDigit(c), c == '.', c == '_', c == '/', c == '-', c == '+':
+		case isLetter(c), isDigit(c), c == '.', c == '_', c == '/', c == '-', c == '+', c == '=':
 		case c == ':', c == ' ':
 			if i == len(s)-1 || s[i+1] == ' ' {
 				return unknown
