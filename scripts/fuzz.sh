@@ -12,6 +12,7 @@ targets=(
 	"./compiler/encode FuzzEmitYAML"
 	"./compiler/encode FuzzParseJSON"
 	"./compiler/encode FuzzFastYAML"
+	"./compiler/encode FuzzWriteJSON"
 	"./compiler/write FuzzTreeEscape"
 )
 

@@ -217,8 +217,9 @@ func lexStyle[T string | []byte](s T) style {
 	}
 	if !isDigit(s[0]) {
 		// Only go-yaml's words (booleans, null) read back as other than a
-		// string when they start with a letter.
-		if resolvesToWord[string(s)] {
+		// string when they start with a letter. Most strings are longer
+		// than any word: no need to look them up.
+		if len(s) <= maxWord && resolvesToWord[string(s)] {
 			return doubleQuoted
 		}
 		return plain
@@ -261,12 +262,16 @@ var numberish struct {
 
 const maxNumberish = 1 << 16
 
-// resolvesToWord are the letter-first entries of go-yaml v2's resolve map.
+// resolvesToWord are the letter-first entries of go-yaml v2's resolve map;
+// maxWord is the longest's length.
 var resolvesToWord = map[string]bool{}
+
+var maxWord int
 
 func init() {
 	for _, w := range strings.Fields("y Y yes Yes YES true True TRUE on On ON n N no No NO false False FALSE off Off OFF null Null NULL") {
 		resolvesToWord[w] = true
+		maxWord = max(maxWord, len(w))
 	}
 }
 

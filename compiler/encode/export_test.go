@@ -24,6 +24,13 @@ func FastDoc(j []byte) ([]byte, bool) {
 	return t.b, ok
 }
 
+// WriteJSON is writeJSON's bytes for v.
+func WriteJSON(v any) ([]byte, error) {
+	e := newEncoder()
+	err := e.writeJSON(v, 0)
+	return e.json.Bytes(), err
+}
+
 // MarshalOld is Marshal before the tree emitter: every document by
 // emitYAML, or go-yaml where it declines. MarshalGoYAML is every document
 // by go-yaml, what both must match.

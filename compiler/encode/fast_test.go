@@ -3,9 +3,13 @@ package encode_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/encode"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -13,8 +17,9 @@ import (
 
 // TestFastMatchesOld holds Marshal to the old path (MarshalOld) and to
 // go-yaml alone (MarshalGoYAML) on every file of every example fleet and of
-// generated fleets of each kind, compiled whole, and requires the tree
-// emitter to write nearly every document itself.
+// generated fleets of each kind, compiled whole, and writeJSON to
+// json.Marshal on every object; it requires the tree emitter to write
+// nearly every document itself.
 func TestFastMatchesOld(t *testing.T) {
 	specs, err := filepath.Glob("../../fleets/*")
 	if err != nil || len(specs) == 0 {
@@ -44,6 +49,9 @@ func TestFastMatchesOld(t *testing.T) {
 				j, err := json.Marshal(obj)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if w, err := encode.WriteJSON(obj); err != nil || !bytes.Equal(w, j) {
+					t.Fatalf("%s: writeJSON differs from json.Marshal (%v):\n%s\nwant:\n%s", spec, err, w, j)
 				}
 				docs++
 				if _, ok := encode.FastDoc(j); ok {
@@ -124,5 +132,40 @@ func FuzzFastYAML(f *testing.F) {
 			t.Skip()
 		}
 		sameAsOld(t, j)
+	})
+}
+
+// writeJSON writes what json.Marshal writes, or fails where it fails.
+func TestWriteJSON(t *testing.T) {
+	cycle := map[string]any{}
+	cycle["c"] = cycle
+	var nilMap map[string]any
+	for _, v := range []any{
+		nil, true, "", "plain", "<&>", "q\"b\\", "\x00\x1f\x7f", "ü\u2028", "\xff", 0, -1.5, 1e21, 1e-7, uint8(3), nilMap, []any(nil), []any{},
+		map[string]any{"b": map[string]any{}, "a": []any{1, "x", nil, map[string]any{"<": ">"}}, "A": 2, "": 3, "é": 4, "\x01": 5},
+		map[string]any{"meta": metav1.ObjectMeta{Name: "n", Labels: map[string]string{"a": "b"}}, "q": resource.MustParse("1Gi"), "p": &metav1.Time{}},
+		map[string]any{"nan": math.NaN()}, map[string]any{"inf": []any{math.Inf(1)}}, cycle,
+	} {
+		got, gerr := encode.WriteJSON(v)
+		want, werr := json.Marshal(v)
+		if (gerr != nil) != (werr != nil) || gerr == nil && !bytes.Equal(got, want) {
+			t.Errorf("%#v: writeJSON %s (%v), json.Marshal %s (%v)", v, got, gerr, want, werr)
+		}
+	}
+}
+
+// FuzzWriteJSON holds writeJSON to json.Marshal on values built from the
+// input (valueGen).
+func FuzzWriteJSON(f *testing.F) {
+	for _, seed := range []string{"abc", "k:v 1.5 yes", "\x00\x01\x02\x03\x04\x05\x06\x07", "\x0c\x00\x03\x00\x01\x0c\x00\x05"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := (&valueGen{data: data}).mapping(0)
+		got, gerr := encode.WriteJSON(v)
+		want, werr := json.Marshal(v)
+		if (gerr != nil) != (werr != nil) || gerr == nil && !bytes.Equal(got, want) {
+			t.Fatalf("%#v: writeJSON %s (%v), json.Marshal %s (%v)", v, got, gerr, want, werr)
+		}
 	})
 }

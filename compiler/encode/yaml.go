@@ -45,7 +45,10 @@ var encoders = sync.Pool{New: func() any { return newEncoder() }}
 // file to file: the JSON of an object, its nodes, the bytes written.
 type encoder struct {
 	json bytes.Buffer
-	enc  *json.Encoder
+	// enc writes into json what writeJSON delegates.
+	enc *json.Encoder
+	// keys is a stack of the keys of the generic maps writeJSON writes.
+	keys []string
 	tree treeEmitter
 }
 
@@ -65,10 +68,8 @@ func (e *encoder) marshal(objs []any) ([]byte, error) {
 		if i > 0 {
 			t.b = append(t.b, "---\n"...)
 		}
-		// Encode writes what json.Marshal returns, and a newline, into a
-		// buffer of our own.
 		e.json.Reset()
-		if err := e.enc.Encode(obj); err != nil {
+		if err := e.writeJSON(obj, 0); err != nil {
 			return nil, fmt.Errorf("encoding %T: %w", obj, err)
 		}
 		if t.document(e.json.Bytes()) {
