@@ -11,6 +11,8 @@ targets=(
 	"./compiler FuzzCompile"
 	"./compiler/encode FuzzEmitYAML"
 	"./compiler/encode FuzzParseJSON"
+	"./compiler/encode FuzzFastYAML"
+	"./compiler/encode FuzzWriteJSON"
 	"./compiler/load FuzzSplitJSON"
 	"./compiler/write FuzzTreeEscape"
 )

@@ -95,11 +95,11 @@ func (b *Batch) Flush() error {
 	b.queued = nil
 	out := make([][]byte, len(q))
 	errs := make([]error, len(q))
-	par.Each(len(q), func(i int) {
+	par.EachWith(len(q), newEncoder, func(i int, e *encoder) {
 		if q[i].json {
 			out[i], errs[i] = marshalJSON(q[i].objs[0])
 		} else {
-			out[i], errs[i] = Marshal(q[i].objs...)
+			out[i], errs[i] = e.marshal(q[i].objs)
 		}
 	})
 	for i, f := range q {

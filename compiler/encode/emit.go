@@ -178,40 +178,61 @@ const (
 	unknown style = iota
 	plain
 	doubleQuoted
+	// numeric is lexStyle's answer for a string starting with a digit:
+	// numberStyle asks go-yaml.
+	numeric
 )
 
 // styleOf is how go-yaml writes a string, for strings of letters, digits,
-// ". _ / - +", ':' not before a space or at the end, and single inner
-// spaces: none of these makes go-yaml's emitter refuse the plain style,
-// so the style is the encoder's choice, plain unless the string would read
-// back as another type.
+// ". _ / - + =" ('=' not first), ':' not before a space or at the end, and
+// single inner spaces: none of these makes go-yaml's emitter refuse the
+// plain style, so the style is the encoder's choice, plain unless the
+// string would read back as another type. ('=' is for a label selector,
+// which Kustomize's patch targets have.)
 func styleOf(s string) style {
-	if s == "" || !(isLetter(s[0]) || isDigit(s[0]) || s[0] == '/') {
+	if st := lexStyle(s); st != numeric {
+		return st
+	}
+	return numberStyle(s)
+}
+
+// lexStyle is styleOf short of asking go-yaml about a string that starts
+// with a digit, for the string and for JSON's bytes alike.
+func lexStyle[T string | []byte](s T) style {
+	if len(s) == 0 || !(isLetter(s[0]) || isDigit(s[0]) || s[0] == '/') {
 		return unknown
 	}
+	colonOrSpace := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case isLetter(c), isDigit(c), c == '.', c == '_', c == '/', c == '-', c == '+':
+		case isLetter(c), isDigit(c), c == '.', c == '_', c == '/', c == '-', c == '+', c == '=':
 		case c == ':', c == ' ':
 			if i == len(s)-1 || s[i+1] == ' ' {
 				return unknown
 			}
+			colonOrSpace = true
 		default:
 			return unknown
 		}
 	}
 	if !isDigit(s[0]) {
 		// Only go-yaml's words (booleans, null) read back as other than a
-		// string when they start with a letter.
-		if resolvesToWord[s] {
+		// string when they start with a letter. Most strings are longer
+		// than any word: no need to look them up.
+		if len(s) <= maxWord && resolvesToWord[string(s)] {
 			return doubleQuoted
 		}
 		return plain
 	}
 	// Numbers, timestamps and base-60 floats: go-yaml's own verdict.
-	if strings.ContainsAny(s, ": ") {
+	if colonOrSpace {
 		return unknown
 	}
+	return numeric
+}
+
+// numberStyle is go-yaml's style for s, a string lexStyle calls numeric.
+func numberStyle(s string) style {
 	if st, ok := numberish.m.Load(s); ok {
 		return st.(style)
 	}
@@ -241,12 +262,16 @@ var numberish struct {
 
 const maxNumberish = 1 << 16
 
-// resolvesToWord are the letter-first entries of go-yaml v2's resolve map.
+// resolvesToWord are the letter-first entries of go-yaml v2's resolve map;
+// maxWord is the longest's length.
 var resolvesToWord = map[string]bool{}
+
+var maxWord int
 
 func init() {
 	for _, w := range strings.Fields("y Y yes Yes YES true True TRUE on On ON n N no No NO false False FALSE off Off OFF null Null NULL") {
 		resolvesToWord[w] = true
+		maxWord = max(maxWord, len(w))
 	}
 }
 

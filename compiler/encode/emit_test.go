@@ -111,7 +111,7 @@ func (g *valueGen) next() byte {
 // Mostly the characters the emitter writes itself, so that its own path is
 // what gets fuzzed, and sometimes everything go-yaml treats specially.
 const (
-	safeAlphabet = "abyYnNoOtTfFeExXzZ0123456789 :._/-+"
+	safeAlphabet = "abyYnNoOtTfFeExXzZ0123456789 :._/-+="
 	fullAlphabet = safeAlphabet + "#,[]{}&*!|>'\"%@`?~<=\\\tü\n"
 )
 

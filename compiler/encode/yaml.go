@@ -1,7 +1,7 @@
 // Package encode writes the objects render builds as the bytes of the tree:
-// YAML byte-identical to sigs.k8s.io/yaml (a small emitter for the shapes
-// gpufleet writes, go-yaml for the rest) and sorted, indented JSON, each
-// file encoded on every CPU.
+// YAML byte-identical to sigs.k8s.io/yaml (small emitters for the shapes
+// gpufleet writes, the first straight from each object's JSON, go-yaml for
+// the rest) and sorted, indented JSON, each file encoded on every CPU.
 package encode
 
 import (
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 
 	goyaml "go.yaml.in/yaml/v2"
 
@@ -31,23 +32,62 @@ var emptyDropped = map[string]bool{
 // Marshal encodes objects as one YAML stream with the header. Keys are
 // sorted, so the output is deterministic.
 func Marshal(objs ...any) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(tree.Header)
+	e := encoders.Get().(*encoder)
+	defer encoders.Put(e)
+	return e.marshal(objs)
+}
+
+// encoders are scratch space for Marshal; Batch.Flush keeps one per
+// goroutine instead.
+var encoders = sync.Pool{New: func() any { return newEncoder() }}
+
+// encoder is one goroutine's scratch space for encoding files, reused from
+// file to file: the JSON of an object, its nodes, the bytes written.
+type encoder struct {
+	json bytes.Buffer
+	// enc writes into json what writeJSON delegates.
+	enc *json.Encoder
+	// keys is a stack of the keys of the generic maps writeJSON writes.
+	keys []string
+	tree treeEmitter
+}
+
+func newEncoder() *encoder {
+	e := &encoder{tree: treeEmitter{styles: map[string]style{}}}
+	e.enc = json.NewEncoder(&e.json)
+	return e
+}
+
+// marshal is Marshal: each document is written from its JSON by the tree
+// emitter, or else as it always was, by emitYAML or go-yaml from the
+// generic value.
+func (e *encoder) marshal(objs []any) ([]byte, error) {
+	t := &e.tree
+	t.b = append(t.b[:0], tree.Header...)
 	for i, obj := range objs {
 		if i > 0 {
-			buf.WriteString("---\n")
+			t.b = append(t.b, "---\n"...)
 		}
-		b, err := marshalOne(obj)
+		e.json.Reset()
+		if err := e.writeJSON(obj, 0); err != nil {
+			return nil, fmt.Errorf("encoding %T: %w", obj, err)
+		}
+		if t.document(e.json.Bytes()) {
+			continue
+		}
+		b, err := documentFromJSON(e.json.Bytes())
 		if err != nil {
 			return nil, err
 		}
-		buf.Write(b)
+		t.b = append(t.b, b...)
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(t.b), nil
 }
 
-func marshalOne(obj any) ([]byte, error) {
-	v, err := yamlValue(obj)
+// documentFromJSON is the old path: the generic value, written by emitYAML
+// if it can and by go-yaml if not.
+func documentFromJSON(j []byte) ([]byte, error) {
+	v, err := valueOfJSON(j)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +104,11 @@ func yamlValue(obj any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding %T: %w", obj, err)
 	}
+	return valueOfJSON(j)
+}
+
+// valueOfJSON is yamlValue of the object j encodes.
+func valueOfJSON(j []byte) (any, error) {
 	m, err := parseJSON(j)
 	if err != nil {
 		return nil, err
