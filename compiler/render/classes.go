@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/templates"
@@ -28,30 +29,52 @@ var workloadKinds = []struct{ Group, Version, Kind string }{
 }
 
 func (r *renderer) classes() {
-	for i := range r.d.Classes {
-		c := &r.d.Classes[i]
-		dir := path.Join(tree.ClassesDir, c.Name)
-		comp := types.Kustomization{
-			TypeMeta: types.TypeMeta{APIVersion: types.ComponentVersion, Kind: types.ComponentKind},
-		}
-		for _, wk := range workloadKinds {
-			file := "patch-" + strings.ToLower(wk.Kind) + ".yaml"
-			// kustomize keeps the patch's own kind to find merge keys, so
-			// each kind gets its own patch rather than one shared file.
-			r.emit(path.Join(dir, file), policyPatch(c, wk.Group+"/"+wk.Version, wk.Kind))
-			comp.Patches = append(comp.Patches, types.Patch{Path: file, Target: &types.Selector{
-				ResId:         resid.ResId{Gvk: resid.Gvk{Group: wk.Group, Kind: wk.Kind}},
-				LabelSelector: keys.LabelClass + "=" + c.Name,
-			}})
-		}
-		r.emit(path.Join(dir, "kustomization.yaml"), &comp)
-		ex, err := Example(c)
-		if err != nil {
-			r.fail(err)
+	// Each class's objects are built on every CPU, then listed in class
+	// order: a big fleet has thousands.
+	files := make([][]file, len(r.d.Classes))
+	errs := make([]error, len(r.d.Classes))
+	par.Each(len(r.d.Classes), func(i int) { files[i], errs[i] = classFiles(&r.d.Classes[i]) })
+	for i := range files {
+		if errs[i] != nil {
+			r.fail(errs[i])
 			return
 		}
-		r.emit(tree.ClassExample(c.Name), append([]any{ex}, companions(c)...)...)
+		for _, f := range files[i] {
+			r.emit(f.path, f.objs...)
+		}
 	}
+}
+
+// file is a file's path and the objects it is encoded from.
+type file struct {
+	path string
+	objs []any
+}
+
+// classFiles are a class's Component (a patch per workload kind and its
+// kustomization) and its example.
+func classFiles(c *derive.Class) ([]file, error) {
+	dir := path.Join(tree.ClassesDir, c.Name)
+	comp := types.Kustomization{
+		TypeMeta: types.TypeMeta{APIVersion: types.ComponentVersion, Kind: types.ComponentKind},
+	}
+	var out []file
+	for _, wk := range workloadKinds {
+		name := "patch-" + strings.ToLower(wk.Kind) + ".yaml"
+		// kustomize keeps the patch's own kind to find merge keys, so
+		// each kind gets its own patch rather than one shared file.
+		out = append(out, file{path.Join(dir, name), []any{policyPatch(c, wk.Group+"/"+wk.Version, wk.Kind)}})
+		comp.Patches = append(comp.Patches, types.Patch{Path: name, Target: &types.Selector{
+			ResId:         resid.ResId{Gvk: resid.Gvk{Group: wk.Group, Kind: wk.Kind}},
+			LabelSelector: keys.LabelClass + "=" + c.Name,
+		}})
+	}
+	out = append(out, file{path.Join(dir, "kustomization.yaml"), []any{&comp}})
+	ex, err := Example(c)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, file{tree.ClassExample(c.Name), append([]any{ex}, companions(c)...)}), nil
 }
 
 // policyPatch is the strategic merge patch that stamps the class's pod

@@ -7,11 +7,14 @@ import (
 )
 
 func (r *renderer) kustomization(dir string, resources []string) {
-	k := types.Kustomization{
+	r.emit(path.Join(dir, "kustomization.yaml"), kustomization(resources))
+}
+
+func kustomization(resources []string) *types.Kustomization {
+	return &types.Kustomization{
 		TypeMeta:  types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind},
 		Resources: resources,
 	}
-	r.emit(path.Join(dir, "kustomization.yaml"), &k)
 }
 
 // root includes everything a cluster applies: the providers' applied files

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/tree"
@@ -19,32 +20,43 @@ const (
 )
 
 func (r *renderer) tenants() {
-	for _, t := range r.d.Tenants {
-		dir := path.Join("tenants", t.Name)
-		labels := map[string]string{keys.LabelTenant: t.Name}
-		var nss, quotas, limits []any
-		for _, ns := range t.Spec.Namespaces {
-			nss = append(nss, &corev1.Namespace{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-				ObjectMeta: meta(ns, "", labels),
-			})
-			quotas = append(quotas, tenantQuotas(t, ns, labels)...)
-			limits = append(limits, limitRange(t, ns, labels))
+	// As classes: built on every CPU, listed in tenant order.
+	files := make([][]file, len(r.d.Tenants))
+	par.Each(len(r.d.Tenants), func(i int) { files[i] = tenantFiles(r.d.Tenants[i]) })
+	for _, fs := range files {
+		for _, f := range fs {
+			r.emit(f.path, f.objs...)
 		}
-		files := []string{"namespaces.yaml"}
-		r.emit(path.Join(dir, "namespaces.yaml"), nss...)
-		if len(quotas) > 0 {
-			files = append(files, tree.ResourceQuotasFile)
-			r.emit(path.Join(dir, tree.ResourceQuotasFile), quotas...)
-		}
-		// localqueues.yaml is written with the Kueue objects.
-		files = append(files, tree.LimitRangesFile)
-		if t.Queued {
-			files = append(files, "localqueues.yaml")
-		}
-		r.emit(path.Join(dir, tree.LimitRangesFile), limits...)
-		r.kustomization(dir, files)
 	}
+}
+
+// tenantFiles are a tenant's namespaces, quotas, LimitRanges and their
+// kustomization.
+func tenantFiles(t derive.Tenant) []file {
+	dir := path.Join("tenants", t.Name)
+	labels := map[string]string{keys.LabelTenant: t.Name}
+	var nss, quotas, limits []any
+	for _, ns := range t.Spec.Namespaces {
+		nss = append(nss, &corev1.Namespace{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: meta(ns, "", labels),
+		})
+		quotas = append(quotas, tenantQuotas(t, ns, labels)...)
+		limits = append(limits, limitRange(t, ns, labels))
+	}
+	resources := []string{"namespaces.yaml"}
+	out := []file{{path.Join(dir, "namespaces.yaml"), nss}}
+	if len(quotas) > 0 {
+		resources = append(resources, tree.ResourceQuotasFile)
+		out = append(out, file{path.Join(dir, tree.ResourceQuotasFile), quotas})
+	}
+	// localqueues.yaml is written with the Kueue objects.
+	resources = append(resources, tree.LimitRangesFile)
+	if t.Queued {
+		resources = append(resources, "localqueues.yaml")
+	}
+	out = append(out, file{path.Join(dir, tree.LimitRangesFile), limits})
+	return append(out, file{path.Join(dir, "kustomization.yaml"), []any{kustomization(resources)}})
 }
 
 func tenantQuotas(t derive.Tenant, ns string, labels map[string]string) []any {
