@@ -109,11 +109,7 @@ func Derive(f *spec.Fleet, cat catalog.Catalog) *Fleet {
 // tenant's classes can land: landsOn names those pools for a class. (Asking
 // pool by pool would be classes × pools questions, 4.5 M at XL.)
 func Queues(d *Fleet, landsOn func(class string) []string) []*Queue {
-	at := make(map[string]int, len(d.Pools))
-	for i, p := range d.Pools {
-		at[p.Name] = i
-	}
-	l := &landing{d: d, landsOn: landsOn, poolAt: at, on: map[string][]int{}, admitted: map[string][]int{}}
+	l := newLanding(d, landsOn)
 	out := make([]*Queue, len(d.Tenants))
 	for i := range d.Tenants {
 		out[i] = deriveQueue(d.Tenants[i].Spec, d, l)

@@ -60,18 +60,18 @@ func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 			q.Nominal[p] = covered(&pq)
 			// The spec has no MIG or EFA quota: a flavor offers its pool's.
 			for _, r := range q.Covered[len(CoveredResources):] {
-				q.Nominal[p][r] = *resource.NewQuantity(d.Pool(p).Units(r, unitOf(r)), resource.DecimalSI)
+				q.Nominal[p][r] = *resource.NewQuantity(l.unitsOf(p, r), resource.DecimalSI)
 			}
 		}
 	} else {
-		split(q, t.Quota, d, need)
+		split(q, t.Quota, l, need)
 	}
 	// In a cohort every flavor gets a borrowingLimit: without one Kueue
 	// lets a queue borrow all the cohort has, beyond the quota plus borrow
 	// its namespaces' ResourceQuota allows, and the pods of what it
 	// admitted would fail to be created.
 	if t.Cohort != "" {
-		splitBorrow(q, t.Borrow, d, need)
+		splitBorrow(q, t.Borrow, l, need)
 	}
 	// Lending is limited only where the tenant says so: a resource lend
 	// does not list is lent whole, as Kueue does without a lendingLimit.
@@ -103,49 +103,6 @@ func tenantFlavors(t spec.Tenant, d *Fleet, l *landing) []string {
 		out = append(out, d.Pools[i].Name)
 	}
 	return orderFlavors(out, t, d)
-}
-
-// landing memoises, per class, the pools it lands on and those of them
-// whose flavor Kueue admits it to, as indices into Fleet.Pools in order.
-// Every tenant of a class asks the same, and a big fleet has thousands of
-// tenants and pools.
-type landing struct {
-	d            *Fleet
-	landsOn      func(class string) []string
-	poolAt       map[string]int
-	on, admitted map[string][]int
-}
-
-// lands is the indexes, ascending, of the pools the class lands on.
-func (l *landing) lands(c *Class) []int {
-	if at, ok := l.on[c.Name]; ok {
-		return at
-	}
-	at := []int{}
-	for _, p := range l.landsOn(c.Name) {
-		if i, ok := l.poolAt[p]; ok {
-			at = append(at, i)
-		}
-	}
-	slices.Sort(at)
-	l.on[c.Name] = at
-	return at
-}
-
-func (l *landing) admittedOn(c *Class) []int {
-	if at, ok := l.admitted[c.Name]; ok {
-		return at
-	}
-	at := []int{}
-	pod := &corev1.Pod{ObjectMeta: c.Template.ObjectMeta, Spec: c.Template.Spec}
-	for _, i := range l.lands(c) {
-		p := l.d.Pools[i]
-		if ok, _ := kueue.Admits(p.Name, Flavor(p), pod); ok {
-			at = append(at, i)
-		}
-	}
-	l.admitted[c.Name] = at
-	return at
 }
 
 // tenantCovered is CoveredResources, then the MIG and EFA resources of the
@@ -213,17 +170,20 @@ func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) m
 		if c.Spec.Kind == keys.KindJob {
 			pods = int64(c.Spec.Pods())
 		}
-		req := admittedRequest(t, c.Template.Spec)
+		req := l.request(t, c)
+		whole := make([]resource.Quantity, len(covered))
+		for k, r := range covered {
+			whole[k] = req[r].DeepCopy()
+			whole[k].Mul(pods)
+		}
 		for _, i := range l.lands(c) {
 			p := &d.Pools[i]
 			if out[p.Name] == nil {
-				out[p.Name] = corev1.ResourceList{}
+				out[p.Name] = make(corev1.ResourceList, len(covered))
 			}
-			for _, r := range covered {
-				q := req[r]
-				q.Mul(pods)
-				if q.Cmp(out[p.Name][r]) > 0 {
-					out[p.Name][r] = q
+			for k, r := range covered {
+				if whole[k].Cmp(out[p.Name][r]) > 0 {
+					out[p.Name][r] = whole[k]
 				}
 			}
 		}

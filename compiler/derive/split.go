@@ -14,26 +14,26 @@ import (
 // order while the total allows; the rest goes in proportion to each pool's size at max, in whole
 // units, and what is left below a unit to one flavor. With no quota, each
 // flavor gets its pool's whole capacity.
-func split(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.ResourceList) {
+func split(q *Queue, total *spec.Quota, l *landing, need map[string]corev1.ResourceList) {
 	want := QuotaList(total)
 	for _, f := range q.Flavors {
-		q.Nominal[f] = corev1.ResourceList{}
+		q.Nominal[f] = make(corev1.ResourceList, len(q.Covered))
 	}
+	caps, reserve := make([]int64, len(q.Flavors)), make([]int64, len(q.Flavors))
 	for _, r := range q.Covered {
 		unit := unitOf(r)
-		caps, reserve := map[string]int64{}, map[string]int64{}
 		var sum int64
-		for _, f := range q.Flavors {
-			caps[f] = d.Pool(f).Units(r, unit)
-			sum += caps[f]
-			reserve[f] = min(ceilUnits(need[f][r], unit), caps[f])
+		for i, f := range q.Flavors {
+			caps[i] = l.unitsOf(f, r)
+			sum += caps[i]
+			reserve[i] = min(ceilUnits(need[f][r], unit), caps[i])
 		}
 		tq, limited := want[quotaName(r)]
 		if !limited || catalog.IsMIGResource(r) {
 			tq = units2q(sum, unit)
 		}
-		for f, v := range apportion(q.Flavors, caps, reserve, tq, unit) {
-			q.Nominal[f][r] = v
+		for i, v := range apportion(caps, reserve, tq, unit) {
+			q.Nominal[q.Flavors[i]][r] = v
 		}
 	}
 }
@@ -44,12 +44,13 @@ func split(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.Resourc
 // A flavor first gets what its largest whole workload needs beyond its
 // nominal quota, then the rest in proportion to its pool's size. A
 // resource the tenant does not list borrows nothing.
-func splitBorrow(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.ResourceList) {
+func splitBorrow(q *Queue, total *spec.Quota, l *landing, need map[string]corev1.ResourceList) {
 	want := QuotaList(total)
-	q.Borrow = map[string]corev1.ResourceList{}
+	q.Borrow = make(map[string]corev1.ResourceList, len(q.Flavors))
 	for _, f := range q.Flavors {
-		q.Borrow[f] = corev1.ResourceList{}
+		q.Borrow[f] = make(corev1.ResourceList, len(CoveredResources))
 	}
+	caps, reserve := make([]int64, len(q.Flavors)), make([]int64, len(q.Flavors))
 	for _, r := range CoveredResources {
 		tq, listed := want[quotaName(r)]
 		if !listed {
@@ -59,70 +60,69 @@ func splitBorrow(q *Queue, total *spec.Quota, d *Fleet, need map[string]corev1.R
 			continue
 		}
 		unit := unitOf(r)
-		caps, reserve := map[string]int64{}, map[string]int64{}
-		for _, f := range q.Flavors {
-			caps[f] = d.Pool(f).Units(r, unit)
+		for i, f := range q.Flavors {
+			caps[i], reserve[i] = l.unitsOf(f, r), 0
 			short := need[f][r].DeepCopy()
 			short.Sub(q.Nominal[f][r])
 			if short.Sign() > 0 {
-				reserve[f] = min(ceilUnits(short, unit), caps[f])
+				reserve[i] = min(ceilUnits(short, unit), caps[i])
 			}
 		}
-		for f, v := range apportion(q.Flavors, caps, reserve, tq, unit) {
-			q.Borrow[f][r] = v
+		for i, v := range apportion(caps, reserve, tq, unit) {
+			q.Borrow[q.Flavors[i]][r] = v
 		}
 	}
 }
 
-// apportion hands total out over flavors: first each flavor's reserve, in
-// flavor order while the total allows; then the rest in whole units in proportion to
+// apportion hands total out over flavors, given each one's caps and
+// reserve in flavor order: first each flavor's reserve, in flavor order
+// while the total allows; then the rest in whole units in proportion to
 // caps, what rounding kept back one unit each in flavor order, and what is
 // left below a unit (the 500m of 1500m) to the first flavor with room, so
-// that the shares sum to the total whenever caps can hold it.
-func apportion(flavors []string, caps, reserve map[string]int64, total, unit resource.Quantity) map[string]resource.Quantity {
+// that the shares sum to the total whenever caps can hold it. The shares
+// are in flavor order.
+func apportion(caps, reserve []int64, total, unit resource.Quantity) []resource.Quantity {
 	units := total.MilliValue() / unit.MilliValue()
-	given := make(map[string]int64, len(flavors))
+	given := make([]int64, len(caps))
 	var sum, reserved int64
-	for _, f := range flavors {
-		sum += caps[f]
+	for i := range caps {
+		sum += caps[i]
 		// In flavor order, while the total allows: a flavor whose
 		// workload does not fit gets none (the checks say so).
-		if reserved+reserve[f] <= units {
-			given[f] = reserve[f]
-			reserved += reserve[f]
+		if reserved+reserve[i] <= units {
+			given[i] = reserve[i]
+			reserved += reserve[i]
 		}
 	}
 	rest := units - reserved
 	var handed int64
-	for _, f := range flavors {
+	for i := range caps {
 		if sum > 0 {
-			given[f] += rest * caps[f] / sum
+			given[i] += rest * caps[i] / sum
 		}
-		handed += given[f]
+		handed += given[i]
 	}
-	for i := 0; handed < units && sum > 0; i = (i + 1) % len(flavors) {
-		if f := flavors[i]; caps[f] > 0 {
-			given[f]++
+	for i := 0; handed < units && sum > 0; i = (i + 1) % len(caps) {
+		if caps[i] > 0 {
+			given[i]++
 			handed++
 		}
 	}
-	out := make(map[string]resource.Quantity, len(flavors))
-	for _, f := range flavors {
-		out[f] = units2q(given[f], unit)
+	out := make([]resource.Quantity, len(caps))
+	for i := range caps {
+		out[i] = units2q(given[i], unit)
 	}
 	frac := total.DeepCopy()
 	frac.Sub(units2q(units, unit))
-	if frac.Sign() > 0 && len(flavors) > 0 {
-		f := flavors[0]
-		for _, g := range flavors {
-			if caps[g] > 0 {
-				f = g
+	if frac.Sign() > 0 && len(caps) > 0 {
+		f := 0
+		for i := range caps {
+			if caps[i] > 0 {
+				f = i
 				break
 			}
 		}
-		v := out[f]
-		v.Add(frac)
-		out[f] = v
+		out[f].Add(frac)
 	}
 	return out
 }
