@@ -60,9 +60,10 @@ func Kueue(tr tree.Typed, r *Report, queues []QueueIntent) error {
 	if r.cluster != nil {
 		r.cluster.indexClasses()
 	}
+	admits := newAdmitMemo(m, r.cluster, queues)
 	found := make([]sink, len(queues))
 	par.Each(len(queues), func(i int) {
-		r.kueueQueue(queues[i], m.Queues[queues[i].ClusterQueue], m, &found[i])
+		r.kueueQueue(queues[i], m.Queues[queues[i].ClusterQueue], m, admits, &found[i])
 	})
 	for _, f := range found {
 		r.Findings = append(r.Findings, f...)
@@ -78,7 +79,7 @@ type sink []Finding
 
 func (s *sink) add(f Finding) { *s = append(*s, f) }
 
-func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel, out *sink) {
+func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel, admits admitMemo, out *sink) {
 	if m.Alone(cq.Name) && borrows(cq) {
 		out.add(Finding{Severity: Warning, Check: IDKueueBorrow, Tenant: q.Tenant,
 			Message: fmt.Sprintf("tenant %s may borrow in cohort %s, but its ClusterQueue is the only one in that cohort tree: there is nothing to borrow", q.Tenant, cq.Spec.CohortName)})
@@ -103,12 +104,12 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel
 	limits := m.LimitRanges[q.Namespace]
 	for _, name := range q.Classes {
 		if c := r.cluster.Class(name); c != nil {
-			r.kueueClass(q, c, cq, m, limits, out)
+			r.kueueClass(q, c, cq, m, limits, admits.admitter(m, c), out)
 		}
 	}
 }
 
-func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel, limits []corev1.LimitRange, out *sink) {
+func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel, limits []corev1.LimitRange, admits admitter, out *sink) {
 	pods := int32(1)
 	if c.Gang {
 		pods = c.Pods
@@ -127,7 +128,7 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 				Message: fmt.Sprintf("tenant %s, class %s: resource %s unavailable in ClusterQueue %s", q.Tenant, c.Name, res, cq.Name)})
 		}
 	}
-	a := m.Assign(cq.Name, c.Pod, request, pods)
+	a := m.assign(cq.Name, admits, request, pods)
 	if !a.Admitted() {
 		id := IDKueueFlavor
 		if strings.Contains(a.Message, "insufficient quota") {
@@ -141,7 +142,7 @@ func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *
 	// use, any later flavor that would hold the workload. Each must be a
 	// pool where the class lands and, since Kueue adds the flavor's pool
 	// label to every pod, where the whole gang fits.
-	for _, f := range m.Candidates(cq.Name, c.Pod, request, pods) {
+	for _, f := range m.candidates(cq.Name, admits, request, pods) {
 		cell := r.Cell(c.Name, f)
 		switch {
 		case cell == nil || !cell.Fits:

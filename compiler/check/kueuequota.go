@@ -302,6 +302,17 @@ func (a KueueAssignment) Flavor() string {
 // of the group. Kueue's flavorFungibility default (whenCanBorrow:
 // MayStopSearch) stops at the first flavor that fits, borrowing or not.
 func (m *KueueModel) Assign(cq string, pod *corev1.Pod, request corev1.ResourceList, count int32) KueueAssignment {
+	return m.assign(cq, m.admitter(pod), request, count)
+}
+
+// admitter is kueue.Admits of one pod, by flavor name.
+type admitter func(flavor string) (bool, string)
+
+func (m *KueueModel) admitter(pod *corev1.Pod) admitter {
+	return func(f string) (bool, string) { return kueue.Admits(f, m.Flavors[f], pod) }
+}
+
+func (m *KueueModel) assign(cq string, admits admitter, request corev1.ResourceList, count int32) KueueAssignment {
 	q, n := m.Queues[cq], m.nodes[cq]
 	out := KueueAssignment{Flavors: map[corev1.ResourceName]string{}}
 	if q == nil {
@@ -321,7 +332,7 @@ func (m *KueueModel) Assign(cq string, pod *corev1.Pod, request corev1.ResourceL
 			out.Message = podSetMessage([]string{fmt.Sprintf("resource %s unavailable in ClusterQueue", r)})
 			return out
 		}
-		flavor, reasons := m.findFlavor(rg, n, pod, total)
+		flavor, reasons := findFlavor(rg, n, admits, total)
 		if flavor == "" {
 			out.Message = podSetMessage(reasons)
 			return out
@@ -335,10 +346,10 @@ func (m *KueueModel) Assign(cq string, pod *corev1.Pod, request corev1.ResourceL
 	return out
 }
 
-func (m *KueueModel) findFlavor(rg *kueue.ResourceGroup, n *quotaNode, pod *corev1.Pod, total map[corev1.ResourceName]int64) (string, []string) {
+func findFlavor(rg *kueue.ResourceGroup, n *quotaNode, admits admitter, total map[corev1.ResourceName]int64) (string, []string) {
 	var reasons []string
 	for _, f := range rg.Flavors {
-		if ok, reason := kueue.Admits(f.Name, m.Flavors[f.Name], pod); !ok {
+		if ok, reason := admits(f.Name); !ok {
 			reasons = append(reasons, reason)
 			continue
 		}
@@ -367,6 +378,10 @@ func (m *KueueModel) findFlavor(rg *kueue.ResourceGroup, n *quotaNode, pod *core
 // on taints and node affinity and whose quota could hold it: those Kueue
 // may pick as the quota of earlier ones fills up.
 func (m *KueueModel) Candidates(cq string, pod *corev1.Pod, request corev1.ResourceList, count int32) []string {
+	return m.candidates(cq, m.admitter(pod), request, count)
+}
+
+func (m *KueueModel) candidates(cq string, admits admitter, request corev1.ResourceList, count int32) []string {
 	q, n := m.Queues[cq], m.nodes[cq]
 	if q == nil {
 		return nil
@@ -375,7 +390,7 @@ func (m *KueueModel) Candidates(cq string, pod *corev1.Pod, request corev1.Resou
 	var out []string
 	for _, rg := range q.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
-			if ok, _ := kueue.Admits(f.Name, m.Flavors[f.Name], pod); !ok {
+			if ok, _ := admits(f.Name); !ok {
 				continue
 			}
 			holds := true
