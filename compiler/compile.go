@@ -170,10 +170,11 @@ func (r *Result) check() (err error) {
 func (r *Result) queues() error {
 	rep := r.Report
 	queues := derive.Queues(r.Fleet, rep.LandsOn)
-	if err := render.Queues(r.Typed(), r.Fleet, queues); err != nil {
-		return err
-	}
-	return check.Kueue(r.Typed(), rep, KueueIntent(r.Fleet))
+	// The checker reads the ClusterQueues' objects while their file is
+	// encoded.
+	return render.Queues(r.Typed(), r.Fleet, queues, func() error {
+		return check.Kueue(r.Typed(), rep, KueueIntent(r.Fleet))
+	})
 }
 
 // report applies the spec's severities and positions to the findings and

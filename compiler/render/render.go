@@ -42,19 +42,46 @@ func Render(d *derive.Fleet) (tree.Typed, error) {
 }
 
 // Queues adds the ClusterQueues that derive.Queues decided, one per tenant
-// in tenant order.
-func Queues(t tree.Typed, d *derive.Fleet, queues []*derive.Queue) error {
-	r := &renderer{d: d, out: encode.NewBatch(t)}
+// in tenant order, and runs meanwhile (the checker of the tree) while
+// their file is encoded: their objects are in t before it runs
+// (tree.Objects), and a checker reads nothing else of them, while the
+// bytes of one file of every tenant's queue are one CPU's work on a big
+// fleet. They are encoded into a tree of their own, so that t is only read
+// meanwhile, and added to t after. Queues's own error comes first.
+func Queues(t tree.Typed, d *derive.Fleet, queues []*derive.Queue, meanwhile func() error) error {
 	var objs []any
 	for i, tn := range d.Tenants {
 		if tn.HasClusterQueue() {
 			objs = append(objs, clusterQueue(tn, queues[i]))
 		}
 	}
-	if len(objs) > 0 {
-		r.emit(tree.KueueQueuesPath, objs...)
+	if len(objs) == 0 {
+		return meanwhile()
 	}
-	return r.flush()
+	if t.Objects == nil { // a checker would read the bytes
+		b := encode.NewBatch(t)
+		b.YAML(tree.KueueQueuesPath, objs...)
+		if err := b.Flush(); err != nil {
+			return err
+		}
+		return meanwhile()
+	}
+	own := tree.Typed{Tree: tree.Tree{}, Objects: tree.Objects{}}
+	encoded := make(chan error, 1)
+	go func() {
+		b := encode.NewBatch(own)
+		b.YAML(tree.KueueQueuesPath, objs...)
+		encoded <- b.Flush()
+	}()
+	t.Tree[tree.KueueQueuesPath], t.Objects[tree.KueueQueuesPath] = nil, objs
+	err := meanwhile()
+	if eerr := <-encoded; eerr != nil {
+		delete(t.Tree, tree.KueueQueuesPath)
+		delete(t.Objects, tree.KueueQueuesPath)
+		return eerr
+	}
+	t.Tree[tree.KueueQueuesPath] = own.Tree[tree.KueueQueuesPath]
+	return err
 }
 
 // emit lists a file of objs in the tree; they must not change afterwards.
