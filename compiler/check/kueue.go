@@ -60,10 +60,10 @@ func Kueue(tr tree.Typed, r *Report, queues []QueueIntent) error {
 	if r.cluster != nil {
 		r.cluster.indexClasses()
 	}
-	admits := newAdmitMemo(m, r.cluster, queues)
+	memo := newKueueMemo(m, r.cluster, queues)
 	found := make([]sink, len(queues))
 	par.Each(len(queues), func(i int) {
-		r.kueueQueue(queues[i], m.Queues[queues[i].ClusterQueue], m, admits, &found[i])
+		r.kueueQueue(queues[i], m.Queues[queues[i].ClusterQueue], m, memo, &found[i])
 	})
 	for _, f := range found {
 		r.Findings = append(r.Findings, f...)
@@ -79,7 +79,7 @@ type sink []Finding
 
 func (s *sink) add(f Finding) { *s = append(*s, f) }
 
-func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel, admits admitMemo, out *sink) {
+func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel, memo *kueueMemo, out *sink) {
 	if m.Alone(cq.Name) && borrows(cq) {
 		out.add(Finding{Severity: Warning, Check: IDKueueBorrow, Tenant: q.Tenant,
 			Message: fmt.Sprintf("tenant %s may borrow in cohort %s, but its ClusterQueue is the only one in that cohort tree: there is nothing to borrow", q.Tenant, cq.Spec.CohortName)})
@@ -101,21 +101,19 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel
 		}
 	}
 	r.kueueResourceQuota(q, m, out)
-	limits := m.LimitRanges[q.Namespace]
 	for _, name := range q.Classes {
 		if c := r.cluster.Class(name); c != nil {
-			r.kueueClass(q, c, cq, m, limits, admits.admitter(m, c), out)
+			// Kueue counts the pod as the namespace's LimitRange leaves it.
+			r.kueueClass(q, c, cq, m, memo.request(m, c, q.Namespace), memo.admitter(m, c), out)
 		}
 	}
 }
 
-func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel, limits []corev1.LimitRange, admits admitter, out *sink) {
+func (r *Report) kueueClass(q QueueIntent, c *Class, cq *kueue.ClusterQueue, m *KueueModel, request corev1.ResourceList, admits admitter, out *sink) {
 	pods := int32(1)
 	if c.Gang {
 		pods = c.Pods
 	}
-	// Kueue counts the pod as the namespace's LimitRange leaves it.
-	request := KueueRequest(c.AsWritten(), limits)
 	covered := map[corev1.ResourceName]bool{}
 	for _, rg := range cq.Spec.ResourceGroups {
 		for _, res := range rg.CoveredResources {
