@@ -48,9 +48,12 @@ type quotaNode struct {
 	parent   *quotaNode
 	children []*quotaNode
 	quota    map[flavorResource]quotaLimits
-	subtree  map[flavorResource]int64
+	// subtree is nil where it is the node's nominal quota: a ClusterQueue,
+	// thousands of them at XL, has no children (subtreeOf).
+	subtree map[flavorResource]int64
 	// queues counts the ClusterQueues in the subtree.
-	queues int
+	queues      int
+	accumulated bool
 }
 
 // maxDepth bounds cohort chains: validate refuses cycles, and a hostile
@@ -72,7 +75,7 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
 	}
 	m := &KueueModel{Flavors: map[string]kueue.ResourceFlavorSpec{}, Queues: map[string]*kueue.ClusterQueue{}, LimitRanges: map[string][]corev1.LimitRange{}, ResourceQuotas: map[string][]corev1.ResourceQuota{}, nodes: map[string]*quotaNode{}}
-	for _, p := range tr.Paths() {
+	for _, p := range namespaceFiles(tr) {
 		switch path.Base(p) {
 		case tree.LimitRangesFile:
 			var lrs []corev1.LimitRange
@@ -137,7 +140,7 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 		m.nodes[cq.Name] = n
 	}
 	for _, n := range cohort {
-		if root := n.root(); root != nil && root.subtree == nil {
+		if root := n.root(); root != nil && !root.accumulated {
 			root.accumulate(0)
 		}
 	}
@@ -147,6 +150,19 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 		}
 	}
 	return m, nil
+}
+
+// namespaceFiles are the paths of the tree's LimitRange and ResourceQuota
+// files, sorted, without sorting the tens of thousands of others.
+func namespaceFiles(tr tree.Typed) []string {
+	var ps []string
+	for p := range tr.Tree {
+		if b := path.Base(p); b == tree.LimitRangesFile || b == tree.ResourceQuotasFile {
+			ps = append(ps, p)
+		}
+	}
+	slices.Sort(ps)
+	return ps
 }
 
 func (n *quotaNode) root() *quotaNode {
@@ -163,27 +179,42 @@ func (n *quotaNode) root() *quotaNode {
 // is its own nominal quota plus, from each child, what the child does not
 // keep for itself.
 func (n *quotaNode) accumulate(depth int) {
-	n.subtree = map[flavorResource]int64{}
+	n.accumulated, n.subtree = true, nil
+	if len(n.children) == 0 || depth > maxDepth {
+		return
+	}
+	n.subtree = make(map[flavorResource]int64, len(n.quota))
 	for fr, q := range n.quota {
 		n.subtree[fr] = q.nominal
-	}
-	if depth > maxDepth {
-		return
 	}
 	for _, c := range n.children {
 		c.accumulate(depth + 1)
 		n.queues += c.queues
+		if c.subtree == nil {
+			for fr, q := range c.quota {
+				n.subtree[fr] = addSat(n.subtree[fr], q.nominal-c.local(fr))
+			}
+			continue
+		}
 		for fr, v := range c.subtree {
 			n.subtree[fr] = addSat(n.subtree[fr], v-c.local(fr))
 		}
 	}
 }
 
+// subtreeOf is the node's subtree quota of fr.
+func (n *quotaNode) subtreeOf(fr flavorResource) int64 {
+	if n.subtree == nil {
+		return n.quota[fr].nominal
+	}
+	return n.subtree[fr]
+}
+
 // local is the quota a node keeps from its parent: what its lendingLimit
 // does not lend.
 func (n *quotaNode) local(fr flavorResource) int64 {
 	if l := n.quota[fr].lending; l != nil {
-		return max(0, n.subtree[fr]-*l)
+		return max(0, n.subtreeOf(fr)-*l)
 	}
 	return 0
 }
@@ -192,11 +223,11 @@ func (n *quotaNode) local(fr flavorResource) int64 {
 // could admit on an empty cluster.
 func (n *quotaNode) potential(fr flavorResource, depth int) int64 {
 	if n.parent == nil || depth > maxDepth {
-		return n.subtree[fr]
+		return n.subtreeOf(fr)
 	}
 	avail := addSat(n.local(fr), n.parent.potential(fr, depth+1))
 	if b := n.quota[fr].borrowing; b != nil {
-		avail = min(addSat(n.subtree[fr], *b), avail)
+		avail = min(addSat(n.subtreeOf(fr), *b), avail)
 	}
 	return avail
 }
