@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -110,10 +111,13 @@ func Derive(f *spec.Fleet, cat catalog.Catalog) *Fleet {
 // pool by pool would be classes × pools questions, 4.5 M at XL.)
 func Queues(d *Fleet, landsOn func(class string) []string) []*Queue {
 	l := newLanding(d, landsOn)
+	l.prepare(d.Tenants)
+	// Tenants are independent once their classes' pools are known: each
+	// is decided on its own CPU, into its own index.
 	out := make([]*Queue, len(d.Tenants))
-	for i := range d.Tenants {
-		out[i] = deriveQueue(d.Tenants[i].Spec, d, l)
-	}
+	par.EachWith(len(d.Tenants), l.worker, func(i int, w *landing) {
+		out[i] = deriveQueue(d.Tenants[i].Spec, d, w)
+	})
 	return out
 }
 

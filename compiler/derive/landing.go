@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
@@ -12,8 +13,9 @@ import (
 // landing memoises what many tenants ask the same, since a big fleet has
 // thousands of tenants and pools: per class, the pools it lands on and
 // those of them whose flavor Kueue admits it to (indices into Fleet.Pools,
-// in order); per pool and resource, the pool's units; per class and tenant
-// defaults, the request Kueue counts.
+// in order), decided once by prepare and then only read; and in each
+// worker's own copy, per pool and resource, the pool's units, and per
+// class and tenant defaults, the request Kueue counts.
 type landing struct {
 	d            *Fleet
 	landsOn      func(class string) []string
@@ -40,8 +42,39 @@ func newLanding(d *Fleet, landsOn func(class string) []string) *landing {
 	for i, p := range d.Pools {
 		at[p.Name] = i
 	}
-	return &landing{d: d, landsOn: landsOn, poolAt: at, on: map[string][]int{}, admitted: map[string][]int{},
-		units: map[poolResource]int64{}, requests: map[classDefaults]corev1.ResourceList{}}
+	l := &landing{d: d, landsOn: landsOn, poolAt: at, on: map[string][]int{}, admitted: map[string][]int{}}
+	return l.worker()
+}
+
+// worker is a copy of l for one goroutine: the class memos shared, the
+// units and requests its own.
+func (l *landing) worker() *landing {
+	w := *l
+	w.units, w.requests = map[poolResource]int64{}, map[classDefaults]corev1.ResourceList{}
+	return &w
+}
+
+// prepare decides where each queued class of the tenants lands, and on
+// every CPU where it is admitted (landsOn is the caller's, asked on one).
+func (l *landing) prepare(tenants []Tenant) {
+	var classes []*Class
+	seen := map[string]bool{}
+	for _, t := range tenants {
+		for _, name := range t.Spec.Classes {
+			if c := l.d.Class(name); c != nil && c.Spec.Queued() && !seen[name] {
+				seen[name] = true
+				classes = append(classes, c)
+			}
+		}
+	}
+	on, admitted := make([][]int, len(classes)), make([][]int, len(classes))
+	for i, c := range classes {
+		on[i] = l.landsAnew(c)
+	}
+	par.Each(len(classes), func(i int) { admitted[i] = l.admittedAnew(classes[i], on[i]) })
+	for i, c := range classes {
+		l.on[c.Name], l.admitted[c.Name] = on[i], admitted[i]
+	}
 }
 
 // lands is the indexes, ascending, of the pools the class lands on.
@@ -49,6 +82,10 @@ func (l *landing) lands(c *Class) []int {
 	if at, ok := l.on[c.Name]; ok {
 		return at
 	}
+	return l.landsAnew(c) // not kept: workers share l.on
+}
+
+func (l *landing) landsAnew(c *Class) []int {
 	at := []int{}
 	for _, p := range l.landsOn(c.Name) {
 		if i, ok := l.poolAt[p]; ok {
@@ -56,23 +93,27 @@ func (l *landing) lands(c *Class) []int {
 		}
 	}
 	slices.Sort(at)
-	l.on[c.Name] = at
 	return at
 }
 
+// admittedOn is the indexes of the pools the class lands on whose flavor
+// Kueue admits it to.
 func (l *landing) admittedOn(c *Class) []int {
 	if at, ok := l.admitted[c.Name]; ok {
 		return at
 	}
+	return l.admittedAnew(c, l.lands(c))
+}
+
+func (l *landing) admittedAnew(c *Class, lands []int) []int {
 	at := []int{}
 	pod := &corev1.Pod{ObjectMeta: c.Template.ObjectMeta, Spec: c.Template.Spec}
-	for _, i := range l.lands(c) {
+	for _, i := range lands {
 		p := l.d.Pools[i]
 		if ok, _ := kueue.Admits(p.Name, Flavor(p), pod); ok {
 			at = append(at, i)
 		}
 	}
-	l.admitted[c.Name] = at
 	return at
 }
 
