@@ -69,7 +69,7 @@ func JSONVersion(r *check.Report, v int) ([]byte, error) {
 	case 1:
 		return fullJSON(r)
 	case 2:
-		return sparseJSON(r)
+		return sparseJSON(r, placement(r))
 	}
 	return nil, fmt.Errorf("report: no schema version %d (have %v)", v, Versions)
 }
@@ -112,21 +112,31 @@ func WriteVersion(tree tree.Tree, r *check.Report, v int) error {
 		f.Pos = diag.Pos{}
 		portable.Findings[i] = f
 	}
-	j, err := JSONVersion(&portable, v)
+	if v != 2 {
+		j, err := JSONVersion(&portable, v)
+		if err != nil {
+			return err
+		}
+		tree[JSONPath] = append(j, '\n')
+		tree[MarkdownPath] = fullMarkdown(&portable)
+		return nil
+	}
+	// The placement is grouped once for both files, which are made at
+	// the same time: each has a part that runs on one CPU.
+	rows := placement(&portable)
+	md := make(chan []byte, 1)
+	go func() { md <- sparseMarkdown(&portable, rows) }()
+	j, err := sparseJSON(&portable, rows)
+	m := <-md
 	if err != nil {
 		return err
 	}
-	tree[JSONPath] = append(j, '\n')
-	if v == 1 {
-		tree[MarkdownPath] = fullMarkdown(&portable)
-	} else {
-		tree[MarkdownPath] = sparseMarkdown(&portable)
-	}
+	tree[JSONPath], tree[MarkdownPath] = append(j, '\n'), m
 	return nil
 }
 
 // Markdown is the report for people reading the GitOps repository.
-func Markdown(r *check.Report) []byte { return sparseMarkdown(r) }
+func Markdown(r *check.Report) []byte { return sparseMarkdown(r, placement(r)) }
 
 // fullMarkdown is the schemaVersion 1 Markdown: the whole matrix.
 func fullMarkdown(r *check.Report) []byte {
