@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -33,16 +34,22 @@ type entry struct{ path, sum string }
 func AddManifest(tr tree.Tree) { tr[ManifestPath] = manifest(sums(tr)) }
 
 // sums lists tr's files but the manifest, in order, with their sums, taken
-// on every CPU.
+// on every CPU. Each file's bytes are taken in the one pass over the tree
+// that lists it: looking 50 k paths up again cost a sixth of the hashing.
 func sums(tr tree.Tree) []entry {
-	var ps []string
-	for _, p := range tr.Paths() {
+	type file struct {
+		path string
+		b    []byte
+	}
+	fs := make([]file, 0, len(tr))
+	for p, b := range tr {
 		if p != ManifestPath {
-			ps = append(ps, p)
+			fs = append(fs, file{p, b})
 		}
 	}
-	es := make([]entry, len(ps))
-	par.Each(len(ps), func(i int) { es[i] = entry{ps[i], sum(tr[ps[i]])} })
+	slices.SortFunc(fs, func(a, b file) int { return strings.Compare(a.path, b.path) })
+	es := make([]entry, len(fs))
+	par.Each(len(fs), func(i int) { es[i] = entry{fs[i].path, sum(fs[i].b)} })
 	return es
 }
 
@@ -52,15 +59,21 @@ func sum(b []byte) string {
 }
 
 func manifest(es []entry) []byte {
-	var b bytes.Buffer
-	b.WriteString(manifestHeader)
+	n := len(manifestHeader)
+	for _, e := range es {
+		n += len(e.sum) + len("  ") + len(e.path) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, manifestHeader...)
 	for _, e := range es {
 		if e.sum != "" {
-			b.WriteString(e.sum + "  ")
+			b = append(b, e.sum...)
+			b = append(b, "  "...)
 		}
-		b.WriteString(e.path + "\n")
+		b = append(b, e.path...)
+		b = append(b, '\n')
 	}
-	return b.Bytes()
+	return b
 }
 
 // keepOwned returns the tree with a manifest that also lists the files an
