@@ -340,7 +340,8 @@ func (m *KueueModel) Assign(cq string, pod *corev1.Pod, request corev1.ResourceL
 type admitter func(flavor string) (bool, string)
 
 func (m *KueueModel) admitter(pod *corev1.Pod) admitter {
-	return func(f string) (bool, string) { return kueue.Admits(f, m.Flavors[f], pod) }
+	admits := kueue.Admitter(pod)
+	return func(f string) (bool, string) { return admits(f, m.Flavors[f]) }
 }
 
 func (m *KueueModel) assign(cq string, admits admitter, request corev1.ResourceList, count int32) KueueAssignment {

@@ -107,10 +107,10 @@ func (l *landing) admittedOn(c *Class) []int {
 
 func (l *landing) admittedAnew(c *Class, lands []int) []int {
 	at := []int{}
-	pod := &corev1.Pod{ObjectMeta: c.Template.ObjectMeta, Spec: c.Template.Spec}
+	admits := kueue.Admitter(&corev1.Pod{ObjectMeta: c.Template.ObjectMeta, Spec: c.Template.Spec})
 	for _, i := range lands {
 		p := l.d.Pools[i]
-		if ok, _ := kueue.Admits(p.Name, Flavor(p), pod); ok {
+		if ok, _ := admits(p.Name, Flavor(p)); ok {
 			at = append(at, i)
 		}
 	}
