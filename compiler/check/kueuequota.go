@@ -74,7 +74,8 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 	if err := decodeAll(tr, tree.KueueCohortsPath, &cohorts); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
 	}
-	m := &KueueModel{Flavors: map[string]kueue.ResourceFlavorSpec{}, Queues: map[string]*kueue.ClusterQueue{}, LimitRanges: map[string][]corev1.LimitRange{}, ResourceQuotas: map[string][]corev1.ResourceQuota{}, nodes: map[string]*quotaNode{}}
+	m := &KueueModel{Flavors: make(map[string]kueue.ResourceFlavorSpec, len(fs)), Queues: make(map[string]*kueue.ClusterQueue, len(cqs)),
+		LimitRanges: map[string][]corev1.LimitRange{}, ResourceQuotas: map[string][]corev1.ResourceQuota{}, nodes: make(map[string]*quotaNode, len(cqs))}
 	for _, p := range namespaceFiles(tr) {
 		switch path.Base(p) {
 		case tree.LimitRangesFile:
@@ -82,17 +83,13 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 			if err := decodeAll(tr, p, &lrs); err != nil {
 				return nil, fmt.Errorf("check: %s: %w", p, err)
 			}
-			for _, lr := range lrs {
-				m.LimitRanges[lr.Namespace] = append(m.LimitRanges[lr.Namespace], lr)
-			}
+			byNamespace(m.LimitRanges, lrs, func(lr *corev1.LimitRange) string { return lr.Namespace })
 		case tree.ResourceQuotasFile:
 			var rqs []corev1.ResourceQuota
 			if err := decodeAll(tr, p, &rqs); err != nil {
 				return nil, fmt.Errorf("check: %s: %w", p, err)
 			}
-			for _, rq := range rqs {
-				m.ResourceQuotas[rq.Namespace] = append(m.ResourceQuotas[rq.Namespace], rq)
-			}
+			byNamespace(m.ResourceQuotas, rqs, func(rq *corev1.ResourceQuota) string { return rq.Namespace })
 		}
 	}
 	for _, f := range fs {
@@ -115,7 +112,13 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 	for i := range cqs {
 		cq := &cqs[i]
 		m.Queues[cq.Name] = cq
-		n := &quotaNode{quota: map[flavorResource]quotaLimits{}}
+		size := 0
+		for _, rg := range cq.Spec.ResourceGroups {
+			for _, f := range rg.Flavors {
+				size += len(f.Resources)
+			}
+		}
+		n := &quotaNode{quota: make(map[flavorResource]quotaLimits, size)}
 		for _, rg := range cq.Spec.ResourceGroups {
 			for _, f := range rg.Flavors {
 				for _, r := range f.Resources {
@@ -150,6 +153,24 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 		}
 	}
 	return m, nil
+}
+
+// byNamespace adds a file's objects to m by namespace, in order. A run of
+// them in a namespace m has none of yet is kept as decoded, not copied:
+// a big fleet has thousands of namespaces, each with its own file.
+func byNamespace[T any](m map[string][]T, objs []T, ns func(*T) string) {
+	for i := 0; i < len(objs); {
+		k, j := ns(&objs[i]), i+1
+		for j < len(objs) && ns(&objs[j]) == k {
+			j++
+		}
+		if len(m[k]) == 0 {
+			m[k] = objs[i:j:j] // appending to it later copies it
+		} else {
+			m[k] = append(m[k], objs[i:j]...)
+		}
+		i = j
+	}
 }
 
 // namespaceFiles are the paths of the tree's LimitRange and ResourceQuota

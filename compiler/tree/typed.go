@@ -48,7 +48,11 @@ func DecodeAll[T any](t Typed, p string, out *[]T, each func(n int, f func(i int
 			}
 			vs = append(vs, v)
 		}
-		*out = append(*out, vs...)
+		if len(*out) == 0 {
+			*out = vs // not copied again
+		} else {
+			*out = append(*out, vs...)
+		}
 		return nil
 	}
 	docs := Docs(t.Tree[p])
