@@ -44,13 +44,12 @@ func newKueueMemo(m *KueueModel, cl *Cluster, queues []QueueIntent) *kueueMemo {
 	if cl == nil {
 		return memo
 	}
+	keys := make([]string, len(queues))
+	par.Each(len(queues), func(i int) { keys[i] = limitsKey(m.LimitRanges[queues[i].Namespace]) })
 	meets := map[string]meeting{}
-	for _, q := range queues {
-		lk, ok := memo.limits[q.Namespace]
-		if !ok {
-			lk = limitsKey(m.LimitRanges[q.Namespace])
-			memo.limits[q.Namespace] = lk
-		}
+	for i, q := range queues {
+		lk := keys[i]
+		memo.limits[q.Namespace] = lk
 		cq := m.Queues[q.ClusterQueue]
 		for _, name := range q.Classes {
 			if cl.Class(name) == nil {

@@ -76,22 +76,10 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 	}
 	m := &KueueModel{Flavors: make(map[string]kueue.ResourceFlavorSpec, len(fs)), Queues: make(map[string]*kueue.ClusterQueue, len(cqs)),
 		LimitRanges: map[string][]corev1.LimitRange{}, ResourceQuotas: map[string][]corev1.ResourceQuota{}, nodes: make(map[string]*quotaNode, len(cqs))}
-	for _, p := range namespaceFiles(tr) {
-		switch path.Base(p) {
-		case tree.LimitRangesFile:
-			var lrs []corev1.LimitRange
-			if err := decodeAll(tr, p, &lrs); err != nil {
-				return nil, fmt.Errorf("check: %s: %w", p, err)
-			}
-			byNamespace(m.LimitRanges, lrs, func(lr *corev1.LimitRange) string { return lr.Namespace })
-		case tree.ResourceQuotasFile:
-			var rqs []corev1.ResourceQuota
-			if err := decodeAll(tr, p, &rqs); err != nil {
-				return nil, fmt.Errorf("check: %s: %w", p, err)
-			}
-			byNamespace(m.ResourceQuotas, rqs, func(rq *corev1.ResourceQuota) string { return rq.Namespace })
-		}
-	}
+	// A big tree has thousands of namespaces' files: they are read while
+	// the quota tree is built, which reads none of them.
+	read := make(chan error, 1)
+	go func() { read <- m.readNamespaces(tr) }()
 	for _, f := range fs {
 		m.Flavors[f.Name] = f.Spec
 	}
@@ -152,7 +140,32 @@ func NewKueueModel(tr tree.Typed) (*KueueModel, error) {
 			n.accumulate(0)
 		}
 	}
+	if err := <-read; err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// readNamespaces reads the LimitRanges and ResourceQuotas of the tree's
+// namespaces into m.
+func (m *KueueModel) readNamespaces(tr tree.Typed) error {
+	for _, p := range namespaceFiles(tr) {
+		switch path.Base(p) {
+		case tree.LimitRangesFile:
+			var lrs []corev1.LimitRange
+			if err := decodeAll(tr, p, &lrs); err != nil {
+				return fmt.Errorf("check: %s: %w", p, err)
+			}
+			byNamespace(m.LimitRanges, lrs, func(lr *corev1.LimitRange) string { return lr.Namespace })
+		case tree.ResourceQuotasFile:
+			var rqs []corev1.ResourceQuota
+			if err := decodeAll(tr, p, &rqs); err != nil {
+				return fmt.Errorf("check: %s: %w", p, err)
+			}
+			byNamespace(m.ResourceQuotas, rqs, func(rq *corev1.ResourceQuota) string { return rq.Namespace })
+		}
+	}
+	return nil
 }
 
 // byNamespace adds a file's objects to m by namespace, in order. A run of
