@@ -51,9 +51,16 @@ func Flavor(p Pool) kueue.ResourceFlavorSpec {
 }
 
 func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
-	q := &Queue{Nominal: map[string]corev1.ResourceList{}, Covered: tenantCovered(t, d)}
-	q.Flavors = tenantFlavors(t, d, l)
-	need := needs(t, q.Covered, d, l)
+	// The tenant's classes, looked up once: each step below reads them.
+	var classes []*Class
+	for _, name := range t.Classes {
+		if c := d.Class(name); c != nil {
+			classes = append(classes, c)
+		}
+	}
+	q := &Queue{Nominal: map[string]corev1.ResourceList{}, Covered: tenantCovered(classes)}
+	q.Flavors = tenantFlavors(t, classes, d, l)
+	need := needs(t, classes, q.Covered, d, l)
 	if len(t.PoolQuotas) > 0 {
 		for _, p := range q.Flavors {
 			pq := t.PoolQuotas[p]
@@ -80,20 +87,20 @@ func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 	if t.Cohort != "" && t.Lend != nil {
 		q.Lend = listed(t.Lend)
 	}
-	q.Preemption = preemption(t, d)
+	q.Preemption = preemption(t, classes, d)
 	return q
 }
 
 // tenantFlavors are the pools where one of the tenant's queued classes
 // lands and whose flavor Kueue would assign it, spot first when a class
 // prefers spot, then by name.
-func tenantFlavors(t spec.Tenant, d *Fleet, l *landing) []string {
+func tenantFlavors(t spec.Tenant, classes []*Class, d *Fleet, l *landing) []string {
 	if len(t.PoolQuotas) > 0 {
-		return orderFlavors(spec.Keys(t.PoolQuotas), t, d)
+		return orderFlavors(spec.Keys(t.PoolQuotas), classes, d)
 	}
 	var at []int
-	for _, name := range t.Classes {
-		if c := d.Class(name); c != nil && c.Spec.Queued() {
+	for _, c := range classes {
+		if c.Spec.Queued() {
 			at = append(at, l.admittedOn(c)...)
 		}
 	}
@@ -102,20 +109,20 @@ func tenantFlavors(t spec.Tenant, d *Fleet, l *landing) []string {
 	for _, i := range slices.Compact(at) {
 		out = append(out, d.Pools[i].Name)
 	}
-	return orderFlavors(out, t, d)
+	return orderFlavors(out, classes, d)
 }
 
 // tenantCovered is CoveredResources, then the MIG and EFA resources of the
 // tenant's classes in name order: Kueue rejects a workload asking for a
 // resource its ClusterQueue does not cover.
-func tenantCovered(t spec.Tenant, d *Fleet) []corev1.ResourceName {
+func tenantCovered(classes []*Class) []corev1.ResourceName {
 	out := append([]corev1.ResourceName{}, CoveredResources...)
 	mig := map[string]bool{}
-	for _, name := range t.Classes {
-		if c := d.Class(name); c != nil && c.Spec.GPU != nil && c.Spec.GPU.MIG != "" {
+	for _, c := range classes {
+		if c.Spec.GPU != nil && c.Spec.GPU.MIG != "" {
 			mig[string(GPUResource(c.Spec.GPU))] = true
 		}
-		if c := d.Class(name); c != nil && c.Spec.EFA > 0 {
+		if c.Spec.EFA > 0 {
 			mig[keys.ResourceEFA] = true
 		}
 	}
@@ -133,10 +140,10 @@ func unitOf(r corev1.ResourceName) resource.Quantity {
 	return resource.MustParse("1")
 }
 
-func orderFlavors(pools []string, t spec.Tenant, d *Fleet) []string {
+func orderFlavors(pools []string, classes []*Class, d *Fleet) []string {
 	spotFirst := false
-	for _, name := range t.Classes {
-		if c := d.Class(name); c != nil && c.Spec.Queued() && c.Spec.Capacity == spec.PreferSpot {
+	for _, c := range classes {
+		if c.Spec.Queued() && c.Spec.Capacity == spec.PreferSpot {
 			spotFirst = true
 		}
 	}
@@ -158,11 +165,10 @@ func orderFlavors(pools []string, t spec.Tenant, d *Fleet) []string {
 // needs is, per flavor, the most of each resource one whole workload of a
 // queued class landing there asks for (a Job's whole gang), as Kueue
 // counts it in the tenant's namespaces.
-func needs(t spec.Tenant, covered []corev1.ResourceName, d *Fleet, l *landing) map[string]corev1.ResourceList {
+func needs(t spec.Tenant, classes []*Class, covered []corev1.ResourceName, d *Fleet, l *landing) map[string]corev1.ResourceList {
 	out := map[string]corev1.ResourceList{}
-	for _, name := range t.Classes {
-		c := d.Class(name)
-		if c == nil || !c.Spec.Queued() {
+	for _, c := range classes {
+		if !c.Spec.Queued() {
 			continue
 		}
 		// Kueue admits a Job as one workload: all its parallel pods.
@@ -287,11 +293,11 @@ func listed(q *spec.Quota) corev1.ResourceList {
 // highest priority that never preempts; Kueue allows that (borrowWithin
 // Cohort) only with classical preemption, so not when the fleet sets
 // fair-sharing weights.
-func preemption(t spec.Tenant, d *Fleet) kueue.Preemption {
+func preemption(t spec.Tenant, classes []*Class, d *Fleet) kueue.Preemption {
 	p := kueue.Preemption{ReclaimWithinCohort: "Never", WithinClusterQueue: "Never"}
 	queued, never := 0, 0
-	for _, name := range t.Classes {
-		if c := d.Class(name); c != nil && c.Spec.Queued() {
+	for _, c := range classes {
+		if c.Spec.Queued() {
 			queued++
 			if d.Spec.Priorities[c.Spec.Priority].Preemption == "Never" {
 				never++
