@@ -2,8 +2,11 @@ package encode
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"math"
 	"path"
+	"slices"
 
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/tree"
@@ -82,6 +85,15 @@ func marshalJSON(v any) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
+// weight ranks a file's encoding cost: its objects, and a JSON file above
+// any YAML one.
+func weight(f queued) int {
+	if f.json {
+		return math.MaxInt
+	}
+	return len(f.objs)
+}
+
 // Fail records err, unless an earlier error was; nothing is listed after it.
 func (b *Batch) Fail(err error) {
 	if b.err == nil {
@@ -95,7 +107,18 @@ func (b *Batch) Flush() error {
 	b.queued = nil
 	out := make([][]byte, len(q))
 	errs := make([]error, len(q))
-	par.EachWith(len(q), newEncoder, func(i int, e *encoder) {
+	// Largest first, so that no big file (Terraform's JSON of every node
+	// group, eksctl's) starts last and keeps one CPU busy alone; a JSON
+	// file is one value but among the biggest.
+	order := make([]int, len(q))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(weight(q[b]), weight(q[a]))
+	})
+	par.EachWith(len(q), newEncoder, func(k int, e *encoder) {
+		i := order[k]
 		if q[i].json {
 			out[i], errs[i] = marshalJSON(q[i].objs[0])
 		} else {
