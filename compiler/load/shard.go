@@ -61,8 +61,8 @@ func (s *Source) evalShard(inputs []input, i, k int) shard {
 	var sh shard
 	ctx := cuecontext.New()
 	fleetDef, err := schemaValue(ctx)
-	if err != nil {
-		sh.valErr = err
+	if err != nil { // a bug in the embedded schema, reported as it is
+		sh.loadErrs = []inputErr{{"", err}}
 		return sh
 	}
 	for _, in := range inputs {
