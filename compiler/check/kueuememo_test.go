@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler"
@@ -83,7 +85,7 @@ func TestKueueMemo(t *testing.T) {
 				}
 				req, held := memo.Request(c, q.Namespace)
 				want := check.KueueRequest(c.AsWritten(), m.LimitRanges[q.Namespace])
-				if !held || !equalLists(req, want) {
+				if !held || !equality.Semantic.DeepEqual(req, want) {
 					t.Fatalf("%s: class %s in namespace %s: memo's request %v (held %v), KueueRequest %v", p, name, q.Namespace, req, held, want)
 				}
 				add(requests, name, listString(want))
@@ -127,18 +129,6 @@ func splits[V comparable](m map[string]map[V]bool) int {
 		}
 	}
 	return n
-}
-
-func equalLists(a, b corev1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || v.Cmp(w) != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func listString(rl corev1.ResourceList) string {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 
@@ -61,7 +63,7 @@ func TestAdmittedRequestIsKueues(t *testing.T) {
 				got := derive.AdmittedRequest(tn.Spec, c.Template.Spec)
 				want := check.KueueRequest(pod.Pod, model.LimitRanges[ns])
 				compared++
-				if !equal(got, want) {
+				if !equality.Semantic.DeepEqual(got, want) {
 					t.Errorf("%s: tenant %s, class %s: derive counts %s, the checker %s", filepath.Base(p), tn.Name, name, show(got), show(want))
 				}
 				rendered := resourcehelper.PodRequests(&corev1.Pod{Spec: c.Template.Spec}, resourcehelper.PodResourcesOptions{})
@@ -78,19 +80,6 @@ func TestAdmittedRequestIsKueues(t *testing.T) {
 	if defaulted == 0 {
 		t.Error("no LimitRange default raised a request: the test no longer exercises them")
 	}
-}
-
-// equal compares quantities by value: "0" and an absent resource differ.
-func equal(a, b corev1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || v.Cmp(w) != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func show(rl corev1.ResourceList) string {

@@ -3,6 +3,8 @@ package derive
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
@@ -44,7 +46,7 @@ func TestLandingMemo(t *testing.T) {
 		for _, name := range tn.Spec.Classes {
 			c := d.Class(name)
 			got, want := l.request(tn.Spec, c), admittedRequest(tn.Spec, c.Template.Spec)
-			if !equalLists(got, want) {
+			if !equality.Semantic.DeepEqual(got, want) {
 				t.Errorf("tenant %s, class %s: memoised request %v, want %v", tn.Name, name, got, want)
 			}
 			cpu := want[corev1.ResourceCPU]
@@ -64,16 +66,4 @@ func TestLandingMemo(t *testing.T) {
 	if len(cpus) < 3 || len(units) < 5 {
 		t.Fatalf("the fleet no longer tells a wrong key apart: CPU requests %v, units %v", cpus, units)
 	}
-}
-
-func equalLists(a, b corev1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || v.Cmp(w) != 0 {
-			return false
-		}
-	}
-	return true
 }
