@@ -55,6 +55,10 @@ type Options struct {
 	// ReportSchema is the schema version of report/placement.json and
 	// .md: 0 for report.SchemaVersion, or one of report.Versions.
 	ReportSchema int
+	// Dropped, if set, is called once derive has dropped the loaded spec.
+	// From then on the heap no longer holds CUE's values, most of a big
+	// spec's peak memory; the CLI tunes the garbage collector there.
+	Dropped func()
 }
 
 // Compile loads the specs at paths as one fleet and compiles it. A spec
@@ -140,6 +144,9 @@ func (r *Result) derive() error {
 		return err
 	}
 	r.Entries, r.src = src.Entries(), nil
+	if r.opts.Dropped != nil {
+		r.opts.Dropped()
+	}
 	return nil
 }
 

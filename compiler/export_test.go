@@ -15,3 +15,6 @@ func DeriveStage(r *Result, src *load.Source) error {
 	r.src = src
 	return r.derive()
 }
+
+// HoldsSpec says whether r still holds the loaded spec.
+func HoldsSpec(r *Result) bool { return r.src != nil }

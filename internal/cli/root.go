@@ -32,6 +32,8 @@ func Main() int {
 
 // Run runs gpufleet with args and returns its exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
+	// A compile tunes the process's garbage collector (gc.go).
+	defer keepGC()()
 	cmd := NewRootCmd(stdout, stderr)
 	cmd.SetArgs(args)
 	err := cmd.Execute()

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// The garbage collector's settings for a compile, unless GOGC or GOMEMLIMIT
+// is set.
+//
+// CUE's evaluation of a spec builds a graph of values that stays live until
+// derive drops it, so collecting while it grows marks the same objects
+// again and again: at the default GOGC of 100, 0.7 s of the 1.8 s an XL
+// spec took to load. At loadGOGC the heap may grow to nine times what was
+// live at the last collection, and the load collects a few times, not a
+// dozen.
+//
+// Once the spec is dropped, the memory the load took is the later stages'
+// budget (debug.SetMemoryLimit): the first collection frees the spec, and
+// the later stages, which keep far less live than CUE did, collect rarely
+// and never raise the peak. Should they keep more than a third of the
+// budget live, the limit rises after a collection to three times the live
+// heap, so they never collect more often than at the default GOGC.
+const (
+	loadGOGC = 800
+	// minBudget keeps a small spec's budget above the memory a few
+	// collections leave in partly used spans, which would otherwise be
+	// counted against it.
+	minBudget = 64 << 20
+)
+
+// gcLimit is the memory limit a compile set, and guards it against the
+// restore of keepGC; zero when no compile is tuning the collector. gen
+// counts compiles, so that an earlier one's callback stops.
+var gcLimit struct {
+	sync.Mutex
+	bytes int64
+	gen   int
+}
+
+// tuneGC sets the collector for one compile and returns what
+// compiler.Options.Dropped should call, or nil if the user chose their own
+// settings.
+func tuneGC() (dropped func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return nil
+	}
+	debug.SetGCPercent(loadGOGC)
+	return func() {
+		gcLimit.Lock()
+		gcLimit.bytes = readMem().budget()
+		gcLimit.gen++
+		gen := gcLimit.gen
+		debug.SetMemoryLimit(gcLimit.bytes)
+		gcLimit.Unlock()
+		afterEachGC(func() bool {
+			gcLimit.Lock()
+			defer gcLimit.Unlock()
+			if gcLimit.bytes == 0 || gcLimit.gen != gen {
+				return false
+			}
+			if need := readMem().need(); need > gcLimit.bytes {
+				gcLimit.bytes = need
+				debug.SetMemoryLimit(need)
+			}
+			return true
+		})
+	}
+}
+
+// afterEachGC calls f after each collection until it returns false (as
+// cmd/compile's forEachGC does: a finalizer that sets itself again).
+func afterEachGC(f func() bool) {
+	type obj [32]byte // big enough to miss the tiny allocator
+	var fin func(*obj)
+	fin = func(p *obj) {
+		if f() {
+			runtime.SetFinalizer(p, fin)
+		}
+	}
+	runtime.SetFinalizer(new(obj), fin)
+}
+
+// mem is what runtime/metrics says of the runtime's memory.
+type mem struct {
+	total, released uint64
+	// live is the heap the last collection found live; other is what is
+	// not heap (stacks, the runtime's own structures).
+	live, other uint64
+}
+
+func readMem() mem {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+	metrics.Read(s)
+	v := func(i int) uint64 { return s[i].Value.Uint64() }
+	heap := v(1) + v(3) + v(4) + v(5)
+	return mem{total: v(0), released: v(1), live: v(2), other: v(0) - heap}
+}
+
+// held is the memory the runtime holds from the operating system: all it
+// mapped, less what it has given back.
+func (m mem) held() uint64 { return m.total - m.released }
+
+// budget is the later stages' memory limit: what the load took, and no
+// less than minBudget.
+func (m mem) budget() int64 { return max(int64(m.held()), minBudget) }
+
+// need is the least limit that leaves the collector its room: three times
+// the live heap, and what is not heap.
+func (m mem) need() int64 { return int64(3*m.live + m.other) }
+
+// keepGC returns a function that stops a compile's tuning and puts the
+// collector's settings back as they are now, for callers that run more
+// than one command in a process (tests).
+func keepGC() (restore func()) {
+	gogc := debug.SetGCPercent(100)
+	debug.SetGCPercent(gogc)
+	limit := debug.SetMemoryLimit(-1)
+	return func() {
+		gcLimit.Lock()
+		defer gcLimit.Unlock()
+		gcLimit.bytes = 0
+		debug.SetGCPercent(gogc)
+		debug.SetMemoryLimit(limit)
+	}
+}
