@@ -32,13 +32,14 @@ const (
 	minBudget = 64 << 20
 )
 
-// gcLimit is the memory limit a compile set, and guards it against the
-// restore of keepGC; zero when no compile is tuning the collector. gen
-// counts compiles, so that an earlier one's callback stops.
-var gcLimit struct {
+// gcTuning guards the collector's settings. gen counts the compiles that
+// tuned it and the commands that put it back, so that a stale hook or
+// callback (a compile a signal abandoned, say) changes nothing. limit is
+// the memory limit the current compile set.
+var gcTuning struct {
 	sync.Mutex
-	bytes int64
 	gen   int
+	limit int64
 }
 
 // tuneGC sets the collector for one compile and returns what
@@ -48,22 +49,28 @@ func tuneGC() (dropped func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
+	g := &gcTuning
+	g.Lock()
+	defer g.Unlock()
+	g.gen++
+	gen := g.gen
 	debug.SetGCPercent(loadGOGC)
 	return func() {
-		gcLimit.Lock()
-		gcLimit.bytes = readMem().budget()
-		gcLimit.gen++
-		gen := gcLimit.gen
-		debug.SetMemoryLimit(gcLimit.bytes)
-		gcLimit.Unlock()
+		g.Lock()
+		defer g.Unlock()
+		if g.gen != gen {
+			return
+		}
+		g.limit = readMem().budget()
+		debug.SetMemoryLimit(g.limit)
 		afterEachGC(func() bool {
-			gcLimit.Lock()
-			defer gcLimit.Unlock()
-			if gcLimit.bytes == 0 || gcLimit.gen != gen {
+			g.Lock()
+			defer g.Unlock()
+			if g.gen != gen {
 				return false
 			}
-			if need := readMem().need(); need > gcLimit.bytes {
-				gcLimit.bytes = need
+			if need := readMem().need(); need > g.limit {
+				g.limit = need
 				debug.SetMemoryLimit(need)
 			}
 			return true
@@ -127,9 +134,9 @@ func keepGC() (restore func()) {
 	debug.SetGCPercent(gogc)
 	limit := debug.SetMemoryLimit(-1)
 	return func() {
-		gcLimit.Lock()
-		defer gcLimit.Unlock()
-		gcLimit.bytes = 0
+		gcTuning.Lock()
+		defer gcTuning.Unlock()
+		gcTuning.gen++
 		debug.SetGCPercent(gogc)
 		debug.SetMemoryLimit(limit)
 	}

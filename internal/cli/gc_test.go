@@ -115,6 +115,20 @@ func TestKeepGCStopsTuning(t *testing.T) {
 	}
 }
 
+// TestDroppedAfterRestore: the hook of a compile that outlived its
+// command (a signal came first) changes nothing.
+func TestDroppedAfterRestore(t *testing.T) {
+	untuned(t)
+	restore := keepGC()
+	gogc, limit := gcNow()
+	dropped := tuneGC()
+	restore()
+	dropped()
+	if g, l := gcNow(); g != gogc || l != limit {
+		t.Errorf("a late hook set GOGC %d, limit %d; want them as the command left them (%d, %d)", g, l, gogc, limit)
+	}
+}
+
 func TestTuneGCLeavesUserSettings(t *testing.T) {
 	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
 		t.Run(env, func(t *testing.T) {
