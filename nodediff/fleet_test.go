@@ -137,9 +137,14 @@ func (f *fleet) instanceTypes(t *testing.T, ctx context.Context, described map[s
 				continue
 			}
 			for _, n := range r.Values {
-				info, _, ok := Info(described, f.res.Catalog[n])
+				info, real, ok := Info(described, f.res.Catalog[n])
 				if !ok {
 					t.Fatalf("%s: NodePool %s: %s: Karpenter's VPC limits lack it", f.name, np.Name, n)
+				}
+				if !real {
+					// EC2 sells every catalog type as spot too; the
+					// assembly knows only on-demand.
+					info.SupportedUsageClasses = []ec2types.UsageClassType{ec2types.UsageClassTypeOnDemand, ec2types.UsageClassTypeSpot}
 				}
 				infos[n] = info
 			}

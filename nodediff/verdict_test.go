@@ -54,7 +54,62 @@ func short(s string) string {
 	return s
 }
 
+// Why each known disagreement occurs (the final report cites the lines).
+const (
+	// Karpenter's nvidia.com/gpu capacity is EC2's GPU count
+	// (instancetype/types.go nvidiaGPUs); the time-slicing or MPS replicas
+	// the device plugin advertises on a sharing pool's nodes are unknown to
+	// it, so a pod asking for more GPUs than the type has gets "no instance
+	// type has enough resources" and Karpenter never launches for it.
+	whySharing = "sharing: Karpenter counts physical GPUs, not the device plugin's replicas"
+	// Karpenter counts a new node as an empty hostname domain
+	// (topologygroup.go domainMinCount: "hostname based topologies always
+	// have a min pod count of zero"), so a DoNotSchedule hostname spread
+	// puts at most maxSkew pods on each NodeClaim; the NodePool's limits
+	// then stop it before it provisions for the workload the nodes hold.
+	whyHostname = "hostname spread: at most maxSkew pods per new NodeClaim, then the NodePool's limits"
+	// A "both" pool is checked as its managed group (nodes.Merge keeps the
+	// first provider's group, FirstTypeOnly), so its Karpenter share is
+	// credited with the first instance type only; the NodePool lists them
+	// all and Karpenter launches any that fits.
+	whyBoth = "both pool: the checker credits its NodePool with the first type only"
+	// Karpenter's capacity counts the type's EFA interfaces
+	// (instancetype/types.go efas) and it launches them when a NodeClaim
+	// requests vpc.amazonaws.com/efa (instance.go getEFACountForInstance);
+	// the checker gives Karpenter pools no EFA (provider/karpenter sets no
+	// Group.EFA).
+	whyEFA = "EFA: Karpenter launches EFA interfaces a pod requests; the checker gives NodePools none"
+	// Karpenter treats preferences as required until a pod fails
+	// (preferences.go Relax), and required anti-affinity and spreads open
+	// a NodeClaim per domain; the checker's pods per node is what the
+	// resources hold.
+	whySpread = "spread or anti-affinity: Karpenter opens more, emptier NodeClaims"
+)
+
 // knownSolve are the disagreements the checker's model has with Karpenter
-// today, each with its reason; the test fails on any other, and on any of
-// these that no longer occurs.
-var knownSolve = []row{}
+// for the default fleets (-solve-fleets 12), each with its reason; the test
+// fails on any other, and on any of these that no longer occurs.
+var knownSolve = []row{
+	{key{"llm-serving", "llm-premium", "h100-serve", "pods per node", "2", "1"}, whySpread},
+	{key{"llm-serving", "llm-premium", "h100-serve", "nodes", "2", "3"}, whySpread},
+	{key{"llm-serving", "llm-tp4", "h100-serve", "pods per node", "2", "1"}, whySpread},
+	{key{"llm-serving", "llm-tp4", "h100-serve", "nodes", "3", "6"}, whySpread},
+	{key{"full seed 2", "class-1", "pool-1", "pods per node", "2", "1"}, whySpread},
+	{key{"full seed 2", "class-1", "pool-1", "nodes", "2", "3"}, whySpread},
+	{key{"full seed 4", "class-2", "pool-0", "pods placed", "8", "4"}, whyHostname},
+	{key{"full seed 4", "class-3", "pool-0", "pods placed", "0", "2"}, whyEFA},
+	{key{"full seed 4", "class-4", "pool-2", "pods placed", "2", "0"}, whySharing},
+	{key{"full seed 5", "class-4", "pool-4", "pods placed", "4", "1"}, whyHostname},
+	{key{"full seed 5", "class-7", "pool-5", "pods placed", "2", "0"}, whySharing},
+	{key{"full seed 6", "class-5", "pool-3", "pods placed", "24", "6"}, whyHostname},
+	{key{"full seed 6", "class-6", "pool-3", "pods per node", "8", "6"}, whySpread},
+	{key{"full seed 6", "class-6", "pool-3", "nodes", "2", "3"}, whySpread},
+	{key{"full seed 6", "class-5", "pool-5", "pods placed", "24", "12"}, whyHostname},
+	{key{"full seed 6", "class-6", "pool-5", "pods per node", "4", "3"}, whySpread},
+	{key{"full seed 6", "class-6", "pool-5", "nodes", "4", "6"}, whySpread},
+	{key{"full seed 7", "class-5", "pool-8", "pods placed", "1", "0"}, whySharing},
+	{key{"full seed 7", "class-7", "pool-8", "pods placed", "1", "0"}, whySharing},
+	{key{"full seed 9", "class-5", "pool-7", "pods placed", "1", "0"}, whySharing},
+	{key{"full seed 12", "class-0", "pool-5", "pods placed", "0", "4"}, whyBoth},
+	{key{"full seed 12", "class-0", "pool-7", "pods placed", "0", "3"}, whyBoth},
+}
