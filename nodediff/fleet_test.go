@@ -63,8 +63,18 @@ func fleetPaths(t *testing.T, generated int) (names, paths []string) {
 	for seed := 1; seed <= generated; seed++ {
 		write(fmt.Sprintf("full seed %d", seed), fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true}))
 	}
+	// Buildable fleets' pools list a family's sizes (several types per
+	// pool), but are managed: launched by Karpenter instead (where it can:
+	// not MIG, not EFA), they are what tells which type Karpenter launches.
 	for seed := 1; seed <= generated/4; seed++ {
-		write(fmt.Sprintf("buildable seed %d", seed), fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Buildable: true}))
+		g := fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Buildable: true})
+		for name, p := range g.Pools {
+			if p.MIG == "" && !p.EFA {
+				p.Provisioner = spec.Karpenter
+				g.Pools[name] = p
+			}
+		}
+		write(fmt.Sprintf("karpenter seed %d", seed), g)
 	}
 	return names, paths
 }

@@ -84,6 +84,11 @@ const (
 	// a NodeClaim per domain; the checker's pods per node is what the
 	// resources hold.
 	whySpread = "spread or anti-affinity: Karpenter opens more, emptier NodeClaims"
+	// EC2 Fleet's lowest-price strategy (instance/types.go) launches the
+	// cheapest of the NodeClaim's options, the types that hold its pods;
+	// the checker credits the type that holds the most pods (place.go),
+	// which a workload smaller than that node does not need.
+	whyCheapest = "type: Fleet launches the cheapest type that holds the NodeClaim's pods"
 )
 
 // knownSolve are the disagreements the checker's model has with Karpenter
@@ -112,4 +117,7 @@ var knownSolve = []row{
 	{key{"full seed 9", "class-5", "pool-7", "pods placed", "1", "0"}, whySharing},
 	{key{"full seed 12", "class-0", "pool-5", "pods placed", "0", "4"}, whyBoth},
 	{key{"full seed 12", "class-0", "pool-7", "pods placed", "0", "3"}, whyBoth},
+	{key{"karpenter seed 3", "class-1", "pool-0", "pods per node", "2", "1"}, whySpread},
+	{key{"karpenter seed 3", "class-1", "pool-0", "nodes", "1", "2"}, whySpread},
+	{key{"karpenter seed 3", "class-6", "pool-4", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
 }
