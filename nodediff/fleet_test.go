@@ -43,7 +43,7 @@ type fleet struct {
 // fleetPaths are the example fleets and generated ones (fleetgen's Full
 // covers Karpenter-only and "both" pools, spot, sharing, Bottlerocket,
 // taints, spreads), as spec files.
-func fleetPaths(t *testing.T, generated int) (names, paths []string) {
+func fleetPaths(t *testing.T, generated, karpenter int) (names, paths []string) {
 	t.Helper()
 	dirs, err := filepath.Glob("../fleets/*")
 	if err != nil || len(dirs) == 0 {
@@ -66,7 +66,7 @@ func fleetPaths(t *testing.T, generated int) (names, paths []string) {
 	// Buildable fleets' pools list a family's sizes (several types per
 	// pool), but are managed: launched by Karpenter instead (where it can:
 	// not MIG, not EFA), they are what tells which type Karpenter launches.
-	for seed := 1; seed <= generated/4; seed++ {
+	for seed := 1; seed <= karpenter; seed++ {
 		g := fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Buildable: true})
 		for name, p := range g.Pools {
 			if p.MIG == "" && !p.EFA {

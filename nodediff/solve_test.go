@@ -12,7 +12,11 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 )
 
-var solveFleets = flag.Int("solve-fleets", 12, "generated Full fleets in TestKarpenterSolve (and a quarter as many Buildable ones); knownSolve is for the default")
+// knownSolve is for the defaults.
+var (
+	solveFleets    = flag.Int("solve-fleets", 12, "generated Full fleets in TestKarpenterSolve")
+	solveKarpenter = flag.Int("solve-karpenter", 12, "generated Buildable fleets, launched by Karpenter, in TestKarpenterSolve")
+)
 
 // verdict is one class × NodePool cell as each side sees it.
 type verdict struct {
@@ -57,7 +61,7 @@ func TestKarpenterSolve(t *testing.T) {
 	}
 	var cells, fits, whole, spot, typed, fleets int
 	var bad []row
-	names, paths := fleetPaths(t, *solveFleets)
+	names, paths := fleetPaths(t, *solveFleets, *solveKarpenter)
 	for i := range paths {
 		f := load(t, names[i], paths[i])
 		if f == nil {

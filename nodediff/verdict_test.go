@@ -89,10 +89,16 @@ const (
 	// the checker credits the type that holds the most pods (place.go),
 	// which a workload smaller than that node does not need.
 	whyCheapest = "type: Fleet launches the cheapest type that holds the NodeClaim's pods"
+	// The release's static prices (pricing/zz_generated.pricing_aws.go)
+	// have none for p5e.48xlarge, sold only as capacity blocks, and an
+	// offering without a price is not available (offering/base_resolver.go),
+	// so Karpenter never launches it on-demand or spot; the checker
+	// credits it.
+	whyUnpriced = "type: Karpenter never launches p5e.48xlarge (no on-demand or spot price)"
 )
 
 // knownSolve are the disagreements the checker's model has with Karpenter
-// for the default fleets (-solve-fleets 12), each with its reason; the test
+// for the default fleets, each with its reason; the test
 // fails on any other, and on any of these that no longer occurs.
 var knownSolve = []row{
 	{key{"llm-serving", "llm-premium", "h100-serve", "pods per node", "2", "1"}, whySpread},
@@ -120,4 +126,33 @@ var knownSolve = []row{
 	{key{"karpenter seed 3", "class-1", "pool-0", "pods per node", "2", "1"}, whySpread},
 	{key{"karpenter seed 3", "class-1", "pool-0", "nodes", "1", "2"}, whySpread},
 	{key{"karpenter seed 3", "class-6", "pool-4", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
+	{key{"karpenter seed 4", "class-0", "pool-0", "pods per node", "2", "1"}, whySpread},
+	{key{"karpenter seed 4", "class-0", "pool-0", "nodes", "1", "2"}, whySpread},
+	{key{"karpenter seed 7", "class-7", "pool-0", "pods per node", "3", "1"}, whySpread},
+	{key{"karpenter seed 7", "class-7", "pool-0", "nodes", "1", "3"}, whySpread},
+	{key{"karpenter seed 7", "class-2", "pool-2", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
+	{key{"karpenter seed 7", "class-4", "pool-2", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
+	{key{"karpenter seed 7", "class-7", "pool-4", "pods per node", "3", "1"}, whySpread},
+	{key{"karpenter seed 7", "class-7", "pool-4", "nodes", "1", "3"}, whySpread},
+	{key{"karpenter seed 7", "class-7", "pool-5", "pods per node", "3", "1"}, whySpread},
+	{key{"karpenter seed 7", "class-7", "pool-5", "nodes", "1", "3"}, whySpread},
+	{key{"karpenter seed 7", "class-2", "pool-8", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
+	{key{"karpenter seed 7", "class-4", "pool-8", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
+	{key{"karpenter seed 7", "class-7", "pool-8", "pods per node", "3", "1"}, whySpread},
+	{key{"karpenter seed 7", "class-7", "pool-8", "nodes", "1", "3"}, whySpread},
+	{key{"karpenter seed 7", "class-7", "pool-8", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
+	{key{"karpenter seed 9", "class-3", "pool-3", "pods per node", "2", "1"}, whySpread},
+	{key{"karpenter seed 9", "class-3", "pool-3", "nodes", "1", "2"}, whySpread},
+	{key{"karpenter seed 10", "class-3", "pool-3", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
+	{key{"karpenter seed 10", "class-6", "pool-3", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
+	{key{"karpenter seed 11", "class-0", "pool-0", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 11", "class-1", "pool-0", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 11", "class-2", "pool-0", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 11", "class-0", "pool-1", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 11", "class-1", "pool-1", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 11", "class-2", "pool-1", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 11", "class-0", "pool-2", "spot options", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 11", "class-1", "pool-2", "spot options", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 11", "class-2", "pool-2", "spot options", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
+	{key{"karpenter seed 12", "class-2", "pool-2", "spot options", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
 }
