@@ -150,7 +150,11 @@ func checker(t *testing.T, f *fleet, c *check.Class, p, sh *check.Pool) verdict 
 	if !cell.Fits {
 		return v
 	}
-	v.scheduled = check.Holds(c, check.NewRow([]check.Cell{cell}), []check.Pool{*sh})
+	row := check.NewRow([]check.Cell{cell})
+	if len(check.KarpenterLaunch(c, row, []check.Pool{*sh})) > 0 {
+		return v // the checker finds that Karpenter launches no node for it
+	}
+	v.scheduled = check.Holds(c, row, []check.Pool{*sh})
 	for _, z := range cell.Zones {
 		v.perNode = max(v.perNode, z.PodsPerNode)
 	}

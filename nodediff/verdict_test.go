@@ -56,12 +56,6 @@ func short(s string) string {
 
 // Why each known disagreement occurs (the final report cites the lines).
 const (
-	// Karpenter's nvidia.com/gpu capacity is EC2's GPU count
-	// (instancetype/types.go nvidiaGPUs); the time-slicing or MPS replicas
-	// the device plugin advertises on a sharing pool's nodes are unknown to
-	// it, so a pod asking for more GPUs than the type has gets "no instance
-	// type has enough resources" and Karpenter never launches for it.
-	whySharing = "sharing: Karpenter counts physical GPUs, not the device plugin's replicas"
 	// Karpenter counts a new node as an empty hostname domain
 	// (topologygroup.go domainMinCount: "hostname based topologies always
 	// have a min pod count of zero"), so a DoNotSchedule hostname spread
@@ -109,18 +103,13 @@ var knownSolve = []row{
 	{key{"full seed 2", "class-1", "pool-1", "nodes", "2", "3"}, whySpread},
 	{key{"full seed 4", "class-2", "pool-0", "pods placed", "8", "4"}, whyHostname},
 	{key{"full seed 4", "class-3", "pool-0", "pods placed", "0", "2"}, whyEFA},
-	{key{"full seed 4", "class-4", "pool-2", "pods placed", "2", "0"}, whySharing},
 	{key{"full seed 5", "class-4", "pool-4", "pods placed", "4", "1"}, whyHostname},
-	{key{"full seed 5", "class-7", "pool-5", "pods placed", "2", "0"}, whySharing},
 	{key{"full seed 6", "class-5", "pool-3", "pods placed", "24", "6"}, whyHostname},
 	{key{"full seed 6", "class-6", "pool-3", "pods per node", "8", "6"}, whySpread},
 	{key{"full seed 6", "class-6", "pool-3", "nodes", "2", "3"}, whySpread},
 	{key{"full seed 6", "class-5", "pool-5", "pods placed", "24", "12"}, whyHostname},
 	{key{"full seed 6", "class-6", "pool-5", "pods per node", "4", "3"}, whySpread},
 	{key{"full seed 6", "class-6", "pool-5", "nodes", "4", "6"}, whySpread},
-	{key{"full seed 7", "class-5", "pool-8", "pods placed", "1", "0"}, whySharing},
-	{key{"full seed 7", "class-7", "pool-8", "pods placed", "1", "0"}, whySharing},
-	{key{"full seed 9", "class-5", "pool-7", "pods placed", "1", "0"}, whySharing},
 	{key{"full seed 12", "class-0", "pool-5", "pods placed", "0", "4"}, whyBoth},
 	{key{"full seed 12", "class-0", "pool-7", "pods placed", "0", "3"}, whyBoth},
 	{key{"karpenter seed 3", "class-1", "pool-0", "pods per node", "2", "1"}, whySpread},

@@ -198,6 +198,7 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 		f = append(f, InterPodAffinity(c, row)...)
 		f = append(f, SpotCheckpoint(c, row, cl.Pools)...)
 		f = append(f, ZoneSpreadNodeGroup(c, row, cl.Pools)...)
+		f = append(f, KarpenterLaunch(c, row, cl.Pools)...)
 		found[i] = append(f, PodTopologySpread(c, row, cl.Pools)...)
 	})
 	byClass := make(map[string]*Row, len(cl.Classes))

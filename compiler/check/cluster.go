@@ -53,6 +53,13 @@ type Pool struct {
 	MixedTypes string
 	// ZoneBlind pools scale up without choosing a zone (nodes.Group).
 	ZoneBlind bool
+	// KarpenterNodes of MaxNodes come only for pods that fit an instance
+	// type as Karpenter computes it (nodes.Group). Where the device plugin
+	// shares GPUs, LaunchGPUs is the most GPUs EC2 gives one of the pool's
+	// types, all that Karpenter counts (KarpenterLaunch check), and
+	// Replicas what each is shared as.
+	KarpenterNodes       int32
+	LaunchGPUs, Replicas int64
 	// Live pools hold a running cluster's nodes, each once (FromLive).
 	Live bool
 }
@@ -165,6 +172,10 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 		}
 		replicas, p.MPS = s.Replicas, s.MPS
 	}
+	p.KarpenterNodes = ng.KarpenterNodes
+	if replicas > 1 {
+		p.Replicas = replicas
+	}
 	for _, it := range ng.Launched() {
 		in, ok := cat[it]
 		if !ok {
@@ -172,6 +183,9 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 		}
 		if _, ok := catalog.MIGLayout(in.GPU, layout); layout != "" && !ok {
 			return p, fmt.Errorf("check: node group %s: instance type %s has no MIG layout %q", ng.Pool, it, layout)
+		}
+		if in.GPU != nil && p.Replicas > 1 {
+			p.LaunchGPUs = max(p.LaunchGPUs, in.GPU.Count)
 		}
 		for _, zone := range ng.Zones {
 			if p.NodesInZone(zone) == 0 {

@@ -31,6 +31,7 @@ const (
 	IDSchedulerVersion    ID = "SchedulerVersion"
 	IDSpotCheckpoint      ID = "SpotCheckpoint"
 	IDZoneSpreadNodeGroup ID = "ZoneSpreadNodeGroup"
+	IDKarpenterLaunch     ID = "KarpenterLaunch"
 )
 
 // Check describes one check.
@@ -57,6 +58,7 @@ var Registry = []Check{
 	{IDDevicePlugin, Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
 	{IDEFADevicePlugin, Error, false, "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
 	{IDZoneSpreadNodeGroup, Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
+	{IDKarpenterLaunch, Error, false, "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
 	{IDMixedTypes, Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
 	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDSchedulerVersion, Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},

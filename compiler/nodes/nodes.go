@@ -47,6 +47,11 @@ type Group struct {
 	// EFA groups attach EFA interfaces, which the EFA device plugin
 	// (installed with them) advertises.
 	EFA bool
+	// KarpenterNodes are the nodes of MaxNodes that Karpenter launches: all
+	// of a Karpenter group's, a "both" pool's share once merged. They exist
+	// only once a pending pod fits one of the instance types as Karpenter
+	// computes it.
+	KarpenterNodes int32
 	// ZoneBlind groups are one Auto Scaling group over several zones,
 	// scaled by cluster-autoscaler, which cannot choose the zone a new node
 	// launches in. Karpenter launches in the zone a pending pod needs.
@@ -97,6 +102,7 @@ func Merge(byProvider ...[]Group) ([]Group, error) {
 				return nil, fmt.Errorf("pool %s: %s and %s disagree: %w", g.Pool, out[i].Source, g.Source, err)
 			}
 			out[i].MaxNodes += g.MaxNodes
+			out[i].KarpenterNodes += g.KarpenterNodes
 			out[i].ZoneBlind = out[i].ZoneBlind && g.ZoneBlind
 		}
 	}
@@ -120,6 +126,7 @@ func zoneSplit(into *Group, g Group) error {
 	}
 	into.Zones = append(slices.Clone(into.Zones), g.Zones...)
 	into.MaxNodes += g.MaxNodes
+	into.KarpenterNodes += g.KarpenterNodes
 	into.ZoneBlind = into.ZoneBlind || g.ZoneBlind
 	return nil
 }

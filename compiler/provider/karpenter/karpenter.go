@@ -88,7 +88,7 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("NodePool %s: annotation %s: want the pool's max nodes, got %q", np.Name, keys.AnnotationMaxNodes, np.Annotations[keys.AnnotationMaxNodes])
 		}
-		g.MaxNodes = int32(n)
+		g.MaxNodes, g.KarpenterNodes = int32(n), int32(n)
 		if len(g.InstanceTypes) == 0 || len(g.Zones) == 0 {
 			return nil, fmt.Errorf("NodePool %s: needs In requirements on %s and %s", np.Name, keys.LabelInstanceType, keys.LabelZone)
 		}
