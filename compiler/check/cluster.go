@@ -55,6 +55,11 @@ type Pool struct {
 	ZoneBlind bool
 	// Live pools hold a running cluster's nodes, each once (FromLive).
 	Live bool
+	// Unpriced are the listed types Karpenter has no price for in
+	// PriceRegion, so never launches and the pool has no nodes of
+	// (KarpenterUnpriced).
+	Unpriced    []string
+	PriceRegion string
 }
 
 // NodesInZone is how many of the pool's nodes run in zone: the auto scaling
@@ -166,6 +171,10 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 		replicas, p.MPS = s.Replicas, s.MPS
 	}
 	for _, it := range ng.Launched() {
+		if catalog.Unpriced(ng.PriceRegion, it) {
+			p.Unpriced, p.PriceRegion = append(p.Unpriced, it), ng.PriceRegion
+			continue
+		}
 		in, ok := cat[it]
 		if !ok {
 			return p, fmt.Errorf("check: node group %s: unknown instance type %q", ng.Pool, it)
