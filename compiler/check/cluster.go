@@ -55,11 +55,9 @@ type Pool struct {
 	ZoneBlind bool
 	// Live pools hold a running cluster's nodes, each once (FromLive).
 	Live bool
-	// Unpriced are the listed types Karpenter has no price for in
-	// PriceRegion, so never launches and the pool has no nodes of
-	// (KarpenterUnpriced).
-	Unpriced    []string
-	PriceRegion string
+	// Unpriced are the listed types Karpenter never launches, which the
+	// pool has no nodes of (KarpenterUnpriced); nil if none.
+	Unpriced *Unpriced
 }
 
 // NodesInZone is how many of the pool's nodes run in zone: the auto scaling
@@ -170,9 +168,9 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 		}
 		replicas, p.MPS = s.Replicas, s.MPS
 	}
+	p.Unpriced = unpriced(ng)
 	for _, it := range ng.Launched() {
-		if catalog.Unpriced(ng.PriceRegion, it) {
-			p.Unpriced, p.PriceRegion = append(p.Unpriced, it), ng.PriceRegion
+		if p.Unpriced.has(it) {
 			continue
 		}
 		in, ok := cat[it]

@@ -2,7 +2,11 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
 )
 
 // Karpenter makes an offering without a price unavailable
@@ -15,30 +19,53 @@ import (
 const (
 	reasonKarpenterUnpricedAll = "pool %s's NodePool lists only instance types Karpenter has no price for in %s (%s): an offering without a price is not available, so no instance type has the required offering and Karpenter never launches a node for the pool; list a type sold on-demand or spot there"
 	reasonKarpenterUnpriced    = "pool %s's NodePool lists instance types Karpenter has no price for in %s (%s): an offering without a price is not available, so Karpenter never launches them; the checker credits only %s"
+	// ErrReasonNoOffering is Karpenter's word for a pending pod when its
+	// NodePool has no available offering: the pool of such a NodePool
+	// refuses every class with it.
+	ErrReasonNoOffering = "no instance type has the required offering"
 )
 
-// KarpenterUnpriced reports the Karpenter pools whose listed types
-// Karpenter never launches: an error when none is left, else a warning.
+// Unpriced are the types a Karpenter pool lists that Karpenter has no
+// price for in Region (Types), and those it launches (Priced).
+type Unpriced struct {
+	Region        string
+	Types, Priced []string
+}
+
+// unpriced splits a Karpenter group's types, or is nil when none is
+// unpriced (or the group is not Karpenter's: no PriceRegion).
+func unpriced(ng nodes.Group) *Unpriced {
+	u := &Unpriced{Region: ng.PriceRegion}
+	for _, it := range ng.Launched() {
+		if catalog.Unpriced(ng.PriceRegion, it) {
+			u.Types = append(u.Types, it)
+		} else {
+			u.Priced = append(u.Priced, it)
+		}
+	}
+	if len(u.Types) == 0 {
+		return nil
+	}
+	return u
+}
+
+func (u *Unpriced) has(it string) bool { return u != nil && slices.Contains(u.Types, it) }
+
+// KarpenterUnpriced reports the Karpenter pools with types Karpenter never
+// launches: an error when no type is left, else a warning.
 func KarpenterUnpriced(cl *Cluster) []Finding {
 	var out []Finding
 	for _, p := range cl.Pools {
-		if len(p.Unpriced) == 0 {
+		u := p.Unpriced
+		if u == nil {
 			continue
 		}
-		unpriced := strings.Join(p.Unpriced, ", ")
-		if len(p.Nodes) == 0 {
-			out = append(out, Finding{Severity: Error, Check: IDKarpenterUnpriced, Pool: p.Name,
-				Message: fmt.Sprintf(reasonKarpenterUnpricedAll, p.Name, p.PriceRegion, unpriced)})
-			continue
+		f := Finding{Severity: Warning, Check: IDKarpenterUnpriced, Pool: p.Name,
+			Message: fmt.Sprintf(reasonKarpenterUnpriced, p.Name, u.Region, strings.Join(u.Types, ", "), strings.Join(u.Priced, ", "))}
+		if len(u.Priced) == 0 {
+			f.Severity, f.Message = Error, fmt.Sprintf(reasonKarpenterUnpricedAll, p.Name, u.Region, strings.Join(u.Types, ", "))
 		}
-		var credited []string
-		for _, n := range p.Nodes {
-			if len(credited) == 0 || credited[len(credited)-1] != n.InstanceType {
-				credited = append(credited, n.InstanceType)
-			}
-		}
-		out = append(out, Finding{Severity: Warning, Check: IDKarpenterUnpriced, Pool: p.Name,
-			Message: fmt.Sprintf(reasonKarpenterUnpriced, p.Name, p.PriceRegion, unpriced, strings.Join(credited, ", "))})
+		out = append(out, f)
 	}
 	return out
 }

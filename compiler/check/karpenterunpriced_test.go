@@ -1,8 +1,11 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
@@ -45,6 +48,12 @@ func TestKarpenterUnpriced(t *testing.T) {
 			}
 			if strings.Join(credited, ",") != strings.Join(tc.credit, ",") {
 				t.Errorf("nodes of %v, want %v", credited, tc.credit)
+			}
+			// A pool left with no type refuses every class, in Karpenter's words.
+			c := &Class{Name: "c", Pod: &corev1.Pod{}}
+			c.Info = NewPodInfo(c.Pod)
+			if cell := Evaluate(c, &p); len(tc.credit) == 0 && (cell.Fits || !slices.Equal(cell.Reasons, []string{ErrReasonNoOffering})) {
+				t.Errorf("cell %+v, want refused: %s", cell, ErrReasonNoOffering)
 			}
 			f := KarpenterUnpriced(&Cluster{Pools: []Pool{p}})
 			switch {
