@@ -55,8 +55,7 @@ type Pool struct {
 	ZoneBlind bool
 	// Live pools hold a running cluster's nodes, each once (FromLive).
 	Live bool
-	// Unpriced are the listed types Karpenter never launches, which the
-	// pool has no nodes of (KarpenterUnpriced); nil if none.
+	// Unpriced are listed types Karpenter never launches (KarpenterUnpriced).
 	Unpriced *Unpriced
 }
 
