@@ -83,12 +83,6 @@ const (
 	// the checker credits the type that holds the most pods (place.go),
 	// which a workload smaller than that node does not need.
 	whyCheapest = "type: Fleet launches the cheapest type that holds the NodeClaim's pods"
-	// The release's static prices (pricing/zz_generated.pricing_aws.go)
-	// have none for p5e.48xlarge, sold only as capacity blocks, and an
-	// offering without a price is not available (offering/base_resolver.go),
-	// so Karpenter never launches it on-demand or spot; the checker
-	// credits it.
-	whyUnpriced = "type: Karpenter never launches p5e.48xlarge (no on-demand or spot price)"
 )
 
 // knownSolve are the disagreements the checker's model has with Karpenter
@@ -134,14 +128,4 @@ var knownSolve = []row{
 	{key{"karpenter seed 9", "class-3", "pool-3", "nodes", "1", "2"}, whySpread},
 	{key{"karpenter seed 10", "class-3", "pool-3", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
 	{key{"karpenter seed 10", "class-6", "pool-3", "type", "m7i.2xlarge", "m7i.xlarge"}, whyCheapest},
-	{key{"karpenter seed 11", "class-0", "pool-0", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 11", "class-1", "pool-0", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 11", "class-2", "pool-0", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 11", "class-0", "pool-1", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 11", "class-1", "pool-1", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 11", "class-2", "pool-1", "type", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 11", "class-0", "pool-2", "spot options", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 11", "class-1", "pool-2", "spot options", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 11", "class-2", "pool-2", "spot options", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
-	{key{"karpenter seed 12", "class-2", "pool-2", "spot options", "p5e.48xlarge", "p5en.48xlarge"}, whyUnpriced},
 }

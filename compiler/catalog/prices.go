@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -22,6 +23,24 @@ func PriceRegions() []string { return spec.Keys(onDemandUSD) }
 // HasPrices reports whether the built-in table has on-demand prices for
 // region.
 func HasPrices(region string) bool { _, ok := onDemandUSD[region]; return ok }
+
+// Unpriced reports whether karpenter-provider-aws's static prices for
+// region lack the built-in instanceType. Karpenter makes an offering
+// without a price unavailable (offering/base_resolver.go), and seeds its
+// spot prices from these, so it never launches the type. False where the
+// table does not cover region (Karpenter fetches live prices there), and
+// for types the spec adds, which the table never holds; spec prices do
+// not count, since Karpenter does not see them.
+func Unpriced(region, instanceType string) bool {
+	table, ok := onDemandUSD[region]
+	if !ok {
+		return false
+	}
+	if _, ok := table[instanceType]; ok {
+		return false
+	}
+	return slices.ContainsFunc(builtin, func(r row) bool { return r.Name == instanceType })
+}
 
 // Prices are a fleet's hourly prices: on-demand from the built-in table
 // (karpenter-provider-aws's static prices) for the spec's prices.region or

@@ -65,3 +65,22 @@ func TestPricesCoverCatalog(t *testing.T) {
 		t.Errorf("Source = %q", got)
 	}
 }
+
+// Unpriced is what Karpenter's static prices lack: judged only for
+// built-in types in a region the table covers.
+func TestUnpriced(t *testing.T) {
+	for _, tc := range []struct {
+		region, it string
+		want       bool
+	}{
+		{"us-east-1", "p5e.48xlarge", true}, // capacity blocks only
+		{"us-east-1", "p5en.48xlarge", false},
+		{"us-gov-west-1", "p5.48xlarge", false},
+		{"us-west-2", "p5e.48xlarge", false}, // not covered: Karpenter fetches live prices
+		{"us-east-1", "x9.huge", false},      // the spec's own type: the table never holds it
+	} {
+		if got := Unpriced(tc.region, tc.it); got != tc.want {
+			t.Errorf("Unpriced(%s, %s) = %v, want %v", tc.region, tc.it, got, tc.want)
+		}
+	}
+}

@@ -211,6 +211,7 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 	r.Findings = append(r.Findings, DevicePlugin(cl)...)
 	r.Findings = append(r.Findings, EFADevicePlugin(cl)...)
 	r.Findings = append(r.Findings, MixedTypes(cl)...)
+	r.Findings = append(r.Findings, KarpenterUnpriced(cl)...)
 	r.Findings = append(r.Findings, Deny(cl, byClass, in)...)
 	quota, commits := Quota(cl, in)
 	r.Findings = append(r.Findings, quota...)

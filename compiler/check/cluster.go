@@ -62,6 +62,8 @@ type Pool struct {
 	LaunchGPUs, Replicas int64
 	// Live pools hold a running cluster's nodes, each once (FromLive).
 	Live bool
+	// Unpriced are listed types Karpenter never launches (KarpenterUnpriced).
+	Unpriced *Unpriced
 }
 
 // NodesInZone is how many of the pool's nodes run in zone: the auto scaling
@@ -162,7 +164,7 @@ func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*Cluster
 // device plugin advertises under the node's labels: replicas from the
 // device plugin ConfigMap entry the label names, MIG slices from the layout.
 func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplugin.Profile) (Pool, error) {
-	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, HostDevicePlugin: ng.HostDevicePlugin, MixedTypes: mixedTypes(ng, cat), ZoneBlind: ng.ZoneBlind}
+	p := Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, HostDevicePlugin: ng.HostDevicePlugin, MixedTypes: mixedTypes(ng, cat), ZoneBlind: ng.ZoneBlind, Unpriced: unpriced(ng)}
 	nodeLabels := ng.NodeLabels()
 	replicas, layout := int64(1), nodeLabels[keys.LabelMIGConfig]
 	if profile, ok := nodeLabels[keys.LabelDevicePluginConfig]; ok {
@@ -177,6 +179,9 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 		p.Replicas = replicas
 	}
 	for _, it := range ng.Launched() {
+		if p.Unpriced.has(it) {
+			continue
+		}
 		in, ok := cat[it]
 		if !ok {
 			return p, fmt.Errorf("check: node group %s: unknown instance type %q", ng.Pool, it)

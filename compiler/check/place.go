@@ -127,6 +127,8 @@ func evaluate(c *Class, p *Pool, explain bool, w *worker) Cell {
 	}
 	if len(p.Nodes) == 0 && p.Live {
 		reasons = append(reasons, ErrReasonNoNodes)
+	} else if len(p.Nodes) == 0 && p.Unpriced != nil {
+		reasons = append(reasons, ErrReasonNoOffering)
 	}
 	if !cell.Fits {
 		sort.Strings(reasons)

@@ -28,6 +28,7 @@ const (
 	IDDevicePlugin        ID = "DevicePlugin"
 	IDEFADevicePlugin     ID = "EFADevicePlugin"
 	IDMixedTypes          ID = "MixedTypes"
+	IDKarpenterUnpriced   ID = "KarpenterUnpriced"
 	IDSchedulerVersion    ID = "SchedulerVersion"
 	IDSpotCheckpoint      ID = "SpotCheckpoint"
 	IDZoneSpreadNodeGroup ID = "ZoneSpreadNodeGroup"
@@ -60,6 +61,7 @@ var Registry = []Check{
 	{IDZoneSpreadNodeGroup, Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
 	{IDKarpenterLaunch, Error, false, "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
 	{IDMixedTypes, Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
+	{IDKarpenterUnpriced, Error, false, "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
 	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDSchedulerVersion, Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},
 	{IDSpotCheckpoint, Warning, false, "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},

@@ -56,6 +56,9 @@ type Group struct {
 	// scaled by cluster-autoscaler, which cannot choose the zone a new node
 	// launches in. Karpenter launches in the zone a pending pod needs.
 	ZoneBlind bool
+	// PriceRegion, set on Karpenter's groups, is the region it prices the
+	// types in: it launches none it has no price for there.
+	PriceRegion string
 }
 
 // Launched are the instance types the group's nodes are of, as the

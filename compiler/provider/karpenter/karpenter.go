@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"fmt"
+	"regexp"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -92,7 +93,12 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 		if len(g.InstanceTypes) == 0 || len(g.Zones) == 0 {
 			return nil, fmt.Errorf("NodePool %s: needs In requirements on %s and %s", np.Name, keys.LabelInstanceType, keys.LabelZone)
 		}
+		g.PriceRegion = regionOf.FindString(g.Zones[0])
 		groups = append(groups, g)
 	}
 	return groups, nil
 }
+
+// regionOf finds a zone's region (validate holds zones to the cluster's):
+// us-east-1 of us-east-1a, us-west-2 of the Local Zone us-west-2-lax-1a.
+var regionOf = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+`)

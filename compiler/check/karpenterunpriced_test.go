@@ -1,0 +1,67 @@
+package check
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// A Karpenter pool is credited only the types Karpenter has a price for in
+// the cluster's region: an error when none is left, a warning when some
+// are dropped, nothing where the catalog lacks the region's prices, for a
+// managed group, or for a type the spec adds.
+func TestKarpenterUnpriced(t *testing.T) {
+	cat := catalog.New(map[string]spec.InstanceType{"x9.huge": {VCPU: 8, MemoryGiB: 32, MaxPods: 58}})
+	for _, tc := range []struct {
+		name     string
+		types    []string
+		region   string // the group's PriceRegion: "" for a managed group
+		managed  bool
+		severity string // "" for no finding
+		want     string
+		credit   []string
+	}{
+		{"only unpriced", []string{"p5e.48xlarge"}, "us-east-1", false, Error,
+			"pool p's NodePool lists only instance types Karpenter has no price for in us-east-1 (p5e.48xlarge): an offering without a price is not available, so no instance type has the required offering", nil},
+		{"one unpriced of two", []string{"p5e.48xlarge", "p5en.48xlarge"}, "us-east-1", false, Warning,
+			"pool p's NodePool lists instance types Karpenter has no price for in us-east-1 (p5e.48xlarge): an offering without a price is not available, so Karpenter never launches them; the checker credits only p5en.48xlarge", []string{"p5en.48xlarge"}},
+		{"all priced", []string{"p5en.48xlarge", "p5.48xlarge"}, "us-east-1", false, "", "", []string{"p5en.48xlarge", "p5.48xlarge"}},
+		{"region without built-in prices", []string{"p5e.48xlarge"}, "us-west-2", false, "", "", []string{"p5e.48xlarge"}},
+		{"managed group", []string{"p5e.48xlarge"}, "", true, "", "", []string{"p5e.48xlarge"}},
+		{"the spec's own type", []string{"x9.huge"}, "us-east-1", false, "", "", []string{"x9.huge"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := nodes.Group{Pool: "p", InstanceTypes: tc.types, Zones: []string{"z"}, MaxNodes: 1, FirstTypeOnly: tc.managed, PriceRegion: tc.region}
+			p, err := poolFrom(g, cat, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var credited []string
+			for _, n := range p.Nodes {
+				credited = append(credited, n.InstanceType)
+			}
+			if strings.Join(credited, ",") != strings.Join(tc.credit, ",") {
+				t.Errorf("nodes of %v, want %v", credited, tc.credit)
+			}
+			// A pool left with no type refuses every class, in Karpenter's words.
+			c := &Class{Name: "c", Pod: &corev1.Pod{}}
+			c.Info = NewPodInfo(c.Pod)
+			if cell := Evaluate(c, &p); len(tc.credit) == 0 && (cell.Fits || !slices.Equal(cell.Reasons, []string{ErrReasonNoOffering})) {
+				t.Errorf("cell %+v, want refused: %s", cell, ErrReasonNoOffering)
+			}
+			f := KarpenterUnpriced(&Cluster{Pools: []Pool{p}})
+			switch {
+			case tc.severity == "" && len(f) > 0:
+				t.Errorf("unexpected %+v", f)
+			case tc.severity != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Severity != tc.severity || f[0].Pool != "p" || f[0].Check != IDKarpenterUnpriced):
+				t.Errorf("findings %+v, want a %s containing %q", f, tc.severity, tc.want)
+			}
+		})
+	}
+}
