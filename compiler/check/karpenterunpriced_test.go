@@ -42,12 +42,8 @@ func TestKarpenterUnpriced(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var credited []string
-			for _, n := range p.Nodes {
-				credited = append(credited, n.InstanceType)
-			}
-			if strings.Join(credited, ",") != strings.Join(tc.credit, ",") {
-				t.Errorf("nodes of %v, want %v", credited, tc.credit)
+			if got := nodeTypes(p); !slices.Equal(got, tc.credit) {
+				t.Errorf("nodes of %v, want %v", got, tc.credit)
 			}
 			// A pool left with no type refuses every class, in Karpenter's words.
 			c := &Class{Name: "c", Pod: &corev1.Pod{}}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,12 +36,8 @@ func TestMixedTypes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var credited []string
-			for _, n := range p.Nodes {
-				credited = append(credited, n.InstanceType)
-			}
-			if strings.Join(credited, ",") != strings.Join(tc.credit, ",") {
-				t.Errorf("nodes of %v, want %v", credited, tc.credit)
+			if got := nodeTypes(p); !slices.Equal(got, tc.credit) {
+				t.Errorf("nodes of %v, want %v", got, tc.credit)
 			}
 			f := MixedTypes(&Cluster{Pools: []Pool{p}})
 			switch {
@@ -51,4 +48,13 @@ func TestMixedTypes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nodeTypes are the instance types of p's nodes, in order.
+func nodeTypes(p Pool) []string {
+	var out []string
+	for _, n := range p.Nodes {
+		out = append(out, n.InstanceType)
+	}
+	return out
 }
