@@ -15,7 +15,7 @@ import (
 // but Karpenter never launches that node. nodediff's TestKarpenterSolve
 // holds this to Karpenter's own scheduler.
 const (
-	reasonKarpenterLaunch = "class %s requests %s %s per pod, more than the %d GPU(s) of any of pool %s's instance types: the pool shares each GPU as %d (%s), which Karpenter does not count, so %s (Karpenter: \"no instance type has enough resources\"); request at most %d"
+	reasonKarpenterLaunch = "class %s requests %s %s per pod, more than the %d GPU(s) of any of pool %s's instance types: the pool shares each GPU as %d (%s), which Karpenter does not count, so %s (Karpenter: \"no instance type has enough resources\"); request at most %d, or set the pool's provisioner to \"managed\", whose node group's tags tell cluster-autoscaler the shared GPUs"
 	// A Karpenter pool: no node ever comes.
 	launchNever = "it never launches a node for these pods, which stay Pending"
 	// A "both" pool: the managed node group's nodes hold the pods, but the
