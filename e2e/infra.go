@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/provider/eks"
@@ -136,6 +137,11 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 		if err != nil {
 			return "", nil, err
 		}
+		// Karpenter never launches a type it has no price for (an offering
+		// without one is unavailable): catalog.Unpriced, which make
+		// test-nodes holds to Karpenter's own offering resolver. A NodePool
+		// left with none launches no nodes (nodes.go), whatever its max.
+		p.types = slices.DeleteFunc(p.types, func(it string) bool { return catalog.Unpriced(cfg.Metadata.Region, it) })
 		if seen[p.name] {
 			p.prefix = p.name + "-karpenter"
 		}

@@ -42,6 +42,9 @@ type nodeSet struct {
 func (fr *fleetRun) fullSize(class string) nodeSet {
 	s := nodeSet{poolOf: map[string]string{}, typeOf: map[string]string{}}
 	for _, p := range fr.infra {
+		if len(p.types) == 0 {
+			continue // a NodePool Karpenter launches nothing from (infra.go)
+		}
 		typ := p.types[0]
 		if cell := fr.res.Report.Cell(class, p.name); p.karpenter && cell != nil && slices.Contains(p.types, cell.Type) {
 			typ = cell.Type
