@@ -59,9 +59,14 @@ func TestEndToEnd(t *testing.T) {
 	}
 	defer cp.Stop()
 	failed := true
+	rec := &recap{}
 	defer func() {
 		if failed || t.Failed() {
 			t.Logf("control-plane logs:\n%s", cp.Logs(60))
+		}
+		// Last, so that the end of a CI log says what failed.
+		if r := rec.String(); r != "" {
+			t.Logf("the fleets' failures, again:\n%s", r)
 		}
 	}()
 	a, err := cp.Applier()
@@ -95,7 +100,7 @@ func TestEndToEnd(t *testing.T) {
 	st := &Stats{ByController: map[string]int{}}
 	for _, fc := range append(fleets, broken...) {
 		t.Run(fc.name, func(t *testing.T) {
-			runFleet(t, ctx, cp, a, def, kq, fc, st)
+			runFleet(&fleetT{TB: t, fleet: fc.name, rec: rec}, ctx, cp, a, def, kq, fc, st)
 		})
 	}
 	failed = false
@@ -103,7 +108,7 @@ func TestEndToEnd(t *testing.T) {
 		st.Fleets, st.Objects, st.Classes, st.ByController[keys.KindDeployment], st.ByController[keys.KindStatefulSet], st.ByController[keys.KindJob], st.Held, st.Placed, st.Refused, st.Forbidden, st.Probes, st.Queued, st.Admitted, st.Queued-st.Admitted, st.JobPods, st.JobPodsBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.EFANodes, st.DriftNodes, st.Evictions)
 }
 
-func runFleet(t *testing.T, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
+func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
 	res, err := compiler.Compile([]string{fc.path})
 	if err != nil {
 		t.Fatal(err)

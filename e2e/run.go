@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,7 +42,7 @@ type Stats struct {
 
 // fleetRun is one fleet on the control plane.
 type fleetRun struct {
-	t       *testing.T
+	t       *fleetT
 	ctx     context.Context
 	cp      *ControlPlane
 	a       *Applier
