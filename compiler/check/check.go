@@ -199,6 +199,7 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 		f = append(f, SpotCheckpoint(c, row, cl.Pools)...)
 		f = append(f, ZoneSpreadNodeGroup(c, row, cl.Pools)...)
 		f = append(f, KarpenterLaunch(c, row, cl.Pools)...)
+		f = append(f, DevicePluginAllocate(c, row, cl.Pools)...)
 		found[i] = append(f, PodTopologySpread(c, row, cl.Pools)...)
 	})
 	byClass := make(map[string]*Row, len(cl.Classes))

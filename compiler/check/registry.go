@@ -6,33 +6,34 @@ type ID string
 
 // The checks, one file each (the Kueue checks share kueue.go).
 const (
-	IDLands               ID = "Lands"
-	IDGang                ID = "Gang"
-	IDCapacity            ID = "Capacity"
-	IDInterPodAffinity    ID = "InterPodAffinity"
-	IDPodTopologySpread   ID = "PodTopologySpread"
-	IDCPUOnGPU            ID = "CPUOnGPU"
-	IDOnDemandOnSpot      ID = "OnDemandOnSpot"
-	IDDedicated           ID = "Dedicated"
-	IDQuotaFit            ID = "QuotaFit"
-	IDPriorityOrder       ID = "PriorityOrder"
-	IDKueueFlavor         ID = "KueueFlavor"
-	IDKueueOrder          ID = "KueueOrder"
-	IDKueueQuota          ID = "KueueQuota"
-	IDKueueCovered        ID = "KueueCovered"
-	IDKueueLimits         ID = "KueueLimits"
-	IDKueueGang           ID = "KueueGang"
-	IDKueueBorrow         ID = "KueueBorrow"
-	IDKueueResourceQuota  ID = "KueueResourceQuota"
-	IDKueuePriorityQuota  ID = "KueuePriorityQuota"
-	IDDevicePlugin        ID = "DevicePlugin"
-	IDEFADevicePlugin     ID = "EFADevicePlugin"
-	IDMixedTypes          ID = "MixedTypes"
-	IDKarpenterUnpriced   ID = "KarpenterUnpriced"
-	IDSchedulerVersion    ID = "SchedulerVersion"
-	IDSpotCheckpoint      ID = "SpotCheckpoint"
-	IDZoneSpreadNodeGroup ID = "ZoneSpreadNodeGroup"
-	IDKarpenterLaunch     ID = "KarpenterLaunch"
+	IDLands                ID = "Lands"
+	IDGang                 ID = "Gang"
+	IDCapacity             ID = "Capacity"
+	IDInterPodAffinity     ID = "InterPodAffinity"
+	IDPodTopologySpread    ID = "PodTopologySpread"
+	IDCPUOnGPU             ID = "CPUOnGPU"
+	IDOnDemandOnSpot       ID = "OnDemandOnSpot"
+	IDDedicated            ID = "Dedicated"
+	IDQuotaFit             ID = "QuotaFit"
+	IDPriorityOrder        ID = "PriorityOrder"
+	IDKueueFlavor          ID = "KueueFlavor"
+	IDKueueOrder           ID = "KueueOrder"
+	IDKueueQuota           ID = "KueueQuota"
+	IDKueueCovered         ID = "KueueCovered"
+	IDKueueLimits          ID = "KueueLimits"
+	IDKueueGang            ID = "KueueGang"
+	IDKueueBorrow          ID = "KueueBorrow"
+	IDKueueResourceQuota   ID = "KueueResourceQuota"
+	IDKueuePriorityQuota   ID = "KueuePriorityQuota"
+	IDDevicePlugin         ID = "DevicePlugin"
+	IDEFADevicePlugin      ID = "EFADevicePlugin"
+	IDMixedTypes           ID = "MixedTypes"
+	IDKarpenterUnpriced    ID = "KarpenterUnpriced"
+	IDSchedulerVersion     ID = "SchedulerVersion"
+	IDSpotCheckpoint       ID = "SpotCheckpoint"
+	IDZoneSpreadNodeGroup  ID = "ZoneSpreadNodeGroup"
+	IDKarpenterLaunch      ID = "KarpenterLaunch"
+	IDDevicePluginAllocate ID = "DevicePluginAllocate"
 )
 
 // Check describes one check.
@@ -57,6 +58,7 @@ var Registry = []Check{
 	{IDOnDemandOnSpot, Error, true, "no on-demand class can land on a spot pool"},
 	{IDDedicated, Error, true, "no class lands on a pool dedicated to others"},
 	{IDDevicePlugin, Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
+	{IDDevicePluginAllocate, Error, false, "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
 	{IDEFADevicePlugin, Error, false, "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
 	{IDZoneSpreadNodeGroup, Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
 	{IDKarpenterLaunch, Error, false, "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
