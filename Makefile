@@ -49,6 +49,16 @@ test-kueue: ## Differential test against Kueue v0.19.2's own flavor assigner (ne
 test-nodes: ## Hold the instance catalog to karpenter-provider-aws v1.15.1's EC2 data and instance-type computation (nested module; first build takes minutes)
 	set -o pipefail; export GOTOOLCHAIN=auto; cd nodediff && $(GO) vet ./... && $(GO) test ./... -v -count=1 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (RUN|PAUSE|CONT)'
 
+# The test runs inside the NVIDIA device plugin's own main package: the
+# script copies the pinned module (verified against third_party/upstream's
+# go.sum) into devicediff/.upstream and overlays devicediff/testdata there.
+DEVICEDIFF_TEST := github.com/NVIDIA/k8s-device-plugin/cmd/nvidia-device-plugin
+
+.PHONY: test-deviceplugin
+test-deviceplugin: ## Hold the GPUs nodes advertise and DevicePluginAllocate to the NVIDIA device plugin v0.18.0's own code (nested module)
+	scripts/devicediff-upstream.sh
+	set -o pipefail; cd devicediff && $(GO) vet . && $(GO) test -overlay .upstream/overlay.json $(DEVICEDIFF_TEST) -v -count=1 -args -repo=$(CURDIR) 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (RUN|PAUSE|CONT)'
+
 E2E_BIN ?= e2e/.bin
 
 .PHONY: e2e
