@@ -18,7 +18,7 @@ import (
 // A clone has nothing beside it, so nothing committed may point there.
 func TestSelfContained(t *testing.T) {
 	outside := []string{"../" + "shared", "DESIGN" + ".md"}
-	skip := map[string]bool{".git": true, "out": true, "bin": true, ".cache": true, ".bin": true}
+	skip := map[string]bool{".git": true, "out": true, "bin": true, ".cache": true, ".bin": true, ".upstream": true}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
