@@ -1,12 +1,9 @@
 package check_test
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // allocateFleet shares 4-GPU L4 nodes through MPS and time-slicing, beside
@@ -30,22 +27,7 @@ tenants: t: {namespaces: ["t"], classes: ["one", "two", "wide", "whole"]}
 `
 
 func TestDevicePluginAllocate(t *testing.T) {
-	f := testfleet.Write(t, allocateFleet)
-	res, err := compiler.Compile([]string{f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := map[[2]string]string{}
-	for _, fd := range res.Report.Findings {
-		if fd.Check == check.IDDevicePluginAllocate {
-			found[[2]string{fd.Class, fd.Pool}] = fd.Message
-		}
-	}
-	for _, tc := range []struct {
-		class, pool string
-		// want is a part of the message; "" for no finding.
-		want string
-	}{
+	checkCells(t, allocateFleet, check.IDDevicePluginAllocate, []cellCase{
 		{"two", "mps", `class two requests 2 nvidia.com/gpu in container main on pool mps, which shares each GPU as 2 MPS replicas: kube-scheduler binds the pod, but the NVIDIA device plugin refuses the allocation ("invalid request: maximum request size for shared resources is 1; found 2")`},
 		{"wide", "mps", "found 8"},
 		// Karpenter launches the 4-GPU type for 2; the plugin still refuses.
@@ -58,19 +40,5 @@ func TestDevicePluginAllocate(t *testing.T) {
 		{"one", "ts", ""},
 		// Whole GPUs are not replicas.
 		{"whole", "whole", ""},
-	} {
-		if !res.Report.Cell(tc.class, tc.pool).Fits {
-			t.Fatalf("class %s does not land on %s: the case proves nothing", tc.class, tc.pool)
-		}
-		msg, ok := found[[2]string{tc.class, tc.pool}]
-		switch {
-		case tc.want == "" && ok:
-			t.Errorf("%s on %s: unexpected finding %q", tc.class, tc.pool, msg)
-		case tc.want != "" && !strings.Contains(msg, tc.want):
-			t.Errorf("%s on %s: finding %q, want one containing %q", tc.class, tc.pool, msg, tc.want)
-		}
-	}
-	if len(found) != 4 {
-		t.Errorf("%d DevicePluginAllocate findings, want 4: %v", len(found), found)
-	}
+	}, 4)
 }

@@ -1,12 +1,9 @@
 package check_test
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
-	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // launchFleet shares 1-GPU and 4-GPU L4 types on Karpenter, managed and
@@ -31,22 +28,7 @@ tenants: t: {namespaces: ["t"], classes: ["one", "two", "whole"]}
 `
 
 func TestKarpenterLaunch(t *testing.T) {
-	f := testfleet.Write(t, launchFleet)
-	res, err := compiler.Compile([]string{f})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := map[[2]string]string{}
-	for _, fd := range res.Report.Findings {
-		if fd.Check == check.IDKarpenterLaunch {
-			found[[2]string{fd.Class, fd.Pool}] = fd.Message
-		}
-	}
-	for _, tc := range []struct {
-		class, pool string
-		// want is a part of the message; "" for no finding.
-		want string
-	}{
+	checkCells(t, launchFleet, check.IDKarpenterLaunch, []cellCase{
 		{"two", "ts-karpenter", "requests 2 nvidia.com/gpu per pod, more than the 1 GPU(s) of any of pool ts-karpenter's instance types: the pool shares each GPU as 4 (time-slicing), which Karpenter does not count, so it never launches a node for these pods, which stay Pending"},
 		// A "both" pool's managed nodes hold them; Karpenter's share never comes.
 		{"two", "ts-both", "so it never launches its 2 of the pool's 3 nodes for these pods, which only the managed node group's nodes hold"},
@@ -60,19 +42,5 @@ func TestKarpenterLaunch(t *testing.T) {
 		{"one", "mps-karpenter", ""},
 		// Whole GPUs are what Karpenter counts.
 		{"whole", "whole-karpenter", ""},
-	} {
-		if !res.Report.Cell(tc.class, tc.pool).Fits {
-			t.Fatalf("class %s does not land on %s: the case proves nothing", tc.class, tc.pool)
-		}
-		msg, ok := found[[2]string{tc.class, tc.pool}]
-		switch {
-		case tc.want == "" && ok:
-			t.Errorf("%s on %s: unexpected finding %q", tc.class, tc.pool, msg)
-		case tc.want != "" && !strings.Contains(msg, tc.want):
-			t.Errorf("%s on %s: finding %q, want one containing %q", tc.class, tc.pool, msg, tc.want)
-		}
-	}
-	if len(found) != 3 {
-		t.Errorf("%d KarpenterLaunch findings, want 3: %v", len(found), found)
-	}
+	}, 3)
 }
