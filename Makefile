@@ -52,12 +52,23 @@ test-nodes: ## Hold the instance catalog to karpenter-provider-aws v1.15.1's EC2
 # The test runs inside the NVIDIA device plugin's own main package: the
 # script copies the pinned module (verified against third_party/upstream's
 # go.sum) into devicediff/.upstream and overlays devicediff/testdata there.
-DEVICEDIFF_TEST := github.com/NVIDIA/k8s-device-plugin/cmd/nvidia-device-plugin
+DEVICE_PLUGIN   := github.com/NVIDIA/k8s-device-plugin
+DEVICEDIFF_PKG  := cmd/nvidia-device-plugin
 
 .PHONY: test-deviceplugin
 test-deviceplugin: ## Hold the GPUs nodes advertise and DevicePluginAllocate to the NVIDIA device plugin v0.18.0's own code (nested module)
-	scripts/devicediff-upstream.sh
-	set -o pipefail; cd devicediff && $(GO) vet . && $(GO) test -overlay .upstream/overlay.json $(DEVICEDIFF_TEST) -v -count=1 -args -repo=$(CURDIR) 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (RUN|PAUSE|CONT)'
+	scripts/upstream-overlay.sh devicediff $(DEVICE_PLUGIN) $(DEVICEDIFF_PKG)
+	set -o pipefail; cd devicediff && $(GO) vet . && $(GO) test -overlay .upstream/overlay.json $(DEVICE_PLUGIN)/$(DEVICEDIFF_PKG) -v -count=1 -args -repo=$(CURDIR) 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (RUN|PAUSE|CONT)'
+
+# nodeadm writes the kubelet configuration of the EKS AL2023 AMI that
+# managed node groups run; the test runs inside its internal/kubelet.
+NODEADM     := github.com/awslabs/amazon-eks-ami/nodeadm
+AMIDIFF_PKG := internal/kubelet
+
+.PHONY: test-ami
+test-ami: ## Hold the catalog's max pods, kube-reserved and eviction threshold to nodeadm's own kubelet configuration (EKS AL2023 AMI; nested module)
+	scripts/upstream-overlay.sh amidiff $(NODEADM) $(AMIDIFF_PKG)
+	set -o pipefail; cd amidiff && $(GO) vet . && $(GO) test -overlay .upstream/overlay.json $(NODEADM)/$(AMIDIFF_PKG) -run TestGpufleet -v -count=1 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (RUN|PAUSE|CONT)'
 
 E2E_BIN ?= e2e/.bin
 

@@ -3,7 +3,7 @@
 // DevicePluginAllocate check to the NVIDIA device plugin's own code. A
 // module of its own because the test runs inside the plugin's module (its
 // main package and internal packages), which a replace line points at a
-// verified copy of (scripts/devicediff-upstream.sh); the root module must
+// verified copy of (scripts/upstream-overlay.sh); the root module must
 // stay free of replace lines.
 module github.com/gpufleet/gpufleet/devicediff
 

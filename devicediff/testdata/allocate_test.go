@@ -1,6 +1,6 @@
 // This file is compiled into the NVIDIA device plugin's own main package
 // (cmd/nvidia-device-plugin), through the overlay scripts/
-// devicediff-upstream.sh writes: `make test-deviceplugin` runs it. It is
+// upstream-overlay.sh writes: `make test-deviceplugin` runs it. It is
 // gpufleet's, under gpufleet's license; nothing of the plugin is changed.
 package main
 

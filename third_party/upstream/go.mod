@@ -1,7 +1,10 @@
 // Pins of the upstream releases whose published files (CRDs, JSON Schemas)
 // the tests and the end-to-end run check gpufleet's output against. Nothing
-// here is compiled: internal/upstream resolves each module's directory with
-// `go mod download -json`, verified against this go.sum.
+// is compiled in this module: internal/upstream resolves each module's
+// directory with `go mod download -json`, verified against this go.sum, and
+// scripts/upstream-overlay.sh copies the NVIDIA device plugin and nodeadm
+// (the EKS AL2023 AMI's node agent, at a commit: it has no releases) for the
+// differentials that run inside them (devicediff, amidiff).
 module github.com/gpufleet/gpufleet/third_party/upstream
 
 go 1.26.0
@@ -10,6 +13,7 @@ require (
 	github.com/NVIDIA/k8s-device-plugin v0.18.0
 	github.com/argoproj/argo-cd/v3 v3.2.0
 	github.com/aws/amazon-vpc-cni-k8s v1.20.4
+	github.com/awslabs/amazon-eks-ami/nodeadm v0.0.0-20260213141146-147b13ea3f4a
 	github.com/eksctl-io/eksctl v0.230.0
 	github.com/fluxcd/helm-controller v1.4.0
 	github.com/fluxcd/source-controller v1.7.0
