@@ -60,6 +60,11 @@ test-deviceplugin: ## Hold the GPUs nodes advertise and DevicePluginAllocate to 
 	scripts/upstream-overlay.sh devicediff $(DEVICE_PLUGIN) $(DEVICEDIFF_PKG)
 	set -o pipefail; cd devicediff && $(GO) vet . && $(GO) test -overlay .upstream/overlay.json $(DEVICE_PLUGIN)/$(DEVICEDIFF_PKG) -v -count=1 -args -repo=$(CURDIR) 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (RUN|PAUSE|CONT)'
 
+# eksctl v0.230.0 declares go 1.26.5: GOTOOLCHAIN=auto fetches it.
+.PHONY: test-eksctl
+test-eksctl: ## Load, default and validate every fleet's eksctl file with eksctl v0.230.0's own code, and hold its managed node groups to the checker's (nested module)
+	set -o pipefail; export GOTOOLCHAIN=auto; cd eksctldiff && $(GO) vet ./... && $(GO) test ./... -v -count=1 2>&1 | grep --line-buffered -vE '^\s*$$|^=== (RUN|PAUSE|CONT)'
+
 # nodeadm writes the kubelet configuration of the EKS AL2023 AMI that
 # managed node groups run; the test runs inside its internal/kubelet.
 NODEADM     := github.com/awslabs/amazon-eks-ami/nodeadm

@@ -177,3 +177,24 @@ func TestKarpenterPinned(t *testing.T) {
 		t.Errorf("third_party/karpenter pins karpenter-provider-aws %s, nodediff %s", versions[0], versions[1])
 	}
 }
+
+// eksctldiff/ judges the tree with eksctl's own code: it must be the
+// release whose JSON Schema the tree is held to (third_party/upstream).
+func TestEksctlPinned(t *testing.T) {
+	pin := func(mod string, re *regexp.Regexp) string {
+		b, err := os.ReadFile(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := re.FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("%s does not pin eksctl", mod)
+		}
+		return string(m[1])
+	}
+	schema := pin("third_party/upstream/go.mod", regexp.MustCompile(`(?m)^\s*github\.com/eksctl-io/eksctl (v\S+)`))
+	code := pin("eksctldiff/go.mod", regexp.MustCompile(`(?m)^replace github\.com/weaveworks/eksctl => github\.com/eksctl-io/eksctl (v\S+)`))
+	if schema != code {
+		t.Errorf("third_party/upstream pins eksctl %s, eksctldiff %s", schema, code)
+	}
+}
