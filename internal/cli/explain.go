@@ -53,8 +53,9 @@ against tolerations, requests against allocatable).`,
 				cell := check.Explain(cls, &cl.Pools[i])
 				explainCell(stdout, &cell)
 			}
+			// With --pool, the findings on other pools are not this cell's.
 			for _, f := range r.Findings {
-				if f.Class == class {
+				if f.Class == class && (pool == "" || f.Pool == "" || f.Pool == pool) {
 					fmt.Fprintln(stdout, f.String())
 				}
 			}
