@@ -28,8 +28,11 @@ if [[ ! -f "$dst/.complete" ]]; then
 	touch "$dst/.complete"
 fi
 root=$(pwd)
+shopt -s nullglob
+tests=("$dir"/testdata/*_test.go)
+[[ ${#tests[@]} -gt 0 ]] || { echo "no $dir/testdata/*_test.go to overlay" >&2; exit 1; }
 ov="" sep=""
-for f in "$dir"/testdata/*_test.go; do
+for f in "${tests[@]}"; do
 	ov+="$sep\"$root/$dst/$pkg/gpufleet_$(basename "$f")\":\"$root/$f\""
 	sep=","
 done
