@@ -23,6 +23,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // Node is one instance type of one pool, as the checker proved it.
@@ -61,12 +62,8 @@ type Skipped map[string]int
 // generated ones (fleetgen's Full, which shares, cuts MIG and runs
 // Bottlerocket), as spec files under dir.
 func Fleets(root, dir string, n int) (names, paths []string, err error) {
-	dirs, err := filepath.Glob(filepath.Join(root, "fleets", "*"))
-	if err != nil || len(dirs) == 0 {
-		return nil, nil, fmt.Errorf("no example fleets under %s/fleets: %v", root, err)
-	}
-	for _, d := range dirs {
-		names, paths = append(names, filepath.Base(d)), append(paths, d)
+	if names, paths, err = testfleet.Examples(root); err != nil {
+		return nil, nil, err
 	}
 	probe := filepath.Join(dir, "sharing.cue")
 	if err := os.WriteFile(probe, []byte(sharingFleet), 0o644); err != nil {

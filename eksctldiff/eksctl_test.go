@@ -20,6 +20,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/provider/eks"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 var generated = flag.Int("fleets", 24, "generated fleets (half fleetgen Full, half Buildable) besides the examples")
@@ -146,12 +147,11 @@ func differ(ng *api.ManagedNodeGroup, g nodes.Group) string {
 }
 
 func taints(ts []api.NodeGroupTaint) string {
-	var out []string
+	var kube []corev1.Taint
 	for _, t := range ts {
-		out = append(out, fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect))
+		kube = append(kube, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
-	slices.Sort(out)
-	return strings.Join(out, " ")
+	return taintsOf(kube)
 }
 
 func taintsOf(ts []corev1.Taint) string {
@@ -175,12 +175,9 @@ func deref(p *int) any {
 // Buildable, as spec files.
 func fleets(t *testing.T) (names, paths []string) {
 	t.Helper()
-	dirs, err := filepath.Glob("../fleets/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no example fleets under ../fleets: %v", err)
-	}
-	for _, d := range dirs {
-		names, paths = append(names, filepath.Base(d)), append(paths, d)
+	names, paths, err := testfleet.Examples("..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	tmp := t.TempDir()
 	for seed := 1; seed <= *generated; seed++ {

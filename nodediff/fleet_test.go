@@ -27,6 +27,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // fleet is one compiled fleet with its Karpenter objects, decoded with
@@ -45,12 +46,9 @@ type fleet struct {
 // taints, spreads), as spec files.
 func fleetPaths(t *testing.T, generated, karpenter int) (names, paths []string) {
 	t.Helper()
-	dirs, err := filepath.Glob("../fleets/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no example fleets under ../fleets: %v", err)
-	}
-	for _, d := range dirs {
-		names, paths = append(names, filepath.Base(d)), append(paths, d)
+	names, paths, err := testfleet.Examples("..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	tmp := t.TempDir()
 	write := func(name string, f *spec.Fleet) {
