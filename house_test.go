@@ -198,3 +198,28 @@ func TestEksctlPinned(t *testing.T) {
 		t.Errorf("third_party/upstream pins eksctl %s, eksctldiff %s", schema, code)
 	}
 }
+
+// amidiff/ judges the catalog with nodeadm at the commit eksctl's release
+// builds its AL2023 node groups' bootstrap with (eksctldiff/ requires it
+// through eksctl), the one third_party/upstream pins and copies.
+func TestNodeadmPinned(t *testing.T) {
+	re := regexp.MustCompile(`(?m)^\s*(?:require\s+)?github\.com/awslabs/amazon-eks-ami/nodeadm (v\S+)`)
+	var versions []string
+	for _, mod := range []string{"third_party/upstream/go.mod", "amidiff/go.mod", "eksctldiff/go.mod"} {
+		b, err := os.ReadFile(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := re.FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("%s does not require nodeadm", mod)
+		}
+		versions = append(versions, mod+" "+string(m[1]))
+	}
+	for _, v := range versions[1:] {
+		if strings.Fields(v)[1] != strings.Fields(versions[0])[1] {
+			t.Errorf("nodeadm pins differ: %v", versions)
+			break
+		}
+	}
+}

@@ -7,16 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	api "github.com/weaveworks/eksctl/pkg/apis/eksctl.io/v1alpha5"
+	"github.com/weaveworks/eksctl/pkg/cfn/builder"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/provider/eks"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -57,6 +60,10 @@ func TestEksctl(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", names[i], err)
 		}
+		cl, err := res.Cluster()
+		if err != nil {
+			t.Fatalf("%s: %v", names[i], err)
+		}
 		if len(cfg.ManagedNodeGroups) != len(want) {
 			t.Errorf("%s: eksctl creates %d managed node groups, the checker read %d", names[i], len(cfg.ManagedNodeGroups), len(want))
 			bad++
@@ -68,9 +75,13 @@ func TestEksctl(t *testing.T) {
 				t.Errorf("%s: managed node group %s: %s", names[i], ng.Name, d)
 				bad++
 			}
+			if d := template(ng, want[j], poolOf(cl, want[j].Pool)); d != "" {
+				t.Errorf("%s: managed node group %s: the Auto Scaling group's cluster-autoscaler tags: %s", names[i], ng.Name, d)
+				bad++
+			}
 		}
 	}
-	t.Logf("eksctl v0.230.0: %d fleets, %d managed node groups loaded, defaulted and validated, %d disagreements", len(paths), groups, bad)
+	t.Logf("eksctl v0.230.0: %d fleets, %d managed node groups loaded, defaulted and validated, each with the cluster-autoscaler tags it propagates to its Auto Scaling group; %d disagreements", len(paths), groups, bad)
 	if groups == 0 {
 		t.Error("no managed node group was judged")
 	}
@@ -144,6 +155,75 @@ func differ(ng *api.ManagedNodeGroup, g nodes.Group) string {
 		d = append(d, fmt.Sprintf("AMI family %s, the checker's host device plugin %v", ng.AMIFamily, g.HostDevicePlugin))
 	}
 	return strings.Join(d, "; ")
+}
+
+// Cluster-autoscaler builds a node group's scale-from-zero template from
+// its Auto Scaling group's tags: a label's value, a taint's as
+// "<value>:<effect>" (it ignores a taint tag without the effect), and the
+// count of an extended resource.
+const (
+	labelTag    = "k8s.io/cluster-autoscaler/node-template/label/"
+	taintTag    = "k8s.io/cluster-autoscaler/node-template/taint/"
+	resourceTag = "k8s.io/cluster-autoscaler/node-template/resources/"
+)
+
+// template compares the tags eksctl propagates to the group's Auto Scaling
+// group, as propagateManagedNodeGroupTagsToASGTask makes them (its
+// GenerateClusterAutoscalerTags for labels and taints, then the group's own
+// tags over them), with the nodes the checker placed on: every label and
+// taint there, and no extended resource promised beyond what the first
+// type's node advertises, nor left out where it advertises some.
+func template(ng *api.ManagedNodeGroup, g nodes.Group, p *check.Pool) string {
+	if !api.IsEnabled(ng.PropagateASGTags) {
+		return "propagateASGTags is off: the Auto Scaling group gets no template tags"
+	}
+	tags := map[string]string{}
+	builder.GenerateClusterAutoscalerTags(ng, func(k, v string) { tags[k] = v })
+	maps.Copy(tags, ng.Tags)
+	var d []string
+	for k, v := range g.NodeLabels() {
+		if got, ok := tags[labelTag+k]; !ok || got != v {
+			d = append(d, fmt.Sprintf("label %s=%s tagged %q", k, v, got))
+		}
+	}
+	for _, t := range g.Taints {
+		if got, want := tags[taintTag+t.Key], t.Value+":"+string(t.Effect); got != want {
+			d = append(d, fmt.Sprintf("taint %s tagged %q, want %q", t.Key, got, want))
+		}
+	}
+	if p == nil || len(p.Nodes) == 0 {
+		return strings.Join(append(d, "the checker has no node of the pool"), "; ")
+	}
+	alloc := p.Nodes[0].Node.Status.Allocatable
+	for r, q := range alloc {
+		if !strings.Contains(string(r), "/") || r == corev1.ResourcePods {
+			continue
+		}
+		got, ok := tags[resourceTag+string(r)]
+		switch {
+		case !ok && !q.IsZero():
+			d = append(d, fmt.Sprintf("no %s tag: a node advertises %s, which cluster-autoscaler's template would lack", r, q.String()))
+		case ok && got > "" && !fits(got, q.Value()):
+			d = append(d, fmt.Sprintf("%s tagged %s, more than the %s a node advertises", r, got, q.String()))
+		}
+	}
+	slices.Sort(d)
+	return strings.Join(d, "; ")
+}
+
+func poolOf(cl *check.Cluster, name string) *check.Pool {
+	for i := range cl.Pools {
+		if cl.Pools[i].Name == name {
+			return &cl.Pools[i]
+		}
+	}
+	return nil
+}
+
+// fits: the tagged count is a number no greater than n.
+func fits(tag string, n int64) bool {
+	v, err := strconv.ParseInt(tag, 10, 64)
+	return err == nil && v <= n
 }
 
 func taints(ts []api.NodeGroupTaint) string {
