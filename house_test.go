@@ -157,43 +157,43 @@ func TestSchedulerMinorPinned(t *testing.T) {
 	}
 }
 
+// goModPin is the version re's first group finds in the go.mod at mod.
+func goModPin(t *testing.T, mod string, re *regexp.Regexp) string {
+	t.Helper()
+	b, err := os.ReadFile(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := re.FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("%s does not pin %s", mod, re)
+	}
+	return string(m[1])
+}
+
+// samePins fails unless every go.mod in mods pins the same version.
+func samePins(t *testing.T, re *regexp.Regexp, mods ...string) {
+	t.Helper()
+	first := goModPin(t, mods[0], re)
+	for _, mod := range mods[1:] {
+		if v := goModPin(t, mod, re); v != first {
+			t.Errorf("%s pins %s, %s %s", mods[0], first, mod, v)
+		}
+	}
+}
+
 // The catalog claims karpenter-provider-aws's figures: nodediff/, which
 // judges them, must import the release whose CRDs the tree is held to.
 func TestKarpenterPinned(t *testing.T) {
-	re := regexp.MustCompile(`(?m)^\s*(?:require\s+)?github\.com/aws/karpenter-provider-aws (v\S+)`)
-	var versions []string
-	for _, mod := range []string{"third_party/karpenter/go.mod", "nodediff/go.mod"} {
-		b, err := os.ReadFile(mod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := re.FindSubmatch(b)
-		if m == nil {
-			t.Fatalf("%s does not require karpenter-provider-aws", mod)
-		}
-		versions = append(versions, string(m[1]))
-	}
-	if versions[0] != versions[1] {
-		t.Errorf("third_party/karpenter pins karpenter-provider-aws %s, nodediff %s", versions[0], versions[1])
-	}
+	samePins(t, regexp.MustCompile(`(?m)^\s*(?:require\s+)?github\.com/aws/karpenter-provider-aws (v\S+)`),
+		"third_party/karpenter/go.mod", "nodediff/go.mod")
 }
 
 // eksctldiff/ judges the tree with eksctl's own code: it must be the
 // release whose JSON Schema the tree is held to (third_party/upstream).
 func TestEksctlPinned(t *testing.T) {
-	pin := func(mod string, re *regexp.Regexp) string {
-		b, err := os.ReadFile(mod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := re.FindSubmatch(b)
-		if m == nil {
-			t.Fatalf("%s does not pin eksctl", mod)
-		}
-		return string(m[1])
-	}
-	schema := pin("third_party/upstream/go.mod", regexp.MustCompile(`(?m)^\s*github\.com/eksctl-io/eksctl (v\S+)`))
-	code := pin("eksctldiff/go.mod", regexp.MustCompile(`(?m)^replace github\.com/weaveworks/eksctl => github\.com/eksctl-io/eksctl (v\S+)`))
+	schema := goModPin(t, "third_party/upstream/go.mod", regexp.MustCompile(`(?m)^\s*github\.com/eksctl-io/eksctl (v\S+)`))
+	code := goModPin(t, "eksctldiff/go.mod", regexp.MustCompile(`(?m)^replace github\.com/weaveworks/eksctl => github\.com/eksctl-io/eksctl (v\S+)`))
 	if schema != code {
 		t.Errorf("third_party/upstream pins eksctl %s, eksctldiff %s", schema, code)
 	}
@@ -203,23 +203,6 @@ func TestEksctlPinned(t *testing.T) {
 // builds its AL2023 node groups' bootstrap with (eksctldiff/ requires it
 // through eksctl), the one third_party/upstream pins and copies.
 func TestNodeadmPinned(t *testing.T) {
-	re := regexp.MustCompile(`(?m)^\s*(?:require\s+)?github\.com/awslabs/amazon-eks-ami/nodeadm (v\S+)`)
-	var versions []string
-	for _, mod := range []string{"third_party/upstream/go.mod", "amidiff/go.mod", "eksctldiff/go.mod"} {
-		b, err := os.ReadFile(mod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := re.FindSubmatch(b)
-		if m == nil {
-			t.Fatalf("%s does not require nodeadm", mod)
-		}
-		versions = append(versions, mod+" "+string(m[1]))
-	}
-	for _, v := range versions[1:] {
-		if strings.Fields(v)[1] != strings.Fields(versions[0])[1] {
-			t.Errorf("nodeadm pins differ: %v", versions)
-			break
-		}
-	}
+	samePins(t, regexp.MustCompile(`(?m)^\s*(?:require\s+)?github\.com/awslabs/amazon-eks-ami/nodeadm (v\S+)`),
+		"third_party/upstream/go.mod", "amidiff/go.mod", "eksctldiff/go.mod")
 }
