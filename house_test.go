@@ -59,7 +59,11 @@ func TestMakeHelpListsEveryTarget(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(sc.Text(), ".PHONY:"); ok {
-			phony = append(phony, strings.Fields(rest)...)
+			for _, f := range strings.Fields(rest) {
+				if !strings.Contains(f, "$(") { // the rungs, checked below
+					phony = append(phony, f)
+				}
+			}
 		}
 	}
 	if len(phony) == 0 {
@@ -68,6 +72,13 @@ func TestMakeHelpListsEveryTarget(t *testing.T) {
 	out, err := exec.Command("make", "--no-print-directory", "help").Output()
 	if err != nil {
 		t.Fatalf("make help: %v", err)
+	}
+	rungs, err := filepath.Glob("ladder/*/go.mod")
+	if err != nil || len(rungs) == 0 {
+		t.Fatalf("no rungs under ladder/: %v", err)
+	}
+	for _, r := range rungs {
+		phony = append(phony, "test-"+filepath.Base(filepath.Dir(r)))
 	}
 	for _, p := range phony {
 		if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(p) + `\s`).Match(out) {
@@ -146,7 +157,7 @@ func TestDependencyRule(t *testing.T) {
 // the modules that judge it must run that minor.
 func TestSchedulerMinorPinned(t *testing.T) {
 	want := "k8s.io/kubernetes v" + check.SchedulerMinor + "."
-	for _, mod := range []string{"kubesched/go.mod", "e2e/binaries/go.mod"} {
+	for _, mod := range []string{"ladder/kube-scheduler/go.mod"} {
 		b, err := os.ReadFile(mod)
 		if err != nil {
 			t.Fatal(err)
@@ -182,27 +193,154 @@ func samePins(t *testing.T, re *regexp.Regexp, mods ...string) {
 	}
 }
 
-// The catalog claims karpenter-provider-aws's figures: nodediff/, which
+// The catalog claims karpenter-provider-aws's figures: ladder/karpenter, which
 // judges them, must import the release whose CRDs the tree is held to.
 func TestKarpenterPinned(t *testing.T) {
 	samePins(t, regexp.MustCompile(`(?m)^\s*(?:require\s+)?github\.com/aws/karpenter-provider-aws (v\S+)`),
-		"third_party/karpenter/go.mod", "nodediff/go.mod")
+		"third_party/karpenter/go.mod", "ladder/karpenter/go.mod")
 }
 
-// eksctldiff/ judges the tree with eksctl's own code: it must be the
+// ladder/eksctl judges the tree with eksctl's own code: it must be the
 // release whose JSON Schema the tree is held to (third_party/upstream).
 func TestEksctlPinned(t *testing.T) {
 	schema := goModPin(t, "third_party/upstream/go.mod", regexp.MustCompile(`(?m)^\s*github\.com/eksctl-io/eksctl (v\S+)`))
-	code := goModPin(t, "eksctldiff/go.mod", regexp.MustCompile(`(?m)^replace github\.com/weaveworks/eksctl => github\.com/eksctl-io/eksctl (v\S+)`))
+	code := goModPin(t, "ladder/eksctl/go.mod", regexp.MustCompile(`(?m)^replace github\.com/weaveworks/eksctl => github\.com/eksctl-io/eksctl (v\S+)`))
 	if schema != code {
-		t.Errorf("third_party/upstream pins eksctl %s, eksctldiff %s", schema, code)
+		t.Errorf("third_party/upstream pins eksctl %s, ladder/eksctl %s", schema, code)
 	}
 }
 
-// amidiff/ judges the catalog with nodeadm at the commit eksctl's release
-// builds its AL2023 node groups' bootstrap with (eksctldiff/ requires it
+// ladder/nodeadm judges the catalog with nodeadm at the commit eksctl's
+// release builds its AL2023 node groups' bootstrap with (ladder/eksctl requires it
 // through eksctl), the one third_party/upstream pins and copies.
 func TestNodeadmPinned(t *testing.T) {
 	samePins(t, regexp.MustCompile(`(?m)^\s*(?:require\s+)?github\.com/awslabs/amazon-eks-ami/nodeadm (v\S+)`),
-		"third_party/upstream/go.mod", "amidiff/go.mod", "eksctldiff/go.mod")
+		"third_party/upstream/go.mod", "ladder/nodeadm/go.mod", "ladder/eksctl/go.mod")
+}
+
+// Every module that judges the checker is a rung under ladder/, with a
+// README whose first line `make help` prints: nested modules elsewhere are
+// only the pins under third_party/ and e2e's own.
+func TestLadder(t *testing.T) {
+	mods, err := exec.Command("git", "ls-files", "*go.mod").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	allowed := regexp.MustCompile(`^(go\.mod|ladder/[a-z0-9-]+/go\.mod|third_party/[a-z0-9-]+/go\.mod|e2e/go\.mod|e2e/etcd/go\.mod)$`)
+	rungs := 0
+	for _, m := range strings.Fields(string(mods)) {
+		if !allowed.MatchString(m) {
+			t.Errorf("%s: a module that judges the checker is a rung, ladder/<component>/go.mod (docs/architecture.md)", m)
+		}
+		if !strings.HasPrefix(m, "ladder/") {
+			continue
+		}
+		rungs++
+		readme := filepath.Join(filepath.Dir(m), "README.md")
+		b, err := os.ReadFile(readme)
+		if err != nil {
+			t.Errorf("%s: %v (its first line is what make help says of the rung)", m, err)
+			continue
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if !regexp.MustCompile(`^# \S.* v?\S*: \S`).MatchString(first) {
+			t.Errorf("%s starts %q, not \"# <component> <version>: what it judges\"", readme, first)
+		}
+	}
+	if rungs == 0 {
+		t.Error("no rungs under ladder/")
+	}
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range strings.Fields(string(mods)) {
+		if r, ok := strings.CutPrefix(filepath.Dir(m), "ladder/"); ok && !regexp.MustCompile(`\btest-`+regexp.QuoteMeta(r)+`\b`).Match(ci) {
+			t.Errorf(".ci/run does not run the rung %s (make test-%s)", r, r)
+		}
+	}
+}
+
+// One toolchain builds every module (the Makefile's GOTOOLCHAIN), so one
+// build cache serves them all: it must be at least what each go.mod needs.
+func TestOneToolchain(t *testing.T) {
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^export GOTOOLCHAIN := go(\d+)\.(\d+)\.(\d+)$`).FindSubmatch(mk)
+	if m == nil {
+		t.Fatal("the Makefile exports no GOTOOLCHAIN := goX.Y.Z")
+	}
+	have := [3]int{atoi(t, m[1]), atoi(t, m[2]), atoi(t, m[3])}
+	mods, err := exec.Command("git", "ls-files", "*go.mod").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	for _, mod := range strings.Fields(string(mods)) {
+		b, err := os.ReadFile(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := regexp.MustCompile(`(?m)^go (\d+)\.(\d+)(?:\.(\d+))?$`).FindSubmatch(b)
+		if g == nil {
+			t.Errorf("%s has no go line", mod)
+			continue
+		}
+		need := [3]int{atoi(t, g[1]), atoi(t, g[2]), atoi(t, g[3])}
+		for i := range need {
+			if need[i] != have[i] {
+				if need[i] > have[i] {
+					t.Errorf("%s needs %s, above the Makefile's GOTOOLCHAIN", mod, g[0])
+				}
+				break
+			}
+		}
+		if regexp.MustCompile(`(?m)^toolchain `).Match(b) {
+			t.Errorf("%s has a toolchain line: the Makefile's GOTOOLCHAIN is the one toolchain", mod)
+		}
+	}
+}
+
+func atoi(t *testing.T, b []byte) int {
+	t.Helper()
+	n := 0
+	for _, c := range b {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// Test helpers are for tests: no package the gpufleet command is built from
+// may import one, which TestDependencyRule's stages do not see.
+var testHelpers = []string{"internal/fleetgen", "internal/testfleet", "internal/testrender", "internal/crdtest", "internal/upstream", "internal/benchrun"}
+
+func TestProductImportsNoTestHelpers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./cmd/gpufleet").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if !strings.HasPrefix(fields[0], module) {
+			continue
+		}
+		seen++
+		for _, imp := range fields[1:] {
+			for _, h := range testHelpers {
+				if imp == module+h {
+					t.Errorf("%s imports the test helper %s", strings.TrimPrefix(fields[0], module), h)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("go list listed none of gpufleet's packages")
+	}
+	for _, h := range testHelpers {
+		if _, err := os.Stat(h); err != nil {
+			t.Errorf("test helper %s: %v (keep testHelpers current)", h, err)
+		}
+	}
 }

@@ -98,7 +98,11 @@ func TestEndToEnd(t *testing.T) {
 	kq := &kueues{cp: cp}
 	defer kq.stop()
 	st := &Stats{ByController: map[string]int{}}
-	for _, fc := range append(fleets, broken...) {
+	all, err := shard(append(fleets, broken...), os.Getenv("E2E_SHARD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fc := range all {
 		t.Run(fc.name, func(t *testing.T) {
 			runFleet(&fleetT{TB: t, fleet: fc.name, rec: rec}, ctx, cp, a, def, kq, fc, st)
 		})

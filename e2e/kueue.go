@@ -23,7 +23,7 @@ import (
 )
 
 // kueue is Kueue's controller manager, built from the pinned module
-// (e2e/binaries/kueue), running against the control plane.
+// (built from ladder/kueue), running against the control plane.
 type kueue struct {
 	p           *proc
 	fairSharing bool

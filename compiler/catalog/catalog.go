@@ -24,7 +24,7 @@ type Instance struct {
 
 // efaInterfaces are the EFA-capable types' interfaces (EC2's
 // MaximumEfaInterfaces, one per network card), as karpenter-provider-aws
-// v1.15.1's EC2 and EFA device data give them (make test-nodes): the
+// v1.15.1's EC2 and EFA device data give them (make test-karpenter): the
 // 8xlarge and larger g4dn, g5, g6 and g6e take EFA too, which this table
 // once left out.
 var efaInterfaces = map[string]int64{

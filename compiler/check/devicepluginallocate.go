@@ -14,7 +14,7 @@ import (
 // than one MPS replica: its config loader forces
 // sharing.mps.failRequestsGreaterThanOne, and its resource manager's
 // ValidateRequest returns this error. A Deployment's pods are then made and
-// rejected over and over; none runs. devicediff holds this check to the
+// rejected over and over; none runs. ladder/device-plugin holds this check to the
 // plugin's own Allocate.
 const (
 	// ErrPluginRequestSize is the plugin's refusal (internal/rm/rm.go).

@@ -12,7 +12,7 @@ import (
 // instancetype/types.go): the time-slicing or MPS replicas the device
 // plugin advertises once a node runs are unknown to it. A pod that asks
 // for more GPUs than the type has fits the node kube-scheduler would see,
-// but Karpenter never launches that node. nodediff's TestKarpenterSolve
+// but Karpenter never launches that node. ladder/karpenter's TestKarpenterSolve
 // holds this to Karpenter's own scheduler.
 const (
 	reasonKarpenterLaunch = "class %s requests %s %s per pod, more than the %d GPU(s) of any of pool %s's instance types: the pool shares each GPU as %d (%s), which Karpenter does not count, so %s (Karpenter: \"no instance type has enough resources\"); request at most %d, or set the pool's provisioner to \"managed\", whose node group's tags tell cluster-autoscaler the shared GPUs"

@@ -27,7 +27,7 @@ type QueueIntent struct {
 
 // Kueue checks the ClusterQueues and ResourceFlavors in the tree in Kueue's
 // own terms, for every queued class a tenant may use: Kueue's flavor
-// assigner (KueueModel, judged by kueuediff/ against Kueue itself) admits
+// assigner (KueueModel, judged by ladder/kueue against Kueue itself) admits
 // one whole workload of it on an empty cluster; the flavor it picks, and
 // every flavor it could pick once others are in use, is a pool where the
 // class lands and, for a gang, where the whole gang fits; every requested

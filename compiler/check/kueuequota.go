@@ -20,7 +20,7 @@ import (
 // Kueue's own recurrences (pkg/cache/scheduler/resource_node.go): a node's
 // subtree quota is its nominal quota plus what its children lend, and a
 // ClusterQueue may use its guaranteed (unlent) quota plus what its cohort
-// tree could give it, capped by its borrowingLimit. kueuediff/ compares it
+// tree could give it, capped by its borrowingLimit. ladder/kueue compares it
 // with Kueue v0.19.2's own cache and flavor assigner.
 type KueueModel struct {
 	Flavors map[string]kueue.ResourceFlavorSpec

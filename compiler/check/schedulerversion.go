@@ -3,13 +3,13 @@ package check
 import "fmt"
 
 // SchedulerMinor is the kube-scheduler whose Filter plugins the checker
-// restates, and which make test-kubesched (in-process, k8s.io/kubernetes
+// restates, and which make test-kube-scheduler (in-process, k8s.io/kubernetes
 // v1.35.4) and make e2e (the real binaries, v1.35.4) hold it to.
 const SchedulerMinor = "1.35"
 
 // A cluster of another minor runs another kube-scheduler: the filters the
 // checker models change rarely, but nothing here has tested that version.
-const reasonSchedulerVersion = "cluster.version %s: the checker's verdicts are kube-scheduler v%s's, which make test-kubesched and make e2e run; this cluster runs v%s's, which nothing here tests"
+const reasonSchedulerVersion = "cluster.version %s: the checker's verdicts are kube-scheduler v%s's, which make test-kube-scheduler and make e2e run; this cluster runs v%s's, which nothing here tests"
 
 // SchedulerVersion warns when the cluster's minor is not the checker's.
 func SchedulerVersion(in Intent) []Finding {

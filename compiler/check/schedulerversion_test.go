@@ -12,7 +12,7 @@ func TestSchedulerVersion(t *testing.T) {
 	}{
 		{"1.35", ""},
 		{"", ""},
-		{"1.33", "cluster.version 1.33: the checker's verdicts are kube-scheduler v1.35's, which make test-kubesched and make e2e run; this cluster runs v1.33's"},
+		{"1.33", "cluster.version 1.33: the checker's verdicts are kube-scheduler v1.35's, which make test-kube-scheduler and make e2e run; this cluster runs v1.33's"},
 		{"1.36", "this cluster runs v1.36's"},
 	} {
 		f := SchedulerVersion(Intent{Version: tc.version})

@@ -52,7 +52,7 @@ func TestValidEFA(t *testing.T) {
 	if err := check(t, `pools: e: {instanceTypes: ["p5e.48xlarge", "p5en.48xlarge"], efa: true, zones: ["us-east-1b"], size: {min: 0, max: 1}}`); err != nil {
 		t.Fatalf("EFA pool in one zone rejected: %v", err)
 	}
-	// EC2 gives the 8xlarge and larger g types EFA too (make test-nodes).
+	// EC2 gives the 8xlarge and larger g types EFA too (make test-karpenter).
 	if err := check(t, `pools: e: {instanceTypes: ["g6e.24xlarge", "g6e.48xlarge"], efa: true, zones: ["us-east-1b"], size: {min: 0, max: 1}}`); err != nil {
 		t.Fatalf("EFA pool of g types rejected: %v", err)
 	}

@@ -4,7 +4,7 @@
 // directory with `go mod download -json`, verified against this go.sum, and
 // scripts/upstream-overlay.sh copies the NVIDIA device plugin and nodeadm
 // (the EKS AL2023 AMI's node agent, at a commit: it has no releases) for the
-// differentials that run inside them (devicediff, amidiff).
+// differentials that run inside them (ladder/device-plugin, ladder/nodeadm).
 module github.com/gpufleet/gpufleet/third_party/upstream
 
 go 1.26.0

@@ -2,7 +2,7 @@
 // flavor-assignment rule Kueue applies to them. The binary does not link
 // Kueue (it needs k8s.io v0.36 and controller-runtime), so the types are
 // ours: tests validate them against Kueue v0.19.2's CRDs, CEL rules
-// included, and kueuediff/ decodes them into Kueue's own types.
+// included, and ladder/kueue decodes them into Kueue's own types.
 package kueue
 
 import (

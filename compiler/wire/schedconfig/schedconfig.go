@@ -28,7 +28,7 @@ const (
 
 // The subset of kubescheduler.config.k8s.io/v1 gpufleet writes. Tests
 // strict-decode it into k8s.io/kube-scheduler's own types, and validate it
-// with kube-scheduler's validation in the kubesched module.
+// with kube-scheduler's validation in ladder/kube-scheduler.
 type Config struct {
 	APIVersion     string         `json:"apiVersion"`
 	Kind           string         `json:"kind"`

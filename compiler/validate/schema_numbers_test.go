@@ -1,0 +1,144 @@
+package validate
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/wire/nodeagents"
+	"github.com/gpufleet/gpufleet/schema"
+)
+
+// TestSchemaNumbers holds the numbers the schema's comments (and the spec
+// reference, docs/spec.md) document to the constants the code decides
+// them with, so that a changed default cannot leave a stale comment
+// behind (the schema once said aws-node requests 25m while the code took
+// 50m off every node). Each fact's phrase must be found in each source it
+// names, and every match must say what the code says.
+func TestSchemaNumbers(t *testing.T) {
+	schemaText := schemaComments(t)
+	specDoc, err := os.ReadFile("../../docs/spec.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string]string{"schema": schemaText, "docs/spec.md": string(specDoc)}
+
+	cat := catalog.New(nil)
+	gpu := derive.Pool{GPU: &catalog.GPU{Count: 1, Product: "L4", MemoryGiB: 24}}
+	cpu := derive.Pool{}
+	var maxEFA int64
+	for _, in := range cat {
+		maxEFA = max(maxEFA, in.EFA)
+	}
+
+	for _, f := range []struct {
+		name string
+		// in maps a source to the phrase, whose groups are the numbers.
+		in   map[string]string
+		want []string
+	}{
+		{
+			"aws-node's CPU request (nodeagents.EKS)",
+			map[string]string{"schema": `aws-node \(the VPC CNI, (\S+) CPU\)`, "docs/spec.md": "`aws-node` (\\S+) CPU"},
+			[]string{nodeagents.EKS["aws-node"][corev1.ResourceCPU]},
+		},
+		{
+			"kube-proxy's CPU request (nodeagents.EKS)",
+			map[string]string{"schema": `kube-proxy \((\S+) CPU\)`, "docs/spec.md": "`kube-proxy` (\\d+m)"},
+			[]string{nodeagents.EKS["kube-proxy"][corev1.ResourceCPU]},
+		},
+		{
+			"default node volumes, GPU and CPU pools (derive.Pool.VolumeGiB)",
+			map[string]string{"schema": `defaults to (\d+) on GPU pools .*? and (\d+) on CPU pools`, "docs/spec.md": `(\d+) on GPU pools, (\d+) on CPU pools`},
+			[]string{fmt.Sprint(gpu.VolumeGiB()), fmt.Sprint(cpu.VolumeGiB())},
+		},
+		{
+			"MPS clients per GPU (maxMPSReplicas)",
+			map[string]string{"schema": `MPS up to (\d+)`, "docs/spec.md": `MPS up to (\d+)`},
+			[]string{fmt.Sprint(maxMPSReplicas)},
+		},
+		{
+			"a Job's default backoffLimit (derive.DefaultBackoffLimit)",
+			map[string]string{"schema": `backoffLimit \(default (\d+)\)`, "docs/spec.md": "`backoffLimit` \\| int \\| (\\d+) \\|"},
+			[]string{fmt.Sprint(derive.DefaultBackoffLimit)},
+		},
+		{
+			"the spot Jobs' grace period (derive.SpotGraceSeconds)",
+			map[string]string{"docs/spec.md": "`checkpointGracePeriodSeconds` \\| int \\| (\\d+) for Jobs that may run on spot"},
+			[]string{fmt.Sprint(derive.SpotGraceSeconds)},
+		},
+		{
+			"p5's GPUs (the catalog's p5.48xlarge)",
+			map[string]string{"schema": `p5: (\d+) GPUs`},
+			[]string{fmt.Sprint(cat["p5.48xlarge"].GPU.Count)},
+		},
+		{
+			"a class's EFA interfaces at most the most any type takes (catalog EFA)",
+			map[string]string{"schema": `efa\?: int & >=1 & <=(\d+)`},
+			[]string{fmt.Sprint(maxEFA)},
+		},
+	} {
+		for src, phrase := range f.in {
+			re := regexp.MustCompile(phrase)
+			ms := re.FindAllStringSubmatch(sources[src], -1)
+			if len(ms) == 0 {
+				t.Errorf("%s: %s does not say it (no match for %q)", f.name, src, phrase)
+			}
+			for _, m := range ms {
+				if !slices.Equal(m[1:], f.want) {
+					t.Errorf("%s: %s says %v (%q), the code %v", f.name, src, m[1:], m[0], f.want)
+				}
+			}
+		}
+	}
+}
+
+// TestSchemaEFATypes holds the schema's list of EFA-capable instance
+// families to the catalog's: every family with a type that takes EFA, and
+// no other.
+func TestSchemaEFATypes(t *testing.T) {
+	m := regexp.MustCompile(`only EFA-capable types \(([^)]*)\)`).FindStringSubmatch(schemaComments(t))
+	if m == nil {
+		t.Fatal("the schema lists no EFA-capable types")
+	}
+	documented := regexp.MustCompile(`\b[a-z]+[0-9]+[a-z]*\b`).FindAllString(m[1], -1)
+	slices.Sort(documented)
+	var families []string
+	for name, in := range catalog.New(nil) {
+		if fam, _, _ := strings.Cut(name, "."); in.EFA > 0 && !slices.Contains(families, fam) {
+			families = append(families, fam)
+		}
+	}
+	slices.Sort(families)
+	if !slices.Equal(documented, families) {
+		t.Errorf("the schema says the EFA-capable families are %v, the catalog %v", documented, families)
+	}
+}
+
+// schemaComments is the embedded schema with each comment's lines joined
+// into one line and the code kept, so that a phrase may wrap.
+func schemaComments(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range schema.Files() {
+		for _, line := range strings.Split(string(f.Data), "\n") {
+			line = strings.TrimSpace(line)
+			if c, ok := strings.CutPrefix(line, "//"); ok {
+				b.WriteString(strings.TrimSpace(c) + " ")
+				continue
+			}
+			b.WriteString("\n" + line + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		t.Fatal("no schema files")
+	}
+	return b.String()
+}
