@@ -12,23 +12,27 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/live"
+	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/wire/nodeagents"
 	"github.com/gpufleet/gpufleet/schema"
 )
 
-// TestSchemaNumbers holds the numbers the schema's comments (and the spec
-// reference, docs/spec.md) document to the constants the code decides
-// them with, so that a changed default cannot leave a stale comment
-// behind (the schema once said aws-node requests 25m while the code took
-// 50m off every node). Each fact's phrase must be found in each source it
-// names, and every match must say what the code says.
+// TestSchemaNumbers holds the numbers the schema's comments (and the docs
+// that repeat them) document to the constants the code decides them
+// with, so that a changed default cannot leave a stale comment behind (the
+// schema once said aws-node requests 25m while the code took 50m off every
+// node). Each fact's phrase must be found in each source it names, and
+// every match must say what the code says.
 func TestSchemaNumbers(t *testing.T) {
-	schemaText := schemaComments(t)
-	specDoc, err := os.ReadFile("../../docs/spec.md")
-	if err != nil {
-		t.Fatal(err)
+	sources := map[string]string{"schema": schemaComments(t)}
+	for _, doc := range []string{"docs/spec.md", "docs/reliability.md", "docs/commands.md"} {
+		b, err := os.ReadFile("../../" + doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources[doc] = string(b)
 	}
-	sources := map[string]string{"schema": schemaText, "docs/spec.md": string(specDoc)}
 
 	cat := catalog.New(nil)
 	gpu := derive.Pool{GPU: &catalog.GPU{Count: 1, Product: "L4", MemoryGiB: 24}}
@@ -73,6 +77,26 @@ func TestSchemaNumbers(t *testing.T) {
 			"the spot Jobs' grace period (derive.SpotGraceSeconds)",
 			map[string]string{"docs/spec.md": "`checkpointGracePeriodSeconds` \\| int \\| (\\d+) for Jobs that may run on spot"},
 			[]string{fmt.Sprint(derive.SpotGraceSeconds)},
+		},
+		{
+			"the EKS versions a cluster may run (minMinor, maxMinor)",
+			map[string]string{"docs/spec.md": `\(1\.(\d+) to 1\.(\d+)\)`, "docs/reliability.md": `\(1\.(\d+) to 1\.(\d+)\)`},
+			[]string{fmt.Sprint(minMinor), fmt.Sprint(maxMinor)},
+		},
+		{
+			"the largest spec file (load.MaxSpecBytes)",
+			map[string]string{"docs/reliability.md": `at most (\d+) MiB`},
+			[]string{fmt.Sprint(load.MaxSpecBytes >> 20)},
+		},
+		{
+			"how long evaluation may take (load.EvalTimeout)",
+			map[string]string{"docs/reliability.md": `stops with an error after (\d+) s`},
+			[]string{fmt.Sprint(load.EvalTimeout.Seconds())},
+		},
+		{
+			"the largest kubectl list (live.MaxBytes)",
+			map[string]string{"docs/commands.md": `at most (\d+) MiB`},
+			[]string{fmt.Sprint(live.MaxBytes >> 20)},
 		},
 		{
 			"p5's GPUs (the catalog's p5.48xlarge)",
