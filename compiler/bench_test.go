@@ -135,9 +135,11 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run("run/"+fleet.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := check.Run(res.Typed(), res.Groups, res.Catalog, in); err != nil {
+				cl, err := res.Cluster()
+				if err != nil {
 					b.Fatal(err)
 				}
+				check.RunCluster(cl, in)
 			}
 			b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 		})

@@ -42,6 +42,9 @@ type Result struct {
 	// Catalog is the instance catalog the fleet was checked with.
 	Catalog catalog.Catalog
 
+	// cluster is what the checker placed pods on, which the Kueue checks
+	// read once the queues are derived.
+	cluster *check.Cluster
 	// src is the loaded spec, until derive has used it.
 	src  *load.Source
 	opts Options
@@ -163,11 +166,12 @@ func (r *Result) check() (err error) {
 	if r.Groups, err = provider.NodeGroups(r.Typed()); err != nil {
 		return err
 	}
-	in := Intent(r.Fleet)
-	if r.Report, err = check.Run(r.Typed(), r.Groups, r.Catalog, in); err != nil {
+	if r.cluster, err = r.Cluster(); err != nil {
 		return err
 	}
-	r.Report.Cost = check.Costs(r.Report, in.Tenants, Prices(r.Fleet))
+	in := Intent(r.Fleet)
+	r.Report = check.RunCluster(r.cluster, in)
+	r.Report.Cost = check.Costs(r.cluster, r.Report.Rows, in.Tenants, Prices(r.Fleet))
 	return nil
 }
 
@@ -180,7 +184,7 @@ func (r *Result) queues() error {
 	// The checker reads the ClusterQueues' objects while their file is
 	// encoded.
 	return render.Queues(r.Typed(), r.Fleet, queues, func() error {
-		return check.Kueue(r.Typed(), rep, KueueIntent(r.Fleet))
+		return check.Kueue(r.Typed(), r.cluster, rep, KueueIntent(r.Fleet))
 	})
 }
 

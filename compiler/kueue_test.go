@@ -68,9 +68,13 @@ func TestKueueChecksCanFail(t *testing.T) {
 	fl = strings.Replace(fl, "  nodeLabels:\n", "  nodeLabels:\n    a: x\n    b: x\n    c: x\n    d: x\n", 1)
 	tr["kueue/resourceflavors.yaml"] = []byte(fl)
 
+	cl, err := res.Cluster()
+	if err != nil {
+		t.Fatal(err)
+	}
 	rep := *res.Report
 	rep.Findings = nil
-	if err := check.Kueue(tree.Bytes(tr), &rep, compiler.KueueIntent(res.Fleet)); err != nil {
+	if err := check.Kueue(tree.Bytes(tr), cl, &rep, compiler.KueueIntent(res.Fleet)); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}

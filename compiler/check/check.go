@@ -3,10 +3,7 @@ package check
 import (
 	"sort"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
-	"github.com/gpufleet/gpufleet/compiler/nodes"
-	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // Intent is what the spec meant, which the rendered objects alone cannot
@@ -59,8 +56,6 @@ type Report struct {
 	// nil until priced.
 	Cost *Cost `json:"cost,omitempty"`
 
-	// cluster is what was checked, for the Kueue checks that follow.
-	cluster *Cluster
 	// classAt and poolAt index Classes and Pools, for Cell.
 	classAt, poolAt map[string]int
 }
@@ -162,21 +157,9 @@ func (r *Report) AllCells() []Cell {
 	return out
 }
 
-// Run checks a rendered tree whose providers launch groups.
-func Run(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, in Intent) (*Report, error) {
-	cl, err := FromTree(t, groups, cat)
-	if err != nil {
-		return nil, err
-	}
-	if err := WithLimitRanges(cl, t, in); err != nil {
-		return nil, err
-	}
-	return RunCluster(cl, in), nil
-}
-
 // RunCluster checks a cluster: FromTree's at max size, or FromLive's.
 func RunCluster(cl *Cluster, in Intent) *Report {
-	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}, cluster: cl}
+	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}}
 	for _, p := range cl.Pools {
 		r.Pools = append(r.Pools, p.Name)
 	}

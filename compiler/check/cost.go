@@ -104,13 +104,9 @@ type Stranded struct {
 	Classes  []string `json:"classes"`
 }
 
-// Costs prices the report's classes and tenants and finds stranded GPUs.
-// It needs the cluster the report was checked on.
-func Costs(r *Report, tenants []TenantIntent, prices catalog.Prices) *Cost {
-	cl := r.cluster
-	if cl == nil {
-		return nil
-	}
+// Costs prices the classes and tenants of the cluster and its rows (the
+// report's, in class order) and finds stranded GPUs.
+func Costs(cl *Cluster, rows []Row, tenants []TenantIntent, prices catalog.Prices) *Cost {
 	c := &Cost{Region: prices.Region, Source: prices.Source(), Classes: []ClassCost{}, Tenants: []TenantCost{}, Stranded: []Stranded{}}
 	pools := map[string]*Pool{}
 	for i := range cl.Pools {
@@ -123,9 +119,9 @@ func Costs(r *Report, tenants []TenantIntent, prices catalog.Prices) *Cost {
 	// The cells that fit, by class and by pool: a big fleet has millions
 	// of class × pool pairs, and few fit, all of them evaluated.
 	byClass, byPool := map[string][]*Cell{}, map[string][]*Class{}
-	for i := range r.Rows {
-		for k := range r.Rows[i].Evaluated {
-			cell := &r.Rows[i].Evaluated[k]
+	for i := range rows {
+		for k := range rows[i].Evaluated {
+			cell := &rows[i].Evaluated[k]
 			class := classes[cell.Class]
 			if !cell.Fits || cell.Type == "" || class == nil || pools[cell.Pool] == nil {
 				continue

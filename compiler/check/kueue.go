@@ -32,7 +32,7 @@ type QueueIntent struct {
 // every flavor it could pick once others are in use, is a pool where the
 // class lands and, for a gang, where the whole gang fits; every requested
 // resource is covered; and the CRDs' limits hold.
-func Kueue(tr tree.Typed, r *Report, queues []QueueIntent) error {
+func Kueue(tr tree.Typed, cl *Cluster, r *Report, queues []QueueIntent) error {
 	m, err := NewKueueModel(tr)
 	if err != nil {
 		return err
@@ -57,13 +57,11 @@ func Kueue(tr tree.Typed, r *Report, queues []QueueIntent) error {
 	// only read: each is checked on its own CPU, its findings gathered in
 	// queue order.
 	r.indexCells()
-	if r.cluster != nil {
-		r.cluster.indexClasses()
-	}
-	memo := newKueueMemo(m, r.cluster, queues)
+	cl.indexClasses()
+	memo := newKueueMemo(m, cl, queues)
 	found := make([]sink, len(queues))
 	par.Each(len(queues), func(i int) {
-		r.kueueQueue(queues[i], m.Queues[queues[i].ClusterQueue], m, memo, &found[i])
+		r.kueueQueue(queues[i], cl, m.Queues[queues[i].ClusterQueue], m, memo, &found[i])
 	})
 	for _, f := range found {
 		r.Findings = append(r.Findings, f...)
@@ -79,7 +77,7 @@ type sink []Finding
 
 func (s *sink) add(f Finding) { *s = append(*s, f) }
 
-func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel, memo *kueueMemo, out *sink) {
+func (r *Report) kueueQueue(q QueueIntent, cl *Cluster, cq *kueue.ClusterQueue, m *KueueModel, memo *kueueMemo, out *sink) {
 	if m.Alone(cq.Name) && borrows(cq) {
 		out.add(Finding{Severity: Warning, Check: IDKueueBorrow, Tenant: q.Tenant,
 			Message: fmt.Sprintf("tenant %s may borrow in cohort %s, but its ClusterQueue is the only one in that cohort tree: there is nothing to borrow", q.Tenant, cq.Spec.CohortName)})
@@ -100,9 +98,9 @@ func (r *Report) kueueQueue(q QueueIntent, cq *kueue.ClusterQueue, m *KueueModel
 			}
 		}
 	}
-	r.kueueResourceQuota(q, m, out)
+	kueueResourceQuota(q, cl, m, out)
 	for _, name := range q.Classes {
-		if c := r.cluster.Class(name); c != nil {
+		if c := cl.Class(name); c != nil {
 			// Kueue counts the pod as the namespace's LimitRange leaves it.
 			r.kueueClass(q, c, cq, m, memo.request(m, c, q.Namespace), memo.admitter(m, c), out)
 		}

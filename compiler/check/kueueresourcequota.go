@@ -38,7 +38,7 @@ func (m *KueueModel) MaxUsage(cq string) map[corev1.ResourceName]int64 {
 // (KueueResourceQuota); one scoped to the priority of a queued class, a
 // warning (KueuePriorityQuota: the tenant may mean to cap that priority,
 // but Kueue will not).
-func (r *Report) kueueResourceQuota(q QueueIntent, m *KueueModel, out *sink) {
+func kueueResourceQuota(q QueueIntent, cl *Cluster, m *KueueModel, out *sink) {
 	most := m.MaxUsage(q.ClusterQueue)
 	var short []string // a reason per namespace whose quota is short
 	warned := map[string]bool{}
@@ -53,7 +53,7 @@ func (r *Report) kueueResourceQuota(q QueueIntent, m *KueueModel, out *sink) {
 				break
 			}
 			for _, class := range q.Classes {
-				c := r.cluster.Class(class)
+				c := cl.Class(class)
 				if c == nil || warned[class] || !priorityScoped(&rq, c.Pod.Spec.PriorityClassName) {
 					continue
 				}

@@ -61,9 +61,8 @@ func TestKueueResourceQuota(t *testing.T) {
 				t.Fatal(err)
 			}
 			train := Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
-			r := &Report{cluster: &Cluster{Classes: []Class{train}}}
 			var found sink
-			r.kueueResourceQuota(QueueIntent{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}, m, &found)
+			kueueResourceQuota(QueueIntent{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}, &Cluster{Classes: []Class{train}}, m, &found)
 			if len(found) != min(len(tc.want), 1) {
 				t.Fatalf("findings %+v, want %q", found, tc.want)
 			}
