@@ -67,7 +67,7 @@ func TestRowCells(t *testing.T) {
 		// The per-class checks count the ruled-out pools as the full row
 		// would: Lands' histogram, above all.
 		c := &cl.Classes[0]
-		if got, want := Lands(c, w), Lands(c, NewRow(all)); !reflect.DeepEqual(got, want) {
+		if got, want := Lands(c, w, nil), Lands(c, NewRow(all), nil); !reflect.DeepEqual(got, want) {
 			t.Errorf("selector %s: Lands %+v, on every cell %+v", sel, got, want)
 		}
 	}

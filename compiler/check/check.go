@@ -157,7 +157,9 @@ func (r *Report) AllCells() []Cell {
 	return out
 }
 
-// RunCluster checks a cluster: FromTree's at max size, or FromLive's.
+// RunCluster checks a cluster, FromTree's at max size or FromLive's: the
+// registry's StageRow checks on each class's row as it is made, then its
+// StageCluster checks.
 func RunCluster(cl *Cluster, in Intent) *Report {
 	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}}
 	for _, p := range cl.Pools {
@@ -172,36 +174,23 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 	r.Rows = make([]Row, len(cl.Classes))
 	found := make([][]Finding, len(cl.Classes))
 	ix := newPoolIndex(cl.Pools)
+	onRow := at(StageRow)
 	parallel(len(cl.Classes), func(i int, w *worker) {
 		c := &cl.Classes[i]
 		r.Rows[i] = ix.row(c, cl.Pools, r.Pools, w)
-		row := &r.Rows[i]
-		f := Lands(c, row)
-		f = append(f, Gang(c, row, cl.Pools)...)
-		f = append(f, InterPodAffinity(c, row)...)
-		f = append(f, SpotCheckpoint(c, row, cl.Pools)...)
-		f = append(f, ZoneSpreadNodeGroup(c, row, cl.Pools)...)
-		f = append(f, KarpenterLaunch(c, row, cl.Pools)...)
-		f = append(f, DevicePluginAllocate(c, row, cl.Pools)...)
-		found[i] = append(f, PodTopologySpread(c, row, cl.Pools)...)
+		for _, run := range onRow {
+			found[i] = append(found[i], run.row(c, &r.Rows[i], cl.Pools)...)
+		}
 	})
-	byClass := make(map[string]*Row, len(cl.Classes))
 	for i := range cl.Classes {
 		r.Classes = append(r.Classes, cl.Classes[i].Name)
-		byClass[cl.Classes[i].Name] = &r.Rows[i]
 		r.Findings = append(r.Findings, found[i]...)
 	}
 	r.indexNames()
-	r.Findings = append(r.Findings, DevicePlugin(cl)...)
-	r.Findings = append(r.Findings, EFADevicePlugin(cl)...)
-	r.Findings = append(r.Findings, MixedTypes(cl)...)
-	r.Findings = append(r.Findings, KarpenterUnpriced(cl)...)
-	r.Findings = append(r.Findings, Deny(cl, byClass, in)...)
-	quota, commits := Quota(cl, in)
-	r.Findings = append(r.Findings, quota...)
-	r.Findings = append(r.Findings, PriorityOrder(in)...)
-	r.Findings = append(r.Findings, SchedulerVersion(in)...)
-	r.Capacity = commits
+	for _, run := range at(StageCluster) {
+		r.Findings = append(r.Findings, run.cluster(cl, r.Rows, in)...)
+	}
+	r.Capacity = Commits(cl, in)
 	r.Sort()
 	return r
 }

@@ -143,7 +143,7 @@ func hasGPUs(n *corev1.Node) bool {
 
 // DevicePlugin reports the pools whose GPUs the device plugin does not
 // advertise, and the GPU-less pools it runs on.
-func DevicePlugin(cl *Cluster) []Finding {
+func DevicePlugin(cl *Cluster, _ []Row, _ Intent) []Finding {
 	var out []Finding
 	for _, p := range cl.Pools {
 		switch {

@@ -67,7 +67,7 @@ func TestDevicePlugin(t *testing.T) {
 			n.Status.Capacity = n.Status.Allocatable.DeepCopy()
 			cl := &Cluster{Pools: []Pool{{Name: "p", MPS: tc.mps, Nodes: []Node{{Node: n}}}}}
 			withDevicePlugin(cl, pod)
-			f := DevicePlugin(cl)
+			f := DevicePlugin(cl, nil, Intent{})
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected finding %+v", f)

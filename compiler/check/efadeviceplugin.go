@@ -48,7 +48,7 @@ func withEFAPlugin(c *Cluster) {
 
 // EFADevicePlugin reports the EFA pools whose interfaces the EFA device
 // plugin does not advertise.
-func EFADevicePlugin(cl *Cluster) []Finding {
+func EFADevicePlugin(cl *Cluster, _ []Row, _ Intent) []Finding {
 	var out []Finding
 	for _, p := range cl.Pools {
 		if p.NoEFAPlugin != "" {

@@ -38,7 +38,7 @@ func TestEFADevicePlugin(t *testing.T) {
 			n.Status.Capacity = n.Status.Allocatable.DeepCopy()
 			cl := &Cluster{Pools: []Pool{{Name: "p", Nodes: []Node{{Node: n}}}}}
 			withEFAPlugin(cl)
-			f := EFADevicePlugin(cl)
+			f := EFADevicePlugin(cl, nil, Intent{})
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected finding %+v", f)

@@ -8,12 +8,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Gang requires all of a class's pods to fit at once on the pools it can
-// land on, at their max size: a Job's gang must start together, and a
-// Deployment's replicas that cannot all run stay Pending for ever. The
-// finding ends with what kube-scheduler says of the pods left over: the
-// reasons a full node refuses one more.
+// Gang requires all of a Job's pods to fit at once on the pools it can
+// land on, at their max size: the gang must start together. The finding
+// ends with what kube-scheduler says of the pods left over: the reasons a
+// full node refuses one more.
 func Gang(c *Class, w *Row, pools []Pool) []Finding {
+	if !c.Gang {
+		return nil
+	}
+	return shortfall(c, w, pools, IDGang, fmt.Sprintf("a gang of %d pods cannot run at once", c.Pods))
+}
+
+// shortfall is check's finding that what says of the class, when its pods
+// do not all fit at once on the pools it lands on.
+func shortfall(c *Class, w *Row, pools []Pool, check ID, what string) []Finding {
 	var total int64
 	var parts, reasons []string
 	fitting := 0
@@ -32,12 +40,6 @@ func Gang(c *Class, w *Row, pools []Pool) []Finding {
 	}
 	if fitting == 0 || int64(c.Pods) <= total {
 		return nil
-	}
-	what := fmt.Sprintf("%d replicas cannot all run", c.Pods)
-	check := IDCapacity
-	if c.Gang {
-		what = fmt.Sprintf("a gang of %d pods cannot run at once", c.Pods)
-		check = IDGang
 	}
 	slices.Sort(reasons)
 	msg := fmt.Sprintf("%s: the pools that fit hold at most %d at max size (%s)", what, total, strings.Join(parts, ", "))

@@ -50,3 +50,25 @@ func pod(spec corev1.PodSpec) *corev1.Pod {
 func container(req string) corev1.Container {
 	return corev1.Container{Name: "main", Resources: corev1.ResourceRequirements{Requests: resources(req)}}
 }
+
+// rows evaluates every class of cl on every pool: a row per class, in
+// class order, as RunCluster gives them.
+func rows(cl *Cluster) []Row {
+	out := make([]Row, len(cl.Classes))
+	for i := range cl.Classes {
+		var cells []Cell
+		for j := range cl.Pools {
+			cells = append(cells, Evaluate(&cl.Classes[i], &cl.Pools[j]))
+		}
+		out[i] = *NewRow(cells)
+	}
+	return out
+}
+
+// onePool is a cluster of one pool of one node n and one class of pod.
+func onePool(pool string, spot bool, n *corev1.Node, class string, pod *corev1.Pod) *Cluster {
+	return &Cluster{
+		Pools:   []Pool{{Name: pool, Spot: spot, MaxNodes: 1, Nodes: []Node{{InstanceType: "t", Zone: "a", Node: n}}}},
+		Classes: []Class{{Name: class, Pod: pod, Info: NewPodInfo(pod), Pods: 1}},
+	}
+}

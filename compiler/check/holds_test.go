@@ -57,10 +57,9 @@ func TestHolds(t *testing.T) {
 		w := NewRow(cells)
 		got := Holds(c, w, pools[:len(cells)])
 		var found []Finding
-		found = append(found, Lands(c, w)...)
-		found = append(found, Gang(c, w, pools)...)
-		found = append(found, InterPodAffinity(c, w)...)
-		found = append(found, PodTopologySpread(c, w, pools[:len(cells)])...)
+		for _, check := range []func(*Class, *Row, []Pool) []Finding{Lands, Gang, Capacity, InterPodAffinity, PodTopologySpread} {
+			found = append(found, check(c, w, pools[:len(cells)])...)
+		}
 		if got != tc.holds || (len(found) > 0) != tc.finds || (got < int64(c.Pods)) != tc.finds {
 			t.Errorf("%s: Holds %d with findings %v, want %d and findings %v", tc.name, got, found, tc.holds, tc.finds)
 		}

@@ -17,7 +17,7 @@ const ErrReasonAntiAffinity = "node(s) didn't match pod anti-affinity rules"
 // InterPodAffinity checks required anti-affinity of a class against its own
 // pods: one pod per hostname means replicas cannot exceed the nodes of the
 // pools it fits; one per zone, the zones they span.
-func InterPodAffinity(c *Class, w *Row) []Finding {
+func InterPodAffinity(c *Class, w *Row, _ []Pool) []Finding {
 	a := c.Pod.Spec.Affinity
 	if a == nil || a.PodAntiAffinity == nil {
 		return nil

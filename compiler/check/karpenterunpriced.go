@@ -53,7 +53,7 @@ func (u *Unpriced) has(it string) bool { return u != nil && slices.Contains(u.Ty
 
 // KarpenterUnpriced reports the Karpenter pools with types Karpenter never
 // launches: an error when no type is left, else a warning.
-func KarpenterUnpriced(cl *Cluster) []Finding {
+func KarpenterUnpriced(cl *Cluster, _ []Row, _ Intent) []Finding {
 	var out []Finding
 	for _, p := range cl.Pools {
 		u := p.Unpriced

@@ -51,7 +51,7 @@ func TestKarpenterUnpriced(t *testing.T) {
 			if cell := Evaluate(c, &p); len(tc.credit) == 0 && (cell.Fits || !slices.Equal(cell.Reasons, []string{ErrReasonNoOffering})) {
 				t.Errorf("cell %+v, want refused: %s", cell, ErrReasonNoOffering)
 			}
-			f := KarpenterUnpriced(&Cluster{Pools: []Pool{p}})
+			f := KarpenterUnpriced(&Cluster{Pools: []Pool{p}}, nil, Intent{})
 			switch {
 			case tc.severity == "" && len(f) > 0:
 				t.Errorf("unexpected %+v", f)

@@ -17,15 +17,53 @@ func rq(ns, name, hard, scope string) string {
 	return s
 }
 
+// quotaCase is a tenant "a" with namespaces ns1 and ns2 queueing class
+// train (priority batch) through ClusterQueue a, and the findings of the
+// check, as "<severity>: <message fragment>", in order.
+type quotaCase struct {
+	name   string
+	queues []string
+	quotas []string
+	want   []string
+}
+
+// checkQuotas runs a Kueue check on each case's ClusterQueues and the
+// namespaces' ResourceQuotas.
+func checkQuotas(t *testing.T, check func(*Admission) []Finding, id ID, cases []quotaCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := tree.Tree{tree.KueueFlavorsPath: []byte(kueueFlavor), tree.KueueQueuesPath: []byte(strings.Join(tc.queues, "---\n")),
+				"tenants/a/" + tree.ResourceQuotasFile: []byte(strings.Join(tc.quotas, "---\n"))}
+			m, err := NewKueueModel(tree.Bytes(tr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			train := &Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
+			q := QueueIntent{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}
+			found := check(&Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []Queued{{Class: train}}})
+			if len(found) != min(len(tc.want), 1) {
+				t.Fatalf("findings %+v, want %q", found, tc.want)
+			}
+			for _, f := range found {
+				if f.Check != id {
+					t.Errorf("finding of check %s, want %s", f.Check, id)
+				}
+				got := f.Severity + ": " + strings.TrimPrefix(f.Message, "tenant a: ")
+				for _, w := range tc.want {
+					if !strings.Contains(got, w) {
+						t.Errorf("got %q\nwant it to contain %q", got, w)
+					}
+				}
+			}
+		})
+	}
+}
+
 // A namespace's ResourceQuota must allow all that its tenant's
 // ClusterQueue may admit: nominal quota plus what it may borrow.
 func TestKueueResourceQuota(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		queues []string
-		quotas []string
-		want   []string // severity: message fragment, in order
-	}{
+	checkQuotas(t, KueueResourceQuota, IDKueueResourceQuota, []quotaCase{
 		{"quota equals nominal", []string{cq("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, "")}, nil},
 		{"quota below nominal", []string{cq("a", "", `nominalQuota: "8"`)},
@@ -47,36 +85,7 @@ func TestKueueResourceQuota(t *testing.T) {
 			[]string{"error: ClusterQueue a may admit up to 10 nvidia.com/gpu"}},
 		{"an unlimited resource", []string{cq("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.cpu: "1"`, "")}, nil},
-		{"priority quota of a queued class warns", []string{cq("a", "", `nominalQuota: "8"`)},
-			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, ""), rq("ns1", "gpufleet-batch", `requests.nvidia.com/gpu: "4"`, "batch")},
-			[]string{"warning: ClusterQueue a may admit up to 8 nvidia.com/gpu of class train (priority batch), but ResourceQuota gpufleet-batch in namespace ns1 allows 4 requests.nvidia.com/gpu at that priority"}},
-		{"priority quota of another priority", []string{cq("a", "", `nominalQuota: "8"`)},
-			[]string{rq("ns1", "gpufleet-dev", `requests.nvidia.com/gpu: "1"`, "dev")}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr := tree.Tree{tree.KueueFlavorsPath: []byte(kueueFlavor), tree.KueueQueuesPath: []byte(strings.Join(tc.queues, "---\n")),
-				"tenants/a/" + tree.ResourceQuotasFile: []byte(strings.Join(tc.quotas, "---\n"))}
-			m, err := NewKueueModel(tree.Bytes(tr))
-			if err != nil {
-				t.Fatal(err)
-			}
-			train := Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
-			var found sink
-			kueueResourceQuota(QueueIntent{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}, &Cluster{Classes: []Class{train}}, m, &found)
-			if len(found) != min(len(tc.want), 1) {
-				t.Fatalf("findings %+v, want %q", found, tc.want)
-			}
-			for _, f := range found {
-				if want := map[string]ID{Error: IDKueueResourceQuota, Warning: IDKueuePriorityQuota}[f.Severity]; f.Check != want {
-					t.Errorf("%s finding of check %s, want %s", f.Severity, f.Check, want)
-				}
-				got := f.Severity + ": " + strings.TrimPrefix(f.Message, "tenant a: ")
-				for _, w := range tc.want {
-					if !strings.Contains(got, w) {
-						t.Errorf("got %q\nwant it to contain %q", got, w)
-					}
-				}
-			}
-		})
-	}
+		{"a quota scoped to its priority is KueuePriorityQuota's", []string{cq("a", "", `nominalQuota: "8"`)},
+			[]string{rq("ns1", "gpufleet-batch", `requests.nvidia.com/gpu: "4"`, "batch")}, nil},
+	})
 }

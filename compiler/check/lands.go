@@ -5,7 +5,7 @@ import "fmt"
 // Lands fails a class that no pool can host, with a FailedScheduling-style
 // summary of why each pool refused it: the evaluated pools' reasons, and
 // the ruled-out ones counted by theirs.
-func Lands(c *Class, w *Row) []Finding {
+func Lands(c *Class, w *Row, _ []Pool) []Finding {
 	counts := map[string]int{}
 	for _, cell := range w.Evaluated {
 		if cell.Fits {

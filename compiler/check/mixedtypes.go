@@ -59,7 +59,7 @@ func gpus(in catalog.Instance) int64 {
 }
 
 // MixedTypes warns of the node groups whose types differ.
-func MixedTypes(cl *Cluster) []Finding {
+func MixedTypes(cl *Cluster, _ []Row, _ Intent) []Finding {
 	var out []Finding
 	for _, p := range cl.Pools {
 		if p.MixedTypes != "" && len(p.Nodes) > 0 {

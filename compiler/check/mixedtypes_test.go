@@ -39,7 +39,7 @@ func TestMixedTypes(t *testing.T) {
 			if got := nodeTypes(p); !slices.Equal(got, tc.credit) {
 				t.Errorf("nodes of %v, want %v", got, tc.credit)
 			}
-			f := MixedTypes(&Cluster{Pools: []Pool{p}})
+			f := MixedTypes(&Cluster{Pools: []Pool{p}}, nil, Intent{})
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected %+v", f)

@@ -112,17 +112,17 @@ func TestInterPodAffinity(t *testing.T) {
 		TopologyKey: keys.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
 	}}}
 	// Only pool "open" fits, with 4 nodes: 5 pods with one per node fail.
-	if f := InterPodAffinity(c, NewRow(cells)); len(f) != 1 || f[0].Check != "InterPodAffinity" {
+	if f := InterPodAffinity(c, NewRow(cells), nil); len(f) != 1 || f[0].Check != "InterPodAffinity" {
 		t.Fatalf("want an anti-affinity finding, got %v", f)
 	}
 	c.Pods = 4
-	if f := InterPodAffinity(c, NewRow(cells)); len(f) != 0 {
+	if f := InterPodAffinity(c, NewRow(cells), nil); len(f) != 0 {
 		t.Fatalf("4 pods on 4 nodes fit: %v", f)
 	}
 	// Zone anti-affinity: one zone fits.
 	c.Pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey = keys.LabelZone
 	c.Pods = 2
-	if f := InterPodAffinity(c, NewRow(cells)); len(f) != 1 {
+	if f := InterPodAffinity(c, NewRow(cells), nil); len(f) != 1 {
 		t.Fatalf("2 pods, one per zone, one zone: want a finding, got %v", f)
 	}
 }
@@ -144,18 +144,24 @@ func TestGang(t *testing.T) {
 	if f := Gang(c, NewRow(cells), pools); len(f) != 0 {
 		t.Fatalf("32 fit: %v", f)
 	}
+	if f := Capacity(c, NewRow(cells), pools); len(f) != 0 {
+		t.Fatalf("a gang is Gang's: %v", f)
+	}
 	c.Gang, c.Pods = false, 40
-	if f := Gang(c, NewRow(cells), pools); len(f) != 1 || f[0].Check != "Capacity" {
+	if f := Gang(c, NewRow(cells), pools); len(f) != 0 {
+		t.Fatalf("replicas are Capacity's: %v", f)
+	}
+	if f := Capacity(c, NewRow(cells), pools); len(f) != 1 || f[0].Check != "Capacity" {
 		t.Fatalf("want a capacity finding for replicas, got %v", f)
 	}
 }
 
 func TestLands(t *testing.T) {
 	c, cells, _ := spreadFleet(1, nil)
-	if f := Lands(c, NewRow(cells)); len(f) != 0 {
+	if f := Lands(c, NewRow(cells), nil); len(f) != 0 {
 		t.Fatalf("lands on open: %v", f)
 	}
-	f := Lands(c, NewRow(cells[:1]))
+	f := Lands(c, NewRow(cells[:1]), nil)
 	want := "0/1 pools can host class c: 1 node(s) had untolerated taint(s)."
 	if len(f) != 1 || f[0].Message != want {
 		t.Fatalf("got %v, want %q", f, want)
@@ -185,7 +191,7 @@ func TestMatchLabelKeys(t *testing.T) {
 			TopologyKey: keys.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}},
 			MatchLabelKeys: []string{"pod-template-hash"},
 		}}}
-		if f := InterPodAffinity(c, NewRow(cells)); len(f) != 1 || f[0].Check != "InterPodAffinity" {
+		if f := InterPodAffinity(c, NewRow(cells), nil); len(f) != 1 || f[0].Check != "InterPodAffinity" {
 			t.Errorf("labels %v: want the anti-affinity finding, got %v", podLabels, f)
 		}
 	}

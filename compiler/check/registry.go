@@ -4,7 +4,7 @@ package check
 // and the github and sarif formats use it as the rule.
 type ID string
 
-// The checks, one file each (the Kueue checks share kueue.go).
+// The checks, one file each, named after the check.
 const (
 	IDLands                ID = "Lands"
 	IDGang                 ID = "Gang"
@@ -36,9 +36,10 @@ const (
 	IDDevicePluginAllocate ID = "DevicePluginAllocate"
 )
 
-// Check describes one check.
+// Check is one row of the registry: a check and the function that runs it.
 type Check struct {
-	ID ID
+	ID  ID
+	Run Run
 	// Severity is the one its findings have, unless the spec's checks
 	// setting lowers it (Lowerable).
 	Severity  string
@@ -48,35 +49,37 @@ type Check struct {
 }
 
 // Registry lists every check, in the order the README documents them.
+// RunCluster runs the StageRow and StageCluster checks, Kueue the
+// StageKueue and StageQueue ones, each stage's in this order.
 var Registry = []Check{
-	{IDLands, Error, false, "every class can land on at least one pool (kube-scheduler's Filter plugins)"},
-	{IDGang, Error, false, "a Job's whole gang fits at once on the pools it lands on, at max size"},
-	{IDCapacity, Error, false, "all of a workload's replicas fit at once on the pools it lands on, at max size"},
-	{IDInterPodAffinity, Error, false, "required anti-affinity leaves a node or zone for every replica"},
-	{IDPodTopologySpread, Error, false, "DoNotSchedule spread constraints hold for every pod, placed one by one"},
-	{IDCPUOnGPU, Error, true, "no CPU-only class can land on a GPU pool"},
-	{IDOnDemandOnSpot, Error, true, "no on-demand class can land on a spot pool"},
-	{IDDedicated, Error, true, "no class lands on a pool dedicated to others"},
-	{IDDevicePlugin, Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
-	{IDDevicePluginAllocate, Error, false, "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
-	{IDEFADevicePlugin, Error, false, "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
-	{IDZoneSpreadNodeGroup, Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
-	{IDKarpenterLaunch, Error, false, "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
-	{IDMixedTypes, Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
-	{IDKarpenterUnpriced, Error, false, "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
-	{IDQuotaFit, Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
-	{IDSchedulerVersion, Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},
-	{IDSpotCheckpoint, Warning, false, "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
-	{IDPriorityOrder, Warning, false, "no preempting batch class outranks a critical serving class"},
-	{IDKueueFlavor, Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
-	{IDKueueOrder, Error, false, "no flavor Kueue tries first sends a queued class where it cannot land"},
-	{IDKueueQuota, Error, false, "Kueue's flavor assigner admits one whole queued workload: guaranteed quota plus what the cohort tree lends, within borrowingLimit"},
-	{IDKueueCovered, Error, false, "every resource a queued class requests is covered by its ClusterQueue"},
-	{IDKueueLimits, Error, false, "flavors and resource groups stay within Kueue's CRD limits"},
-	{IDKueueBorrow, Warning, false, "a tenant that may borrow shares its cohort tree with another ClusterQueue to borrow from"},
-	{IDKueueGang, Error, false, "every flavor Kueue may admit a queued gang to is a pool that holds the whole gang"},
-	{IDKueueResourceQuota, Error, false, "no namespace's ResourceQuota refuses the pods of what its tenant's ClusterQueue may admit"},
-	{IDKueuePriorityQuota, Warning, false, "no PriorityClass-scoped quota, which Kueue does not see, is below what Kueue may admit of a queued class at that priority"},
+	{IDLands, OnRow(Lands), Error, false, "every class can land on at least one pool (kube-scheduler's Filter plugins)"},
+	{IDGang, OnRow(Gang), Error, false, "a Job's whole gang fits at once on the pools it lands on, at max size"},
+	{IDCapacity, OnRow(Capacity), Error, false, "all of a workload's replicas fit at once on the pools it lands on, at max size"},
+	{IDInterPodAffinity, OnRow(InterPodAffinity), Error, false, "required anti-affinity leaves a node or zone for every replica"},
+	{IDPodTopologySpread, OnRow(PodTopologySpread), Error, false, "DoNotSchedule spread constraints hold for every pod, placed one by one"},
+	{IDCPUOnGPU, OnCluster(CPUOnGPU), Error, true, "no CPU-only class can land on a GPU pool"},
+	{IDOnDemandOnSpot, OnCluster(OnDemandOnSpot), Error, true, "no on-demand class can land on a spot pool"},
+	{IDDedicated, OnCluster(Dedicated), Error, true, "no class lands on a pool dedicated to others"},
+	{IDDevicePlugin, OnCluster(DevicePlugin), Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
+	{IDDevicePluginAllocate, OnRow(DevicePluginAllocate), Error, false, "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
+	{IDEFADevicePlugin, OnCluster(EFADevicePlugin), Error, false, "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
+	{IDZoneSpreadNodeGroup, OnRow(ZoneSpreadNodeGroup), Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
+	{IDKarpenterLaunch, OnRow(KarpenterLaunch), Error, false, "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
+	{IDMixedTypes, OnCluster(MixedTypes), Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
+	{IDKarpenterUnpriced, OnCluster(KarpenterUnpriced), Error, false, "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
+	{IDQuotaFit, OnCluster(QuotaFit), Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
+	{IDSchedulerVersion, OnCluster(SchedulerVersion), Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},
+	{IDSpotCheckpoint, OnRow(SpotCheckpoint), Warning, false, "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
+	{IDPriorityOrder, OnCluster(PriorityOrder), Warning, false, "no preempting batch class outranks a critical serving class"},
+	{IDKueueFlavor, OnQueue(KueueFlavor), Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
+	{IDKueueOrder, OnQueue(KueueOrder), Error, false, "no flavor Kueue tries first sends a queued class where it cannot land"},
+	{IDKueueQuota, OnQueue(KueueQuota), Error, false, "Kueue's flavor assigner admits one whole queued workload: guaranteed quota plus what the cohort tree lends, within borrowingLimit"},
+	{IDKueueCovered, OnQueue(KueueCovered), Error, false, "every resource a queued class requests is covered by its ClusterQueue"},
+	{IDKueueLimits, OnKueue(KueueLimits), Error, false, "flavors and resource groups stay within Kueue's CRD limits"},
+	{IDKueueBorrow, OnQueue(KueueBorrow), Warning, false, "a tenant that may borrow shares its cohort tree with another ClusterQueue to borrow from"},
+	{IDKueueGang, OnQueue(KueueGang), Error, false, "every flavor Kueue may admit a queued gang to is a pool that holds the whole gang"},
+	{IDKueueResourceQuota, OnQueue(KueueResourceQuota), Error, false, "no namespace's ResourceQuota refuses the pods of what its tenant's ClusterQueue may admit"},
+	{IDKueuePriorityQuota, OnQueue(KueuePriorityQuota), Warning, false, "no PriorityClass-scoped quota, which Kueue does not see, is below what Kueue may admit of a queued class at that priority"},
 }
 
 // Lookup returns the registered check of that ID.

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// Every ID constant is registered once, with a severity and what it proves.
+// Every ID constant is registered once, with a severity, what it proves
+// and the function that runs it.
 func TestRegistry(t *testing.T) {
 	f, err := parser.ParseFile(token.NewFileSet(), "registry.go", nil, 0)
 	if err != nil {
@@ -35,6 +36,10 @@ func TestRegistry(t *testing.T) {
 		seen[c.ID] = true
 		if c.Severity != Error && c.Severity != Warning || c.Proves == "" {
 			t.Errorf("%s: severity %q, proves %q", c.ID, c.Severity, c.Proves)
+		}
+		r := c.Run
+		if funcs := map[Stage]bool{StageRow: r.row != nil, StageCluster: r.cluster != nil, StageKueue: r.kueue != nil, StageQueue: r.queue != nil}; !funcs[r.Stage] {
+			t.Errorf("%s: nothing runs it at its stage %d", c.ID, r.Stage)
 		}
 		if got, ok := Lookup(c.ID); !ok || got.ID != c.ID {
 			t.Errorf("Lookup(%s) = %v, %v", c.ID, got, ok)

@@ -12,7 +12,7 @@ const SchedulerMinor = "1.35"
 const reasonSchedulerVersion = "cluster.version %s: the checker's verdicts are kube-scheduler v%s's, which make test-kube-scheduler and make e2e run; this cluster runs v%s's, which nothing here tests"
 
 // SchedulerVersion warns when the cluster's minor is not the checker's.
-func SchedulerVersion(in Intent) []Finding {
+func SchedulerVersion(_ *Cluster, _ []Row, in Intent) []Finding {
 	if in.Version == "" || in.Version == SchedulerMinor {
 		return nil
 	}

@@ -15,7 +15,7 @@ func TestSchedulerVersion(t *testing.T) {
 		{"1.33", "cluster.version 1.33: the checker's verdicts are kube-scheduler v1.35's, which make test-kube-scheduler and make e2e run; this cluster runs v1.33's"},
 		{"1.36", "this cluster runs v1.36's"},
 	} {
-		f := SchedulerVersion(Intent{Version: tc.version})
+		f := SchedulerVersion(nil, nil, Intent{Version: tc.version})
 		switch {
 		case tc.want == "" && len(f) > 0:
 			t.Errorf("%q: unexpected %+v", tc.version, f)

@@ -9,7 +9,7 @@ import (
 // critical serving class (a Deployment or StatefulSet whose own priority
 // preempts): training would then evict inference to make room. Serving
 // classes with preemption Never, such as development, are fair game.
-func PriorityOrder(in Intent) []Finding {
+func PriorityOrder(_ *Cluster, _ []Row, in Intent) []Finding {
 	var names []string
 	for n := range in.Priorities {
 		names = append(names, n)

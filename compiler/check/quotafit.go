@@ -11,34 +11,19 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 )
 
-// Commit is one resource's total nominal quota against the fleet's
-// physical maximum.
-type Commit struct {
-	Resource string  `json:"resource"`
-	Quota    string  `json:"quota"`
-	Capacity string  `json:"capacity"`
-	Ratio    float64 `json:"ratio"`
-}
-
 var quotaResources = []corev1.ResourceName{catalog.ResourceGPU, corev1.ResourceCPU, corev1.ResourceMemory}
 
-// Quota proves that each tenant's quota plus borrowing holds one whole
+// QuotaFit proves that each tenant's quota plus borrowing holds one whole
 // workload of every class it may use (a Job's whole gang, all replicas of
 // any other kind): otherwise Kueue reports ExceedsMaxQuota and the quota
-// admission rejects pods. It also reports overcommit.
-func Quota(cl *Cluster, in Intent) ([]Finding, []Commit) {
+// admission rejects pods.
+func QuotaFit(cl *Cluster, _ []Row, in Intent) []Finding {
 	classes := map[string]*Class{}
 	for i := range cl.Classes {
 		classes[cl.Classes[i].Name] = &cl.Classes[i]
 	}
 	var out []Finding
-	// Sums over a fleet are float64: they are reported, not compared
-	// exactly, and 10,000 tenants' memory in milli-units overflows int64.
-	nominal := map[corev1.ResourceName]float64{}
 	for _, t := range in.Tenants {
-		for _, r := range quotaResources {
-			nominal[r] += float64(t.Nominal[string(r)])
-		}
 		for _, name := range t.Classes {
 			c := classes[name]
 			if c == nil {
@@ -65,16 +50,7 @@ func Quota(cl *Cluster, in Intent) ([]Finding, []Commit) {
 			}
 		}
 	}
-	var commits []Commit
-	for _, r := range quotaResources {
-		capacity := fleetCapacity(cl, r)
-		c := Commit{Resource: string(r), Quota: milliF(nominal[r], r), Capacity: milliF(capacity, r)}
-		if capacity > 0 {
-			c.Ratio = math.Round(nominal[r]/capacity*100) / 100
-		}
-		commits = append(commits, c)
-	}
-	return out, commits
+	return out
 }
 
 // shortOf lists what pods pods of requests req need beyond hard.
@@ -102,26 +78,6 @@ func unit(c *Class) string {
 		return fmt.Sprintf("all %d replicas", c.Pods)
 	}
 	return "one pod"
-}
-
-// fleetCapacity is every pool at max size, on its largest instance type (a
-// live pool: its nodes), in milli-units.
-func fleetCapacity(cl *Cluster, r corev1.ResourceName) float64 {
-	var total float64
-	for _, p := range cl.Pools {
-		var best int64
-		for _, n := range p.Nodes {
-			q := n.Status.Allocatable[r]
-			if p.Live {
-				total += float64(q.MilliValue()) // each live node once
-			}
-			best = max(best, q.MilliValue())
-		}
-		if !p.Live {
-			total += float64(best) * float64(p.MaxNodes)
-		}
-	}
-	return total
 }
 
 // mulSat is a*b for non-negative a and b, or MaxInt64 where that

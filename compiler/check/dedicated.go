@@ -1,0 +1,21 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Dedicated proves that no class lands on a pool dedicated to others.
+func Dedicated(cl *Cluster, rows []Row, in Intent) []Finding {
+	var out []Finding
+	for i := range cl.Classes {
+		c := &cl.Classes[i]
+		for _, p := range landsOn(cl, &rows[i]) {
+			if admits, ok := in.Dedicated[p.Name]; ok && !slices.Contains(admits, c.Name) {
+				out = append(out, Finding{Severity: Error, Check: IDDedicated, Class: c.Name, Pool: p.Name,
+					Message: fmt.Sprintf("class %s can land on pool %s, which is dedicated to %v", c.Name, p.Name, admits)})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,28 @@
+package check
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// KueueCovered requires every resource a queued class requests to be
+// covered by its ClusterQueue, which Kueue otherwise never admits.
+func KueueCovered(a *Admission) []Finding {
+	covered := map[corev1.ResourceName]bool{}
+	for _, rg := range a.CQ.Spec.ResourceGroups {
+		for _, res := range rg.CoveredResources {
+			covered[res] = true
+		}
+	}
+	var out []Finding
+	for _, qc := range a.Classes {
+		for _, res := range resourceOrder(qc.Request) {
+			if v := qc.Request[res]; !v.IsZero() && !covered[res] {
+				out = append(out, Finding{Severity: Error, Check: IDKueueCovered, Tenant: a.Queue.Tenant, Class: qc.Class.Name,
+					Message: fmt.Sprintf("tenant %s, class %s: resource %s unavailable in ClusterQueue %s", a.Queue.Tenant, qc.Class.Name, res, a.CQ.Name)})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package check
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// A quota scoped to a PriorityClass limits the pods of that priority in the
+// namespace, which Kueue does not read either.
+const reasonScopedBelowKueue = "ClusterQueue %s may admit up to %s of class %s (priority %s), but ResourceQuota %s in namespace %s allows %s at that priority; Kueue does not see it, so the pods of Jobs it admits beyond it fail to be created"
+
+// KueuePriorityQuota warns of a ResourceQuota scoped to the priority of a
+// queued class that is below what the ClusterQueue may admit: the tenant
+// may mean to cap that priority, but Kueue will not.
+func KueuePriorityQuota(a *Admission) []Finding {
+	var out []Finding
+	warned := map[string]bool{}
+	belowKueue(a, func(ns string, rq *corev1.ResourceQuota, over []quotaGap) {
+		for _, qc := range a.Classes {
+			c := qc.Class
+			if warned[c.Name] || !priorityScoped(rq, c.Pod.Spec.PriorityClassName) {
+				continue
+			}
+			warned[c.Name] = true
+			out = append(out, Finding{Severity: Warning, Check: IDKueuePriorityQuota, Tenant: a.Queue.Tenant, Class: c.Name,
+				Message: fmt.Sprintf("tenant %s: "+reasonScopedBelowKueue, a.Queue.Tenant, a.Queue.ClusterQueue, over[0].most, c.Name, c.Pod.Spec.PriorityClassName, rq.Name, ns, over[0].hard)})
+		}
+	})
+	return out
+}
+
+// priorityScoped reports whether a scoped quota applies to the pods of
+// priority pc only through a PriorityClass In selector naming it.
+func priorityScoped(rq *corev1.ResourceQuota, pc string) bool {
+	if rq.Spec.ScopeSelector == nil || pc == "" {
+		return false
+	}
+	for _, e := range rq.Spec.ScopeSelector.MatchExpressions {
+		if e.ScopeName == corev1.ResourceQuotaScopePriorityClass && e.Operator == corev1.ScopeSelectorOpIn {
+			for _, v := range e.Values {
+				if v == pc {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

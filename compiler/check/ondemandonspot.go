@@ -1,0 +1,22 @@
+package check
+
+import "fmt"
+
+// OnDemandOnSpot proves that no class the spec keeps on on-demand capacity
+// can land on a spot pool.
+func OnDemandOnSpot(cl *Cluster, rows []Row, in Intent) []Finding {
+	var out []Finding
+	for i := range cl.Classes {
+		c := &cl.Classes[i]
+		if !in.OnDemandOnly[c.Name] {
+			continue
+		}
+		for _, p := range landsOn(cl, &rows[i]) {
+			if p.Spot {
+				out = append(out, Finding{Severity: Error, Check: IDOnDemandOnSpot, Class: c.Name, Pool: p.Name,
+					Message: fmt.Sprintf("class %s demands on-demand capacity but can land on spot pool %s", c.Name, p.Name)})
+			}
+		}
+	}
+	return out
+}

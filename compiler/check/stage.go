@@ -1,0 +1,60 @@
+package check
+
+// Stage is when a check runs, which says what it reads.
+type Stage uint8
+
+const (
+	// StageRow checks read one class's row as RunCluster makes it, each
+	// class on its own CPU.
+	StageRow Stage = iota
+	// StageCluster checks read the cluster, every row and the intent,
+	// once every row is made.
+	StageCluster
+	// StageKueue checks read the Kueue model and every queue, once, in the
+	// Kueue pass that follows the queues' derivation.
+	StageKueue
+	// StageQueue checks read one queue's Admission in the Kueue pass, each
+	// queue on its own CPU.
+	StageQueue
+)
+
+// Run is a check's function at its stage; OnRow, OnCluster, OnKueue and
+// OnQueue make it.
+type Run struct {
+	Stage   Stage
+	row     func(c *Class, w *Row, pools []Pool) []Finding
+	cluster func(cl *Cluster, rows []Row, in Intent) []Finding
+	kueue   func(m *KueueModel, queues []QueueIntent) []Finding
+	queue   func(a *Admission) []Finding
+}
+
+// OnRow runs f on each class's row, with every pool.
+func OnRow(f func(c *Class, w *Row, pools []Pool) []Finding) Run {
+	return Run{Stage: StageRow, row: f}
+}
+
+// OnCluster runs f once on the cluster and its rows, in class order.
+func OnCluster(f func(cl *Cluster, rows []Row, in Intent) []Finding) Run {
+	return Run{Stage: StageCluster, cluster: f}
+}
+
+// OnKueue runs f once on the Kueue model and every queue.
+func OnKueue(f func(m *KueueModel, queues []QueueIntent) []Finding) Run {
+	return Run{Stage: StageKueue, kueue: f}
+}
+
+// OnQueue runs f on each queue's Admission.
+func OnQueue(f func(a *Admission) []Finding) Run {
+	return Run{Stage: StageQueue, queue: f}
+}
+
+// at lists the registry's runs of a stage, in registry order.
+func at(s Stage) []Run {
+	var out []Run
+	for _, c := range Registry {
+		if c.Run.Stage == s {
+			out = append(out, c.Run)
+		}
+	}
+	return out
+}
