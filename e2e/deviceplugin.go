@@ -30,7 +30,7 @@ import (
 )
 
 // renderDevicePlugin is `helm template` of the NVIDIA device plugin's chart,
-// from its pinned Go module, with the tree's values, as the README tells
+// from its pinned Go module, with the tree's values, as docs/tree.md tells
 // users to install it: Helm's own loader, value coalescing and template
 // engine, so that what Helm merges from the chart's defaults is in it too.
 func renderDevicePlugin(values []byte, kubeVersion string) ([]*unstructured.Unstructured, error) {

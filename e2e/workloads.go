@@ -26,7 +26,7 @@ func workloadName(class string) string {
 }
 
 // userWorkload is what a user of the class writes and builds, as the
-// README says: a plain workload of the class's kind from templates/, with
+// README's tour says (step 4): a plain workload of the class's kind from templates/, with
 // its own name and selector, labelled with the class, its container named
 // as the class says, and the replicas, parallelism and completions of the
 // class's example (a StatefulSet with the example's headless Service,

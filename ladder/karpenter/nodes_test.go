@@ -62,7 +62,7 @@ func (d *diffs) report() {
 // catalog figure (the gpu-memory-gib label, which classes' minMemoryGiB
 // selects on) is NVIDIA's nominal size rather than EC2's: "24 GB" A10G and
 // L4 report 22888 MiB (the driver, 23028 and 23034 MiB). A documented
-// choice (README, Modelling limits); a change in EC2's figure fails here.
+// choice (docs/verification.md, Modelling limits); a change in EC2's figure fails here.
 var nominalGPUMemory = map[string]int64{"A10G": 22888, "L4": 22888}
 
 // TestEC2Data holds vCPU, memory, GPUs and EFA interfaces to the EC2 data
