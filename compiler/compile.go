@@ -127,7 +127,7 @@ func (r *Result) Cluster() (*check.Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cl, check.WithLimitRanges(cl, r.Typed(), Intent(r.Fleet))
+	return cl, check.WithLimitRanges(cl, r.Typed(), Intent(r.Fleet).Namespaces())
 }
 
 // Typed is the tree with its objects, as the checker reads it.
@@ -171,7 +171,7 @@ func (r *Result) check() (err error) {
 	}
 	in := Intent(r.Fleet)
 	r.Report = check.RunCluster(r.cluster, in)
-	r.Report.Cost = check.Costs(r.cluster, r.Report.Rows, in.Tenants, Prices(r.Fleet))
+	r.Report.Cost = check.Costs(r.cluster, r.Report.Rows, costTenants(in), Prices(r.Fleet))
 	return nil
 }
 

@@ -60,6 +60,15 @@ func quotaMilli(rl corev1.ResourceList) map[string]int64 {
 	return out
 }
 
+// costTenants are the tenants as the cost is priced.
+func costTenants(in check.Intent) []check.Tenant {
+	out := make([]check.Tenant, len(in.Tenants))
+	for i, t := range in.Tenants {
+		out[i] = check.Tenant{Name: t.Name, Classes: t.Classes, Nominal: t.Nominal}
+	}
+	return out
+}
+
 // Prices are the fleet's hourly prices: the catalog's for its region (or
 // prices.region), under the spec's own.
 func Prices(d *derive.Fleet) catalog.Prices {

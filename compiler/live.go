@@ -18,7 +18,7 @@ func (r *Result) CheckLive(live []corev1.Node, pods []corev1.Pod) (*check.Report
 		return nil, err
 	}
 	in := Intent(r.Fleet)
-	if err := check.WithLimitRanges(cl, r.Typed(), in); err != nil {
+	if err := check.WithLimitRanges(cl, r.Typed(), in.Namespaces()); err != nil {
 		return nil, err
 	}
 	rep := check.RunCluster(cl, in)

@@ -21,6 +21,17 @@ type Intent struct {
 	Version string
 }
 
+// Namespaces maps each class to the namespaces its tenants run it in.
+func (in Intent) Namespaces() map[string][]string {
+	out := map[string][]string{}
+	for _, tn := range in.Tenants {
+		for _, c := range tn.Classes {
+			out[c] = append(out[c], tn.Namespaces...)
+		}
+	}
+	return out
+}
+
 type TenantIntent struct {
 	Name    string
 	Classes []string

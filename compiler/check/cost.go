@@ -104,9 +104,17 @@ type Stranded struct {
 	Classes  []string `json:"classes"`
 }
 
+// Tenant is what a tenant's cost is priced from.
+type Tenant struct {
+	Name    string
+	Classes []string
+	// Nominal is its nominal quota by resource name, in milli-units.
+	Nominal map[string]int64
+}
+
 // Costs prices the classes and tenants of the cluster and its rows (the
 // report's, in class order) and finds stranded GPUs.
-func Costs(cl *Cluster, rows []Row, tenants []TenantIntent, prices catalog.Prices) *Cost {
+func Costs(cl *Cluster, rows []Row, tenants []Tenant, prices catalog.Prices) *Cost {
 	c := &Cost{Region: prices.Region, Source: prices.Source(), Classes: []ClassCost{}, Tenants: []TenantCost{}, Stranded: []Stranded{}}
 	pools := map[string]*Pool{}
 	for i := range cl.Pools {
@@ -212,7 +220,7 @@ func zoneSpread(c *Class) bool {
 	return false
 }
 
-func tenantCost(t TenantIntent, byClass map[string][]*Cell, pools map[string]*Pool, prices catalog.Prices) TenantCost {
+func tenantCost(t Tenant, byClass map[string][]*Cell, pools map[string]*Pool, prices catalog.Prices) TenantCost {
 	tc := TenantCost{Tenant: t.Name}
 	res, cpuOnly := keys.ResourceGPU, false
 	milli := t.Nominal[keys.ResourceGPU]

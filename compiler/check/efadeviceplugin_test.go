@@ -8,8 +8,9 @@ import (
 )
 
 // eksctl's EFA device plugin runs on the EFA instance types it lists, where
-// it tolerates every taint; a node it misses offers no EFA interfaces.
-func TestEFADevicePlugin(t *testing.T) {
+// it tolerates every taint; a node it misses offers no EFA interfaces, and
+// its pool records why.
+func TestEFAPluginReach(t *testing.T) {
 	p4d := map[string]string{"node.kubernetes.io/instance-type": "p4d.24xlarge"}
 	efaTaint := corev1.Taint{Key: "aws.amazon.com/efa", Value: "true", Effect: corev1.TaintEffectNoSchedule}
 	for _, tc := range []struct {
@@ -17,20 +18,20 @@ func TestEFADevicePlugin(t *testing.T) {
 		labels map[string]string
 		taints []corev1.Taint
 		alloc  string
-		want   string // the finding's message fragment; "" for none
+		why    string // why the plugin does not run there; "" where it does
 		efa    bool   // EFA interfaces left on the node
 	}{
 		{"EFA taint tolerated", p4d, []corev1.Taint{efaTaint}, "vpc.amazonaws.com/efa=4", "", true},
 		{"GPU taint not tolerated", p4d, []corev1.Taint{efaTaint, {Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}}, "vpc.amazonaws.com/efa=4",
-			"pool p attaches EFA interfaces, but eksctl's EFA device plugin (DaemonSet aws-efa-k8s-device-plugin) does not run on its nodes (had untolerated taint {nvidia.com/gpu: true}): they advertise no vpc.amazonaws.com/efa", false},
+			"node(s) had untolerated taint {nvidia.com/gpu: true}", false},
 		{"spot taint not tolerated", p4d, []corev1.Taint{{Key: "gpufleet.dev/spot", Value: "true", Effect: corev1.TaintEffectNoSchedule}}, "vpc.amazonaws.com/efa=4",
-			"had untolerated taint {gpufleet.dev/spot: true}", false},
+			"node(s) had untolerated taint {gpufleet.dev/spot: true}", false},
 		{"a PreferNoSchedule taint does not keep it off", p4d, []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectPreferNoSchedule}}, "vpc.amazonaws.com/efa=4", "", true},
 		{"the DaemonSet controller's tolerations count", p4d, []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}, "vpc.amazonaws.com/efa=4", "", true},
 		{"a type eksctl does not list", map[string]string{"node.kubernetes.io/instance-type": "g6.xlarge"}, nil, "vpc.amazonaws.com/efa=1",
-			"does not run on its nodes (didn't match Pod's node affinity/selector)", false},
+			ErrReasonNodeAffinity, false},
 		{"EKS Auto Mode nodes are excluded", map[string]string{"node.kubernetes.io/instance-type": "p4d.24xlarge", "eks.amazonaws.com/compute-type": "auto"}, nil, "vpc.amazonaws.com/efa=4",
-			"didn't match Pod's node affinity/selector", false},
+			ErrReasonNodeAffinity, false},
 		{"nodes without EFA are not its concern", map[string]string{"node.kubernetes.io/instance-type": "g6.xlarge"}, []corev1.Taint{{Key: "nvidia.com/gpu", Effect: corev1.TaintEffectNoSchedule}}, "nvidia.com/gpu=1", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -38,12 +39,8 @@ func TestEFADevicePlugin(t *testing.T) {
 			n.Status.Capacity = n.Status.Allocatable.DeepCopy()
 			cl := &Cluster{Pools: []Pool{{Name: "p", Nodes: []Node{{Node: n}}}}}
 			withEFAPlugin(cl)
-			f := EFADevicePlugin(cl, nil, Intent{})
-			switch {
-			case tc.want == "" && len(f) > 0:
-				t.Errorf("unexpected finding %+v", f)
-			case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Check != IDEFADevicePlugin):
-				t.Errorf("findings %+v, want one containing %q", f, tc.want)
+			if got := cl.Pools[0].NoEFAPlugin; got != tc.why {
+				t.Errorf("pool: no EFA plugin %q, want %q", got, tc.why)
 			}
 			_, capacity := n.Status.Capacity["vpc.amazonaws.com/efa"]
 			_, alloc := n.Status.Allocatable["vpc.amazonaws.com/efa"]
@@ -51,5 +48,21 @@ func TestEFADevicePlugin(t *testing.T) {
 				t.Errorf("EFA left in capacity %v, allocatable %v; want %v", capacity, alloc, tc.efa)
 			}
 		})
+	}
+}
+
+// What the EFADevicePlugin check says of a pool the plugin does not reach.
+func TestEFADevicePlugin(t *testing.T) {
+	for why, want := range map[string]string{
+		"": "",
+		"node(s) had untolerated taint {nvidia.com/gpu: true}": "pool p attaches EFA interfaces, but eksctl's EFA device plugin (DaemonSet aws-efa-k8s-device-plugin) does not run on its nodes (had untolerated taint {nvidia.com/gpu: true}): they advertise no vpc.amazonaws.com/efa",
+	} {
+		f := EFADevicePlugin(&Cluster{Pools: []Pool{{Name: "p", NoEFAPlugin: why}}}, nil, Intent{})
+		switch {
+		case want == "" && len(f) > 0:
+			t.Errorf("unexpected finding %+v", f)
+		case want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, want) || f[0].Check != IDEFADevicePlugin):
+			t.Errorf("findings %+v, want one containing %q", f, want)
+		}
 	}
 }

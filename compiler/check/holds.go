@@ -30,7 +30,7 @@ func Holds(c *Class, w *Row, pools []Pool) int64 {
 	}
 	hard := hardSpreads(c)
 	for _, tsc := range hard {
-		placed, _ := placeSpread(int64(c.Pods), spreadDomains(c, tsc, w, pools), tsc)
+		placed, _ := spreadPlaced(c, tsc, w, pools)
 		n = min(n, placed)
 	}
 	if len(hard) > 1 {

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -68,7 +70,7 @@ func newKueueMemo(m *KueueModel, cl *Cluster, queues []QueueIntent) *kueueMemo {
 			}
 		}
 	}
-	classes := sortedKeys(meets)
+	classes := slices.Sorted(maps.Keys(meets))
 	admits := make([]map[string]verdict, len(classes))
 	requests := make([]map[string]corev1.ResourceList, len(classes))
 	par.Each(len(classes), func(i int) {

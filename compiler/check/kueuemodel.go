@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -315,7 +316,7 @@ func (a KueueAssignment) Flavor() string {
 			return f
 		}
 	}
-	for _, r := range sortedKeys(a.Flavors) {
+	for _, r := range slices.Sorted(maps.Keys(a.Flavors)) {
 		return a.Flavors[r]
 	}
 	return ""
@@ -339,6 +340,8 @@ func (m *KueueModel) admitter(pod *corev1.Pod) admitter {
 	return func(f string) (bool, string) { return admits(f, m.Flavors[f]) }
 }
 
+// assign is Assign for the pod admits decides flavors for, which a memo
+// may answer.
 func (m *KueueModel) assign(cq string, admits admitter, request corev1.ResourceList, count int32) KueueAssignment {
 	q, n := m.Queues[cq], m.nodes[cq]
 	out := KueueAssignment{Flavors: map[corev1.ResourceName]string{}}
@@ -401,13 +404,9 @@ func findFlavor(rg *kueue.ResourceGroup, n *quotaNode, admits admitter, total ma
 	return "", reasons
 }
 
-// Candidates are the flavors, in Kueue's order, that admit the workload
-// on taints and node affinity and whose quota could hold it: those Kueue
-// may pick as the quota of earlier ones fills up.
-func (m *KueueModel) Candidates(cq string, pod *corev1.Pod, request corev1.ResourceList, count int32) []string {
-	return m.candidates(cq, m.admitter(pod), request, count)
-}
-
+// candidates are the flavors, in Kueue's order, that admit the workload
+// (admits) on taints and node affinity and whose quota could hold it:
+// those Kueue may pick as the quota of earlier ones fills up.
 func (m *KueueModel) candidates(cq string, admits admitter, request corev1.ResourceList, count int32) []string {
 	q, n := m.Queues[cq], m.nodes[cq]
 	if q == nil {
@@ -499,21 +498,12 @@ func addSat(a, b int64) int64 {
 // name): when two resources are missing from a ClusterQueue, Kueue names
 // the first.
 func kueueOrder(m map[corev1.ResourceName]int64) []corev1.ResourceName {
-	out := sortedKeys(m)
+	out := slices.Sorted(maps.Keys(m))
 	hash := func(r corev1.ResourceName) uint64 {
 		h := fnv.New64a()
 		h.Write([]byte(r))
 		return h.Sum64()
 	}
 	slices.SortStableFunc(out, func(a, b corev1.ResourceName) int { return cmp.Compare(hash(a), hash(b)) })
-	return out
-}
-
-func sortedKeys[K ~string, V any](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }

@@ -2,7 +2,9 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -66,7 +68,7 @@ type quotaGap struct{ most, hard string }
 // below what Kueue may admit, as "<most> <resource>" and "<hard>".
 func quotaBelow(most map[corev1.ResourceName]int64, hard corev1.ResourceList) []quotaGap {
 	var out []quotaGap
-	for _, res := range sortedKeys(most) {
+	for _, res := range slices.Sorted(maps.Keys(most)) {
 		for _, name := range quotaNames(res) {
 			h, ok := hard[name]
 			if !ok || value(res, h) >= most[res] {

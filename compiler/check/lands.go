@@ -15,11 +15,7 @@ func Lands(c *Class, w *Row, _ []Pool) []Finding {
 			counts[r]++
 		}
 	}
-	for v, n := range w.ruledOut {
-		if n > 0 {
-			counts[refusedBy[v][0]] += n
-		}
-	}
+	w.CountRuledOut(counts)
 	return []Finding{{
 		Severity: Error, Check: IDLands, Class: c.Name,
 		Message: fmt.Sprintf("0/%d pools can host class %s: %s.", w.Len(), c.Name, histogram(counts)),

@@ -15,8 +15,9 @@ import (
 // tenant's default request (the LimitRanges in the tree). A class several
 // tenants run is placed with the largest default of each resource among
 // them: the scheduler's fit only gets harder as requests grow, so what is
-// proved for it holds in each of their namespaces.
-func WithLimitRanges(cl *Cluster, t tree.Typed, in Intent) error {
+// proved for it holds in each of their namespaces. namespaces maps each
+// class to its tenants' namespaces (Intent.Namespaces).
+func WithLimitRanges(cl *Cluster, t tree.Typed, namespaces map[string][]string) error {
 	byNamespace := map[string][]corev1.LimitRange{}
 	for _, p := range t.Paths() {
 		if path.Base(p) != tree.LimitRangesFile {
@@ -28,12 +29,6 @@ func WithLimitRanges(cl *Cluster, t tree.Typed, in Intent) error {
 		}
 		for _, lr := range lrs {
 			byNamespace[lr.Namespace] = append(byNamespace[lr.Namespace], lr)
-		}
-	}
-	namespaces := map[string][]string{}
-	for _, tn := range in.Tenants {
-		for _, c := range tn.Classes {
-			namespaces[c] = append(namespaces[c], tn.Namespaces...)
 		}
 	}
 	for i := range cl.Classes {

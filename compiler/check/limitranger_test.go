@@ -35,25 +35,25 @@ func TestWithLimitRanges(t *testing.T) {
 	sidecar.RestartPolicy = &always
 	for _, tc := range []struct {
 		name     string
-		tenants  []TenantIntent
+		tenants  map[string][]string // each class's tenants' namespaces
 		pod      corev1.PodSpec
 		cpu, mem string
 	}{
-		{"named requests stay", []TenantIntent{{Classes: []string{"x"}, Namespaces: []string{"a"}}},
+		{"named requests stay", map[string][]string{"x": {"a"}},
 			corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: q("1"), corev1.ResourceMemory: q("1Gi")}}}}}, "1", "1Gi"},
-		{"a missing request gets the default", []TenantIntent{{Classes: []string{"x"}, Namespaces: []string{"a"}}},
+		{"a missing request gets the default", map[string][]string{"x": {"a"}},
 			corev1.PodSpec{Containers: []corev1.Container{container("1")}}, "1", "256Mi"},
-		{"a sidecar naming none adds the defaults", []TenantIntent{{Classes: []string{"x"}, Namespaces: []string{"a"}}},
+		{"a sidecar naming none adds the defaults", map[string][]string{"x": {"a"}},
 			corev1.PodSpec{InitContainers: []corev1.Container{sidecar}, Containers: []corev1.Container{container("1")}}, "1100m", "512Mi"},
-		{"several tenants: the largest default of each", []TenantIntent{{Classes: []string{"x"}, Namespaces: []string{"a"}}, {Classes: []string{"x"}, Namespaces: []string{"b"}}},
+		{"several tenants: the largest default of each", map[string][]string{"x": {"a", "b"}},
 			corev1.PodSpec{Containers: []corev1.Container{container("")}}, "250m", "256Mi"},
-		{"no tenant runs it: as written", []TenantIntent{{Classes: []string{"y"}, Namespaces: []string{"a"}}},
+		{"no tenant runs it: as written", map[string][]string{"y": {"a"}},
 			corev1.PodSpec{Containers: []corev1.Container{container("1")}}, "1", "0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := &corev1.Pod{Spec: tc.pod}
 			cl := &Cluster{Classes: []Class{{Name: "x", Pod: pod, Info: NewPodInfo(pod)}}}
-			if err := WithLimitRanges(cl, tr, Intent{Tenants: tc.tenants}); err != nil {
+			if err := WithLimitRanges(cl, tr, tc.tenants); err != nil {
 				t.Fatal(err)
 			}
 			req := cl.Classes[0].Info.Request

@@ -22,10 +22,8 @@ func PodTopologySpread(c *Class, w *Row, pools []Pool) []Finding {
 	var out []Finding
 	hard := hardSpreads(c)
 	for _, tsc := range hard {
-		domains := spreadDomains(c, tsc, w, pools)
-		described := describeDomains(domains)
-		placed, ok := placeSpread(int64(c.Pods), domains, tsc)
-		if ok {
+		placed, described := spreadPlaced(c, tsc, w, pools)
+		if placed == int64(c.Pods) {
 			continue
 		}
 		out = append(out, Finding{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,
@@ -36,6 +34,15 @@ func PodTopologySpread(c *Class, w *Row, pools []Pool) []Finding {
 		return out
 	}
 	return jointSpread(c, hard, w, pools)
+}
+
+// spreadPlaced is how many of the class's pods one hard spread constraint
+// lets run, placed one by one, and its domains described.
+func spreadPlaced(c *Class, tsc corev1.TopologySpreadConstraint, w *Row, pools []Pool) (int64, string) {
+	domains := spreadDomains(c, tsc, w, pools)
+	described := describeDomains(domains)
+	placed, _ := placeSpread(int64(c.Pods), domains, tsc)
+	return placed, described
 }
 
 // hardSpreads are the class's DoNotSchedule constraints on its own pods.

@@ -195,6 +195,10 @@ func TestMatchLabelKeys(t *testing.T) {
 			t.Errorf("labels %v: want the anti-affinity finding, got %v", podLabels, f)
 		}
 	}
+}
+
+// A selector with matchLabelKeys merged in still selects the pod itself.
+func TestSelectsSelf(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"gpufleet.dev/class": "c", "pod-template-hash": "a"}}}
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}}
 	if !selectsSelf(sel, []string{"pod-template-hash", "absent"}, pod) {

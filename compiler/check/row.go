@@ -94,6 +94,16 @@ func (w *Row) RuledOut(j int) []string {
 	return refusedBy[w.refused[w.group[j]]]
 }
 
+// CountRuledOut adds to counts the pools that were not evaluated, by the
+// reason that refuses the class on them.
+func (w *Row) CountRuledOut(counts map[string]int) {
+	for v, n := range w.ruledOut {
+		if n > 0 {
+			counts[refusedBy[v][0]] += n
+		}
+	}
+}
+
 // each calls f with every pool's cell in pool order, made for the pools
 // ruled out, if all; else with the evaluated cells only. A ruled-out pool
 // matters only to what counts nodes that fail NodeAffinity (a spread that
