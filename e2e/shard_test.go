@@ -6,9 +6,10 @@ import (
 )
 
 func TestShard(t *testing.T) {
+	// Three examples, then broken fleets, as TestEndToEnd lists them.
 	var fleets []fleetCase
-	for _, n := range strings.Fields("a b c d e") {
-		fleets = append(fleets, fleetCase{name: n})
+	for _, n := range strings.Fields("A B C d e f g h i j k") {
+		fleets = append(fleets, fleetCase{name: n, broken: n == strings.ToLower(n)})
 	}
 	names := func(fs []fleetCase) string {
 		var s []string
@@ -18,14 +19,16 @@ func TestShard(t *testing.T) {
 		return strings.Join(s, " ")
 	}
 	for _, tc := range []struct{ spec, want, err string }{
-		{"", "a b c d e", ""},
-		{"0/2", "a c e", ""},
-		{"1/2", "b d", ""},
-		{"0/1", "a b c d e", ""},
+		{"", "A B C d e f g h i j k", ""},
+		// A and C weigh 8; B and four broken ones catch up, then they alternate.
+		{"0/2", "A C h j", ""},
+		{"1/2", "B d e f g i k", ""},
+		{"0/3", "A d g j", ""},
+		{"0/1", "A B C d e f g h i j k", ""},
 		{"2/2", "", "want i/n"},
 		{"1", "", "want i/n"},
 		{"x/2", "", "want i/n"},
-		{"5/6", "", "no fleets"},
+		{"11/12", "", "no fleets"},
 	} {
 		got, err := shard(fleets, tc.spec)
 		if tc.err != "" {
