@@ -96,6 +96,8 @@ var stages = [][]string{
 	{"compiler/derive"},
 	{"compiler/verify"},
 	{"compiler/render", "compiler/encode", "compiler/provider", "compiler/provider/"},
+	// The checker's models, then the checks that read them.
+	{"compiler/check/sched", "compiler/check/readback", "compiler/check/kueuemodel", "compiler/check/cost"},
 	{"compiler/check"},
 	{"compiler/report", "compiler/drift"},
 	{"compiler/write"},
@@ -104,7 +106,10 @@ var stages = [][]string{
 
 // After render the stages read the tree: they may depend on the leaves and
 // on each other, never on how the tree was made.
-var readsTree = map[string]bool{"compiler/check": true, "compiler/report": true, "compiler/drift": true, "compiler/write": true}
+var readsTree = map[string]bool{
+	"compiler/check/sched": true, "compiler/check/readback": true, "compiler/check/kueuemodel": true, "compiler/check/cost": true, "compiler/check": true,
+	"compiler/report": true, "compiler/drift": true, "compiler/write": true,
+}
 
 const module = "github.com/gpufleet/gpufleet/"
 

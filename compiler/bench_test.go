@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/write"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -152,7 +153,7 @@ func BenchmarkCheck(b *testing.B) {
 			for b.Loop() {
 				for i := range cl.Classes {
 					for j := range cl.Pools {
-						check.Evaluate(&cl.Classes[i], &cl.Pools[j])
+						sched.Evaluate(&cl.Classes[i], &cl.Pools[j])
 					}
 				}
 			}

@@ -13,6 +13,9 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/cost"
+	"github.com/gpufleet/gpufleet/compiler/check/readback"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
@@ -44,7 +47,7 @@ type Result struct {
 
 	// cluster is what the checker placed pods on, which the Kueue checks
 	// read once the queues are derived.
-	cluster *check.Cluster
+	cluster *sched.Cluster
 	// src is the loaded spec, until derive has used it.
 	src  *load.Source
 	opts Options
@@ -122,12 +125,12 @@ func CompileWith(paths []string, opts Options) (*Result, error) {
 
 // Cluster is what the checker placed pods on: the providers' nodes and the
 // class examples.
-func (r *Result) Cluster() (*check.Cluster, error) {
-	cl, err := check.FromTree(r.Typed(), r.Groups, r.Catalog)
+func (r *Result) Cluster() (*sched.Cluster, error) {
+	cl, err := readback.FromTree(r.Typed(), r.Groups, r.Catalog)
 	if err != nil {
 		return nil, err
 	}
-	return cl, check.WithLimitRanges(cl, r.Typed(), Intent(r.Fleet).Namespaces())
+	return cl, readback.WithLimitRanges(cl, r.Typed(), Intent(r.Fleet).Namespaces())
 }
 
 // Typed is the tree with its objects, as the checker reads it.
@@ -171,7 +174,7 @@ func (r *Result) check() (err error) {
 	}
 	in := Intent(r.Fleet)
 	r.Report = check.RunCluster(r.cluster, in)
-	r.Report.Cost = check.Costs(r.cluster, r.Report.Rows, costTenants(in), Prices(r.Fleet))
+	r.Report.Cost = cost.Costs(r.cluster, r.Report.Rows, costTenants(in), Prices(r.Fleet))
 	return nil
 }
 

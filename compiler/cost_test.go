@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
@@ -47,7 +47,7 @@ func TestStrandedProperties(t *testing.T) {
 				c := cl.Class(name)
 				want := c.Info.Request[corev1.ResourceName(s.Resource)]
 				g := want.Value()
-				if g > 0 && s.PerNode%g == 0 && check.PodsPerNode(c.Info, node.Node)*g >= s.PerNode && !hostnameAntiAffinity(c) {
+				if g > 0 && s.PerNode%g == 0 && sched.PodsPerNode(c.Info, node.Node)*g >= s.PerNode && !hostnameAntiAffinity(c) {
 					divides = true
 				}
 			}
@@ -82,7 +82,7 @@ func TestStrandedProperties(t *testing.T) {
 	t.Logf("%d GPU pool rows: %d strand none, %d strand some, %d have a class that divides the node", rows, zero, some, divided)
 }
 
-func nodeOf(t *testing.T, cl *check.Cluster, pool, instanceType string) check.Node {
+func nodeOf(t *testing.T, cl *sched.Cluster, pool, instanceType string) sched.Node {
 	t.Helper()
 	for _, p := range cl.Pools {
 		if p.Name != pool {
@@ -95,10 +95,10 @@ func nodeOf(t *testing.T, cl *check.Cluster, pool, instanceType string) check.No
 		}
 	}
 	t.Fatalf("no %s node in pool %s", instanceType, pool)
-	return check.Node{}
+	return sched.Node{}
 }
 
-func hostnameAntiAffinity(c *check.Class) bool {
+func hostnameAntiAffinity(c *sched.Class) bool {
 	a := c.Pod.Spec.Affinity
 	if a == nil || a.PodAntiAffinity == nil {
 		return false

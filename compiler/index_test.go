@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
 // The checker rules most cells out wholesale, by an index of the pools'
 // labels and taints, evaluates only the rest node by node, and keeps only
-// those (check.Row). Every cell, as the report and the row give it, must
+// those (sched.Row). Every cell, as the report and the row give it, must
 // be the one evaluating every node gives: on the example
 // fleets, and on generated ones with the escape hatches (taints of every
 // effect, tolerations right and wrong, Gt/Lt and multi-term affinity on
@@ -54,11 +54,11 @@ func TestIndexedCellsAreEvaluated(t *testing.T) {
 			ruled += row.Len() - len(row.Evaluated)
 			var lands []string
 			for j := range cl.Pools {
-				want := check.Evaluate(&cl.Classes[i], &cl.Pools[j])
+				want := sched.Evaluate(&cl.Classes[i], &cl.Pools[j])
 				want.Nodes = nil
 				// The report's lookup, the row's, and the report's whole
 				// matrix (as schemaVersion 1 writes it) give the same cell.
-				for how, got := range map[string]check.Cell{
+				for how, got := range map[string]sched.Cell{
 					"Report.Cell": *rep.Cell(cl.Classes[i].Name, cl.Pools[j].Name),
 					"Row.Cell":    row.Cell(j),
 				} {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/cost"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/load"
@@ -61,10 +63,10 @@ func quotaMilli(rl corev1.ResourceList) map[string]int64 {
 }
 
 // costTenants are the tenants as the cost is priced.
-func costTenants(in check.Intent) []check.Tenant {
-	out := make([]check.Tenant, len(in.Tenants))
+func costTenants(in check.Intent) []cost.Tenant {
+	out := make([]cost.Tenant, len(in.Tenants))
 	for i, t := range in.Tenants {
-		out[i] = check.Tenant{Name: t.Name, Classes: t.Classes, Nominal: t.Nominal}
+		out[i] = cost.Tenant{Name: t.Name, Classes: t.Classes, Nominal: t.Nominal}
 	}
 	return out
 }
@@ -108,13 +110,13 @@ func position(e load.Entries, r *check.Report) {
 }
 
 // KueueIntent lists each tenant's queued classes for the Kueue checks.
-func KueueIntent(d *derive.Fleet) []check.QueueIntent {
-	var out []check.QueueIntent
+func KueueIntent(d *derive.Fleet) []kueuemodel.Queue {
+	var out []kueuemodel.Queue
 	for _, t := range d.Tenants {
 		if !t.Queued {
 			continue
 		}
-		q := check.QueueIntent{Tenant: t.Name, ClusterQueue: t.Name, Namespace: t.Spec.Namespaces[0], Namespaces: t.Spec.Namespaces}
+		q := kueuemodel.Queue{Tenant: t.Name, ClusterQueue: t.Name, Namespace: t.Spec.Namespaces[0], Namespaces: t.Spec.Namespaces}
 		for _, name := range t.Spec.Classes {
 			if c := d.Class(name); c != nil && c.Spec.Queued() {
 				q.Classes = append(q.Classes, name)

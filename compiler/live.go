@@ -4,21 +4,22 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/readback"
 )
 
 // CheckLive runs the placement checker on a running cluster's nodes
-// instead of those the pools launch at max size (check.FromLive): each
+// instead of those the pools launch at max size (readback.FromLive): each
 // pool is its live nodes, less what the pods bound to them request. The
 // spec's severities and positions apply as in Compile. The Kueue checks,
 // which judge the ClusterQueues against the pools at max size, are
 // Compile's alone.
 func (r *Result) CheckLive(live []corev1.Node, pods []corev1.Pod) (*check.Report, error) {
-	cl, err := check.FromLive(r.Typed(), r.Groups, r.Catalog, live, pods)
+	cl, err := readback.FromLive(r.Typed(), r.Groups, r.Catalog, live, pods)
 	if err != nil {
 		return nil, err
 	}
 	in := Intent(r.Fleet)
-	if err := check.WithLimitRanges(cl, r.Typed(), in.Namespaces()); err != nil {
+	if err := readback.WithLimitRanges(cl, r.Typed(), in.Namespaces()); err != nil {
 		return nil, err
 	}
 	rep := check.RunCluster(cl, in)

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/drift"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
@@ -57,7 +57,7 @@ func TestCheckLivePods(t *testing.T) {
 	// The first class that fits somewhere, on that pool's nodes only,
 	// each filled by a pod requesting all it has.
 	cells := res.Report.AllCells()
-	cell := cells[slices.IndexFunc(cells, func(c check.Cell) bool { return c.Fits })]
+	cell := cells[slices.IndexFunc(cells, func(c sched.Cell) bool { return c.Fits })]
 	var live []corev1.Node
 	var pods []corev1.Pod
 	for _, n := range all {
@@ -85,7 +85,7 @@ func TestCheckLivePods(t *testing.T) {
 	}
 	for _, p := range free.Pools {
 		if p != cell.Pool {
-			if c := free.Cell(cell.Class, p); c.Fits || !slices.Equal(c.Reasons, []string{check.ErrReasonNoNodes}) {
+			if c := free.Cell(cell.Class, p); c.Fits || !slices.Equal(c.Reasons, []string{sched.ErrReasonNoNodes}) {
 				t.Errorf("pool %s has no nodes: %+v", p, c)
 			}
 		}

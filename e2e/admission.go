@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
@@ -42,7 +43,7 @@ func (d kueueDecision) String() string {
 // cluster, and holds the running Kueue's decision to the checker's: the
 // flavor it admits to, or the message it leaves the Workload pending with.
 func (fr *fleetRun) admission() {
-	m, err := check.NewKueueModel(tree.Bytes(fr.res.Tree))
+	m, err := kueuemodel.New(tree.Bytes(fr.res.Tree))
 	if err != nil {
 		fr.t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func (fr *fleetRun) admission() {
 			if c.Gang {
 				pods = c.Pods
 			}
-			a := m.Assign(q.ClusterQueue, c.Pod, check.KueueRequest(c.AsWritten(), m.LimitRanges[ns]), pods)
+			a := m.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), m.LimitRanges[ns]), pods)
 			want := kueueDecision{admitted: a.Admitted(), flavors: map[string]string{}, message: a.Message}
 			if want.admitted {
 				for r, f := range a.Flavors {
@@ -108,7 +109,7 @@ func hasFinding(r *check.Report, id check.ID, tenant string) bool {
 
 // admittedPods holds the pods the Job controller makes of an admitted Job
 // to the checker (judgeJobPods).
-func (fr *fleetRun) admittedPods(q check.QueueIntent, class, ns, job string, d kueueDecision, want int) {
+func (fr *fleetRun) admittedPods(q kueuemodel.Queue, class, ns, job string, d kueueDecision, want int) {
 	flavor := d.flavors[keys.ResourceGPU]
 	if flavor == "" {
 		for _, f := range d.flavors {

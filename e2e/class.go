@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -23,7 +23,7 @@ const poolLabel = "e2e.gpufleet.dev/pool"
 // Job controller (a queued Job's once Kueue admits it; admission holds
 // Kueue's decision to the checker). Only a class of another kind runs as
 // copies of the checker's example pod.
-func (fr *fleetRun) class(c *check.Class) {
+func (fr *fleetRun) class(c *sched.Class) {
 	t := fr.t
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
 	fr.ensureNodes(fr.fullSize(c.Name))
@@ -103,7 +103,7 @@ func (fr *fleetRun) class(c *check.Class) {
 }
 
 // judge lists every way o contradicts the checker's expectation e.
-func (fr *fleetRun) judge(c *check.Class, e expectation, o outcome) []string {
+func (fr *fleetRun) judge(c *sched.Class, e expectation, o outcome) []string {
 	var bad []string
 	for pod, node := range o.bound {
 		pool := fr.nodes.poolOf[node]
@@ -143,7 +143,7 @@ func (fr *fleetRun) node(name string) *corev1.Node {
 }
 
 func requestsGPU(p *corev1.Pod) bool {
-	for name, q := range check.PodRequest(p) {
+	for name, q := range sched.PodRequest(p) {
 		if strings.HasPrefix(string(name), "nvidia.com/") && !q.IsZero() {
 			return true
 		}

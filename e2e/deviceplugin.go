@@ -20,7 +20,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
@@ -212,7 +212,7 @@ func (fr *fleetRun) devicePlugin() {
 	fr.t.Logf("device plugin chart %s: the plugin's daemon pod on each of %d GPU nodes (and the MPS control daemon's on the %d MPS nodes among them), none on the other %d nodes", deviceplugin.ChartVersion, gpuNodes, mpsNodes, len(fr.nodes.nodes)-gpuNodes)
 }
 
-func (fr *fleetRun) pool(name string) *check.Pool {
+func (fr *fleetRun) pool(name string) *sched.Pool {
 	for i := range fr.cl.Pools {
 		if fr.cl.Pools[i].Name == name {
 			return &fr.cl.Pools[i]
@@ -262,7 +262,7 @@ const mpsDaemonSet = deviceplugin.ReleaseName + "-mps-control-daemon"
 
 // pluginRuns is the checker's word on whether the device plugin's daemon
 // pod runs on a node of pool (a GPU node, or not).
-func pluginRuns(p *check.Pool, gpu bool) bool {
+func pluginRuns(p *sched.Pool, gpu bool) bool {
 	switch {
 	case p.HostDevicePlugin:
 		return p.DevicePluginOnHost

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
@@ -54,7 +54,7 @@ func (fr *fleetRun) efaNode(n *corev1.Node) bool {
 // efaPluginAgrees compares where the real DaemonSet controller and
 // scheduler put eksctl's EFA plugin with the checker's word, on nodes with
 // EFA interfaces; elsewhere the plugin finds none and advertises nothing.
-func (fr *fleetRun) efaPluginAgrees(n *corev1.Node, pool *check.Pool, placed []string) string {
+func (fr *fleetRun) efaPluginAgrees(n *corev1.Node, pool *sched.Pool, placed []string) string {
 	if !fr.efaNode(n) {
 		return ""
 	}

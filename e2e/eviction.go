@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
@@ -65,8 +65,8 @@ func (fr *fleetRun) survivesEviction() {
 
 // spotJobClass is the first Job class that tolerates spot and lands, one
 // that asks for GPUs if there is one.
-func (fr *fleetRun) spotJobClass() *check.Class {
-	var found *check.Class
+func (fr *fleetRun) spotJobClass() *sched.Class {
+	var found *sched.Class
 	for i := range fr.cl.Classes {
 		c := &fr.cl.Classes[i]
 		if !c.Gang || !tolerates(c.Pod, keys.TaintSpot) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // placementChecks are the checker's findings that say a class's pods
@@ -96,14 +97,14 @@ func findingReasons(r *check.Report, f check.Finding, cellReasons func(pool stri
 // the instance type the harness created: a cell's reasons are those of all
 // the pool's types, and another type may fail for another reason. (The
 // report keeps no per-node verdicts, so the cell is evaluated again.)
-func (fr *fleetRun) cellReasons(c *check.Class, pool string) []string {
+func (fr *fleetRun) cellReasons(c *sched.Class, pool string) []string {
 	for i := range fr.cl.Pools {
 		if fr.cl.Pools[i].Name != pool {
 			continue
 		}
 		seen := map[string]bool{}
 		var out []string
-		for _, v := range check.Evaluate(c, &fr.cl.Pools[i]).Nodes {
+		for _, v := range sched.Evaluate(c, &fr.cl.Pools[i]).Nodes {
 			if v.InstanceType != fr.nodes.typeOf[pool] {
 				continue
 			}

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/provider/eks"
 	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
@@ -23,7 +23,7 @@ import (
 // The e2e's nodes come from the infrastructure files in the tree, read
 // here as eksctl and Karpenter read them, by code that shares nothing with
 // the checker's own reading (compiler/provider's NodeGroups and
-// check.FromTree): a mistake there shows as a pod the checker placed and
+// readback.FromTree): a mistake there shows as a pod the checker placed and
 // the scheduler did not, or the other way round.
 
 // infraPool is one node group as its infrastructure file declares it.
@@ -256,7 +256,7 @@ func poolNames(pools []*infraPool) string {
 	return strings.Join(slices.Compact(names), " ")
 }
 
-func checkerPools(cl *check.Cluster) string {
+func checkerPools(cl *sched.Cluster) string {
 	names := make([]string, len(cl.Pools))
 	for i, p := range cl.Pools {
 		names[i] = p.Name

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 )
 
 // jobNameLabel is what the Job controller labels its pods with.
@@ -36,7 +37,7 @@ func (fr *fleetRun) jobPods(ns, job string, want int) (outcome, error) {
 // checker proved the whole workload fits that pool; and refused by quota
 // admission only where the checker found the tenant's quota too small for
 // one workload (QuotaFit; KueueResourceQuota needs several: overQuota).
-func (fr *fleetRun) judgeJobPods(q check.QueueIntent, class, flavor string, want int, o outcome) []string {
+func (fr *fleetRun) judgeJobPods(q kueuemodel.Queue, class, flavor string, want int, o outcome) []string {
 	var bad []string
 	for pod, node := range o.bound {
 		if pool := fr.nodes.poolOf[node]; pool != flavor {
@@ -69,7 +70,7 @@ func (fr *fleetRun) judgeJobPods(q check.QueueIntent, class, flavor string, want
 // them (at most max), and requires the Job controller to have been refused
 // a pod by quota admission ("exceeded quota") for one of those Kueue
 // admitted, as the finding says.
-func (fr *fleetRun) overQuota(dyn dynamic.Interface, q check.QueueIntent, class string, max int) {
+func (fr *fleetRun) overQuota(dyn dynamic.Interface, q kueuemodel.Queue, class string, max int) {
 	ns := q.Namespace
 	var jobs []string
 	// Every Job in the namespace at once: clearJobs waits for all of them.

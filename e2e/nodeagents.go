@@ -12,7 +12,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
@@ -46,7 +46,7 @@ func nodeAgents(t tree.Tree, kubeVersion string) ([]*unstructured.Unstructured, 
 	if err != nil {
 		return nil, err
 	}
-	every, err := check.EveryNode(t)
+	every, err := readback.EveryNode(t)
 	if err != nil {
 		return nil, err
 	}

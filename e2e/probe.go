@@ -11,7 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // probe pins one pod of the class to each pool in turn (all at once, one
@@ -24,7 +24,7 @@ import (
 // in a namespace of their own that has the tenant namespace's
 // LimitRanges, so pods get the same defaults, but not its quota, which
 // one-pod-per-pool batches would exceed and the class's own run has tested.
-func (fr *fleetRun) probe(c *check.Class, ns string) {
+func (fr *fleetRun) probe(c *sched.Class, ns string) {
 	t := fr.t
 	pns := fr.probeNamespace(ns)
 	run := c.Name + "-probe"
@@ -124,11 +124,11 @@ func (fr *fleetRun) probeNamespace(ns string) string {
 // the pinned pool's nodes must give exactly the checker's reasons, and
 // every other node the node selector's (or its taint's). It returns how
 // they differ, or "".
-func (fr *fleetRun) sameReasons(c *check.Class, p *check.Pool, msg string) string {
+func (fr *fleetRun) sameReasons(c *sched.Class, p *sched.Pool, msg string) string {
 	want := map[string]int{}
 	for i := range fr.cl.Pools {
 		q := &fr.cl.Pools[i]
-		for _, v := range check.Evaluate(c, q).Nodes {
+		for _, v := range sched.Evaluate(c, q).Nodes {
 			if v.InstanceType != fr.nodes.typeOf[q.Name] {
 				continue
 			}
@@ -140,10 +140,10 @@ func (fr *fleetRun) sameReasons(c *check.Class, p *check.Pool, msg string) strin
 				}
 			// Another pool's node fails the probe's node selector, unless
 			// TaintToleration, which runs first, refused it already.
-			case slices.Contains(v.Reasons, check.ErrReasonTaint):
-				want[check.ErrReasonTaint] += n
+			case slices.Contains(v.Reasons, sched.ErrReasonTaint):
+				want[sched.ErrReasonTaint] += n
 			default:
-				want[check.ErrReasonNodeAffinity] += n
+				want[sched.ErrReasonNodeAffinity] += n
 			}
 		}
 	}

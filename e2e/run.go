@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 )
 
@@ -47,7 +47,7 @@ type fleetRun struct {
 	cp      *ControlPlane
 	a       *Applier
 	res     *compiler.Result
-	cl      *check.Cluster
+	cl      *sched.Cluster
 	st      *Stats
 	kueue   *kueue
 	nodeKey string
@@ -185,7 +185,7 @@ func (fr *fleetRun) diagnose(ns, run string) {
 }
 
 // podsOf is n copies of the class's example pod.
-func podsOf(c *check.Class, run string, n int) []*corev1.Pod {
+func podsOf(c *sched.Class, run string, n int) []*corev1.Pod {
 	pods := make([]*corev1.Pod, n)
 	for i := range pods {
 		p := c.Pod.DeepCopy()

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/templates"
@@ -33,7 +33,7 @@ func workloadName(class string) string {
 // renamed with it); and a kustomization that includes the class's
 // Component from the compiled tree. It returns `kustomize build` of that,
 // in ns.
-func userWorkload(res *compiler.Result, c *check.Class, name, ns string) ([]*unstructured.Unstructured, error) {
+func userWorkload(res *compiler.Result, c *sched.Class, name, ns string) ([]*unstructured.Unstructured, error) {
 	d := res.Fleet.Class(c.Name)
 	skel, err := templates.ForKind(d.Spec.Kind)
 	if err != nil {

@@ -1,11 +1,17 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+)
+
+const IDCapacity ID = "Capacity"
 
 // Capacity requires all of a Deployment's or StatefulSet's replicas to fit
 // at once on the pools it can land on, at their max size: the replicas
 // that cannot run stay Pending for ever.
-func Capacity(c *Class, w *Row, pools []Pool) []Finding {
+func Capacity(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 	if c.Gang {
 		return nil
 	}

@@ -6,25 +6,28 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // rowFleet has four pools: "a" that the class's selector matches, "b" and
 // "c" that it does not (b with a taint it does not tolerate), and "d"
 // whose nodes' taints differ, which the index never rules out.
-func rowFleet(selector string) *Cluster {
+func rowFleet(selector string) *sched.Cluster {
 	taint := []corev1.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}}
-	mk := func(tier string, taints []corev1.Taint) Node {
-		return Node{InstanceType: "t", Zone: "z", Node: node(map[string]string{"tier": tier}, taints, "cpu=4,pods=10")}
+	mk := func(tier string, taints []corev1.Taint) sched.Node {
+		return sched.Node{InstanceType: "t", Zone: "z", Node: checktest.Node(map[string]string{"tier": tier}, taints, "cpu=4,pods=10")}
 	}
-	p := pod(corev1.PodSpec{NodeSelector: map[string]string{"tier": selector}, Containers: []corev1.Container{container("cpu=1")}})
-	return &Cluster{
-		Pools: []Pool{
-			{Name: "a", MaxNodes: 1, Zones: []string{"z"}, Nodes: []Node{mk("x", nil)}},
-			{Name: "b", MaxNodes: 1, Zones: []string{"z"}, Nodes: []Node{mk("y", taint)}},
-			{Name: "c", MaxNodes: 1, Zones: []string{"z"}, Nodes: []Node{mk("y", nil)}},
-			{Name: "d", MaxNodes: 2, Zones: []string{"z"}, Nodes: []Node{mk("y", nil), mk("y", taint)}},
+	p := checktest.Pod(corev1.PodSpec{NodeSelector: map[string]string{"tier": selector}, Containers: []corev1.Container{checktest.Container("cpu=1")}})
+	return &sched.Cluster{
+		Pools: []sched.Pool{
+			{Name: "a", MaxNodes: 1, Zones: []string{"z"}, Nodes: []sched.Node{mk("x", nil)}},
+			{Name: "b", MaxNodes: 1, Zones: []string{"z"}, Nodes: []sched.Node{mk("y", taint)}},
+			{Name: "c", MaxNodes: 1, Zones: []string{"z"}, Nodes: []sched.Node{mk("y", nil)}},
+			{Name: "d", MaxNodes: 2, Zones: []string{"z"}, Nodes: []sched.Node{mk("y", nil), mk("y", taint)}},
 		},
-		Classes: []Class{{Name: "k", Pod: p, Info: NewPodInfo(p), Pods: 1}},
+		Classes: []sched.Class{{Name: "k", Pod: p, Info: sched.NewPodInfo(p), Pods: 1}},
 	}
 }
 
@@ -38,12 +41,12 @@ func TestRowCells(t *testing.T) {
 		if w == nil || !slices.Equal(w.At, evaluated) || w.Len() != 4 {
 			t.Fatalf("selector %s: row %+v, want pools %v evaluated of 4", sel, w, evaluated)
 		}
-		var all []Cell
+		var all []sched.Cell
 		for j := range cl.Pools {
-			want := Evaluate(&cl.Classes[0], &cl.Pools[j])
+			want := sched.Evaluate(&cl.Classes[0], &cl.Pools[j])
 			want.Nodes = nil
 			all = append(all, want)
-			for name, got := range map[string]Cell{"Row.Cell": w.Cell(j), "Report.Cell": *r.Cell("k", cl.Pools[j].Name)} {
+			for name, got := range map[string]sched.Cell{"Row.Cell": w.Cell(j), "Report.Cell": *r.Cell("k", cl.Pools[j].Name)} {
 				if !reflect.DeepEqual(got, want) && !(len(got.Reasons)+len(want.Reasons) == 0 && got.Fits == want.Fits) {
 					t.Errorf("selector %s, pool %s: %s %+v, Evaluate %+v", sel, cl.Pools[j].Name, name, got, want)
 				}
@@ -55,10 +58,10 @@ func TestRowCells(t *testing.T) {
 		if got := r.Cell("k", "d"); got != &w.Evaluated[len(w.Evaluated)-1] {
 			t.Error("Cell must return the evaluated cell itself, so callers see one verdict")
 		}
-		if got, want := r.Cell("k", "b").Reasons, []string{ErrReasonTaint}; !slices.Equal(got, want) {
+		if got, want := r.Cell("k", "b").Reasons, []string{sched.ErrReasonTaint}; !slices.Equal(got, want) {
 			t.Errorf("ruled-out tainted pool: %v, want %v", got, want)
 		}
-		if got, want := r.Cell("k", "c").Reasons, []string{ErrReasonNodeAffinity}; !slices.Equal(got, want) {
+		if got, want := r.Cell("k", "c").Reasons, []string{sched.ErrReasonNodeAffinity}; !slices.Equal(got, want) {
 			t.Errorf("ruled-out pool: %v, want %v", got, want)
 		}
 		if !reflect.DeepEqual(r.AllCells(), all) {
@@ -67,7 +70,7 @@ func TestRowCells(t *testing.T) {
 		// The per-class checks count the ruled-out pools as the full row
 		// would: Lands' histogram, above all.
 		c := &cl.Classes[0]
-		if got, want := Lands(c, w, nil), Lands(c, NewRow(all), nil); !reflect.DeepEqual(got, want) {
+		if got, want := Lands(c, w, nil), Lands(c, sched.NewRow(all), nil); !reflect.DeepEqual(got, want) {
 			t.Errorf("selector %s: Lands %+v, on every cell %+v", sel, got, want)
 		}
 	}
@@ -83,44 +86,21 @@ func TestReportCellByHand(t *testing.T) {
 	r := &Report{Pools: []string{"a", "b", "c"}, Classes: []string{"x", "y"}}
 	n := 0
 	for _, c := range r.Classes {
-		var cells []Cell
+		var cells []sched.Cell
 		for _, p := range r.Pools {
-			cells = append(cells, Cell{Class: c, Pool: p, Capacity: int64(n)})
+			cells = append(cells, sched.Cell{Class: c, Pool: p, Capacity: int64(n)})
 			n++
 		}
-		r.Rows = append(r.Rows, *NewRow(cells))
+		r.Rows = append(r.Rows, *sched.NewRow(cells))
 	}
 	if got := r.Cell("y", "b"); got == nil || got.Class != "y" || got.Pool != "b" || got.Capacity != 4 || got != &r.Rows[1].Evaluated[1] {
 		t.Fatalf("Cell(y, b) = %+v, want the fifth cell", got)
 	}
 	r.Pools = append(r.Pools, "d")
 	for i, c := range r.Classes {
-		r.Rows[i] = *NewRow(append(slices.Clone(r.Rows[i].Evaluated), Cell{Class: c, Pool: "d", Fits: true}))
+		r.Rows[i] = *sched.NewRow(append(slices.Clone(r.Rows[i].Evaluated), sched.Cell{Class: c, Pool: "d", Fits: true}))
 	}
 	if got := r.Cell("y", "d"); got == nil || got.Class != "y" || got.Pool != "d" || !r.Fits("y", "d") {
 		t.Fatalf("Cell(y, d) with a fourth pool = %+v", got)
-	}
-}
-
-// Cells share their reason sets; an append to one must not show in another.
-func TestInternedReasons(t *testing.T) {
-	w := &worker{}
-	a := w.intern([]string{"x", "y"})
-	b := w.intern([]string{"x", "y"})
-	if &a[0] != &b[0] {
-		t.Fatal("equal reason sets are not shared")
-	}
-	a = append(a, "z")
-	if len(b) != 2 || b[0] != "x" || b[1] != "y" {
-		t.Fatalf("an append to one cell's reasons changed another's: %v", b)
-	}
-	if c := w.intern([]string{"y"}); len(c) != 1 || c[0] != "y" {
-		t.Fatalf("intern(y) = %v", c)
-	}
-	_ = a
-	for _, rs := range refusedBy[1:] {
-		if cap(rs) != len(rs) {
-			t.Errorf("ruled-out reasons %v are not clipped", rs)
-		}
 	}
 }

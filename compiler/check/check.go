@@ -1,58 +1,19 @@
+// Package check is the placement checker's checks. Each is a function in a
+// file named after it and a row of the Registry, which says when it runs
+// (its Stage) and the severity of its findings. RunCluster runs them on
+// the scheduling model (compiler/check/sched) that compiler/check/readback
+// builds from the tree, and Kueue on the Kueue model
+// (compiler/check/kueuemodel). Findings give the real component's reasons,
+// in its words.
 package check
 
 import (
 	"sort"
 
+	"github.com/gpufleet/gpufleet/compiler/check/cost"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
 )
-
-// Intent is what the spec meant, which the rendered objects alone cannot
-// say: the deny-side and quota proofs check the objects against it.
-type Intent struct {
-	// OnDemandOnly lists classes that must never run on spot.
-	OnDemandOnly map[string]bool
-	// Dedicated maps a dedicated pool to the classes it admits.
-	Dedicated map[string][]string
-	Tenants   []TenantIntent
-	// Priorities maps each class to its priority value and whether it may
-	// preempt.
-	Priorities map[string]PriorityIntent
-	// Version is the cluster's Kubernetes minor version.
-	Version string
-}
-
-// Namespaces maps each class to the namespaces its tenants run it in.
-func (in Intent) Namespaces() map[string][]string {
-	out := map[string][]string{}
-	for _, tn := range in.Tenants {
-		for _, c := range tn.Classes {
-			out[c] = append(out[c], tn.Namespaces...)
-		}
-	}
-	return out
-}
-
-type TenantIntent struct {
-	Name    string
-	Classes []string
-	// Namespaces are where the tenant runs its classes, whose LimitRanges
-	// fill in what a container does not request.
-	Namespaces []string
-	// Hard is the tenant's ResourceQuota (nominal plus borrowing) and
-	// Nominal its nominal quota alone, by resource name (nvidia.com/gpu,
-	// cpu, memory, pods).
-	Hard, Nominal map[string]int64 // milli-units
-	// PriorityHard are the PriorityClass-scoped quotas by priority: each
-	// namespace's pods of that priority must fit them too.
-	PriorityHard map[string]map[string]int64
-}
-
-type PriorityIntent struct {
-	Name     string // the PriorityClass
-	Value    int32
-	Preempts bool
-	Batch    bool // a Job class
-}
 
 // Report is everything the checker proves about a fleet.
 type Report struct {
@@ -60,12 +21,12 @@ type Report struct {
 	Classes []string `json:"classes"`
 	// Rows are the classes' verdicts on the pools, in class order; the
 	// report package writes them as cells.
-	Rows     []Row     `json:"-"`
-	Findings []Finding `json:"findings"`
-	Capacity []Commit  `json:"capacity"`
+	Rows     []sched.Row `json:"-"`
+	Findings []Finding   `json:"findings"`
+	Capacity []Commit    `json:"capacity"`
 	// Cost prices the classes and tenants and finds stranded GPUs (Costs);
 	// nil until priced.
-	Cost *Cost `json:"cost,omitempty"`
+	Cost *cost.Cost `json:"cost,omitempty"`
 
 	// classAt and poolAt index Classes and Pools, for Cell.
 	classAt, poolAt map[string]int
@@ -92,7 +53,7 @@ func (r *Report) indexCells() {
 }
 
 // Row is a class's row, or nil.
-func (r *Report) Row(class string) *Row {
+func (r *Report) Row(class string) *sched.Row {
 	r.indexCells()
 	if i, ok := r.classAt[class]; ok && i < len(r.Rows) {
 		return &r.Rows[i]
@@ -106,7 +67,7 @@ func (r *Report) indexNames() { r.classAt, r.poolAt = index(r.Classes), index(r.
 // cell itself, or for a pool ruled out, one made anew. Queue derivation
 // asks whether every tenant's classes fit every pool, which Fits answers
 // without making a cell.
-func (r *Report) Cell(class, pool string) *Cell {
+func (r *Report) Cell(class, pool string) *sched.Cell {
 	w, j := r.locate(class, pool)
 	if j < 0 {
 		return nil
@@ -140,7 +101,7 @@ func (r *Report) LandsOn(class string) []string {
 	return out
 }
 
-func (r *Report) locate(class, pool string) (*Row, int) {
+func (r *Report) locate(class, pool string) (*sched.Row, int) {
 	w := r.Row(class)
 	j, ok := r.poolAt[pool]
 	if w == nil || !ok || j >= w.Len() {
@@ -151,7 +112,7 @@ func (r *Report) locate(class, pool string) (*Row, int) {
 
 // AllCells makes every class × pool cell, class by class in pool order: for
 // tests and small fleets (nil for a report without rows).
-func (r *Report) AllCells() []Cell {
+func (r *Report) AllCells() []sched.Cell {
 	if r.Rows == nil {
 		return nil
 	}
@@ -159,7 +120,7 @@ func (r *Report) AllCells() []Cell {
 	for i := range r.Rows {
 		n += r.Rows[i].Len()
 	}
-	out := make([]Cell, 0, n)
+	out := make([]sched.Cell, 0, n)
 	for i := range r.Rows {
 		for j := range r.Rows[i].Len() {
 			out = append(out, r.Rows[i].Cell(j))
@@ -168,10 +129,10 @@ func (r *Report) AllCells() []Cell {
 	return out
 }
 
-// RunCluster checks a cluster, FromTree's at max size or FromLive's: the
-// registry's StageRow checks on each class's row as it is made, then its
-// StageCluster checks.
-func RunCluster(cl *Cluster, in Intent) *Report {
+// RunCluster checks a cluster, readback.FromTree's at max size or
+// FromLive's: the registry's StageRow checks on each class's row as it is
+// made, then its StageCluster checks.
+func RunCluster(cl *sched.Cluster, in Intent) *Report {
 	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}}
 	for _, p := range cl.Pools {
 		r.Pools = append(r.Pools, p.Name)
@@ -182,13 +143,13 @@ func RunCluster(cl *Cluster, in Intent) *Report {
 	// scheduling. The index rules out wholesale the pools no node of
 	// which a class's selectors match (index.go); only the rest are
 	// evaluated node by node.
-	r.Rows = make([]Row, len(cl.Classes))
+	r.Rows = make([]sched.Row, len(cl.Classes))
 	found := make([][]Finding, len(cl.Classes))
-	ix := newPoolIndex(cl.Pools)
+	ix := sched.NewIndex(cl.Pools)
 	onRow := at(StageRow)
-	parallel(len(cl.Classes), func(i int, w *worker) {
+	parallel(len(cl.Classes), func(i int, w *sched.Worker) {
 		c := &cl.Classes[i]
-		r.Rows[i] = ix.row(c, cl.Pools, r.Pools, w)
+		r.Rows[i] = ix.Row(c, cl.Pools, r.Pools, w)
 		for _, run := range onRow {
 			found[i] = append(found[i], run.row(c, &r.Rows[i], cl.Pools)...)
 		}
@@ -220,6 +181,17 @@ func (r *Report) Sort() {
 	})
 }
 
+// landsOn are the pools of the row's cells that fit, in pool order.
+func landsOn(cl *sched.Cluster, w *sched.Row) []*sched.Pool {
+	var out []*sched.Pool
+	for k, cell := range w.Evaluated {
+		if cell.Fits {
+			out = append(out, &cl.Pools[w.At[k]])
+		}
+	}
+	return out
+}
+
 func index(names []string) map[string]int {
 	m := make(map[string]int, len(names))
 	for i, n := range names {
@@ -230,21 +202,6 @@ func index(names []string) map[string]int {
 
 // parallel runs f for 0..n-1 on every CPU, each goroutine with a worker
 // of its own.
-func parallel(n int, f func(i int, w *worker)) {
-	par.EachWith(n, func() *worker { return &worker{} }, f)
-}
-
-// forEach runs f for 0..n-1 on every CPU and returns the error of the
-// lowest i that failed, so that what is reported does not depend on
-// scheduling. Reading a big fleet's YAML back is the checker's costliest
-// step, and the documents are independent.
-func forEach(n int, f func(i int) error) error {
-	errs := make([]error, n)
-	par.Each(n, func(i int) { errs[i] = f(i) })
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+func parallel(n int, f func(i int, w *sched.Worker)) {
+	par.EachWith(n, func() *sched.Worker { return &sched.Worker{} }, f)
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // Commit is one resource's total nominal quota against the fleet's
@@ -17,7 +19,7 @@ type Commit struct {
 
 // Commits is each resource's total nominal quota against the fleet's
 // physical maximum: how far the tenants overcommit it.
-func Commits(cl *Cluster, in Intent) []Commit {
+func Commits(cl *sched.Cluster, in Intent) []Commit {
 	// Sums over a fleet are float64: they are reported, not compared
 	// exactly, and 10,000 tenants' memory in milli-units overflows int64.
 	nominal := map[corev1.ResourceName]float64{}
@@ -40,7 +42,7 @@ func Commits(cl *Cluster, in Intent) []Commit {
 
 // fleetCapacity is every pool at max size, on its largest instance type (a
 // live pool: its nodes), in milli-units.
-func fleetCapacity(cl *Cluster, r corev1.ResourceName) float64 {
+func fleetCapacity(cl *sched.Cluster, r corev1.ResourceName) float64 {
 	var total float64
 	for _, p := range cl.Pools {
 		var best int64

@@ -3,17 +3,20 @@ package check
 import (
 	"fmt"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
+const IDCPUOnGPU ID = "CPUOnGPU"
+
 // CPUOnGPU proves a side that must not happen: a CPU-only class on a GPU
 // pool, where it holds a node whose GPUs then sit idle.
-func CPUOnGPU(cl *Cluster, rows []Row, _ Intent) []Finding {
+func CPUOnGPU(cl *sched.Cluster, rows []sched.Row, _ Intent) []Finding {
 	var out []Finding
 	for i := range cl.Classes {
 		c := &cl.Classes[i]
-		if !cpuOnly(c) {
+		// A class that asks for GPUs, whole or MIG slices, is not CPU-only.
+		if sched.AnyGPU(c.Info.Request) {
 			continue
 		}
 		for _, p := range landsOn(cl, &rows[i]) {
@@ -26,34 +29,12 @@ func CPUOnGPU(cl *Cluster, rows []Row, _ Intent) []Finding {
 	return out
 }
 
-// cpuOnly: the class asks for no GPU; a MIG class asks for slices, not
-// whole GPUs, which count too.
-func cpuOnly(c *Class) bool {
-	for r, q := range c.Info.Request {
-		if (r == catalog.ResourceGPU || catalog.IsMIGResource(r)) && !q.IsZero() {
-			return false
-		}
-	}
-	return true
-}
-
-// landsOn are the pools of the row's cells that fit, in pool order.
-func landsOn(cl *Cluster, w *Row) []*Pool {
-	var out []*Pool
-	for k, cell := range w.Evaluated {
-		if cell.Fits {
-			out = append(out, &cl.Pools[w.At[k]])
-		}
-	}
-	return out
-}
-
 // poolHasGPU: a node advertises whole GPUs or MIG slices, or is of a GPU
 // instance type (gpufleet's product label) whose GPUs the device plugin
 // does not advertise: a CPU pod there still occupies a GPU node.
-func poolHasGPU(p *Pool) bool {
+func poolHasGPU(p *sched.Pool) bool {
 	for _, n := range p.Nodes {
-		if hasGPUs(n.Node) {
+		if sched.HasGPUs(n.Node) {
 			return true
 		}
 		if _, ok := n.Labels[keys.LabelGPUProduct]; ok {

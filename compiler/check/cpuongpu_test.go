@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 )
 
 // A CPU-only class must not land on a pool of GPU nodes: whole GPUs, MIG
 // slices, or GPUs the device plugin misses (the product label).
 func TestCPUOnGPU(t *testing.T) {
-	web := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}})
-	eval := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1,nvidia.com/mig-1g.10gb=1")}})
+	web := checktest.Pod(corev1.PodSpec{Containers: []corev1.Container{checktest.Container("cpu=1")}})
+	eval := checktest.Pod(corev1.PodSpec{Containers: []corev1.Container{checktest.Container("cpu=1,nvidia.com/mig-1g.10gb=1")}})
 	gpuTaint := []corev1.Taint{{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}}
 	for _, tc := range []struct {
 		name   string
@@ -27,7 +29,7 @@ func TestCPUOnGPU(t *testing.T) {
 		{"the GPU taint keeps it off", nil, gpuTaint, "cpu=8,pods=10,nvidia.com/gpu=1", web, false},
 		{"CPU node", nil, nil, "cpu=8,pods=10", web, false},
 	} {
-		n := node(tc.labels, tc.taints, tc.alloc)
+		n := checktest.Node(tc.labels, tc.taints, tc.alloc)
 		n.Status.Capacity = n.Status.Allocatable.DeepCopy()
 		cl := onePool("p", false, n, "c", tc.pod)
 		f := CPUOnGPU(cl, rows(cl), Intent{})

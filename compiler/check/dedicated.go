@@ -3,10 +3,14 @@ package check
 import (
 	"fmt"
 	"slices"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
+const IDDedicated ID = "Dedicated"
+
 // Dedicated proves that no class lands on a pool dedicated to others.
-func Dedicated(cl *Cluster, rows []Row, in Intent) []Finding {
+func Dedicated(cl *sched.Cluster, rows []sched.Row, in Intent) []Finding {
 	var out []Finding
 	for i := range cl.Classes {
 		c := &cl.Classes[i]

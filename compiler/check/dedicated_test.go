@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 )
 
 // A class must not land on a pool dedicated to other classes.
 func TestDedicated(t *testing.T) {
-	web := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}})
+	web := checktest.Pod(corev1.PodSpec{Containers: []corev1.Container{checktest.Container("cpu=1")}})
 	for _, tc := range []struct {
 		name      string
 		dedicated map[string][]string
@@ -19,7 +21,7 @@ func TestDedicated(t *testing.T) {
 		{"dedicated to it", map[string][]string{"p": {"train", "web"}}, ""},
 		{"another pool dedicated", map[string][]string{"q": {"train"}}, ""},
 	} {
-		cl := onePool("p", false, node(nil, nil, "cpu=8,pods=10"), "web", web)
+		cl := onePool("p", false, checktest.Node(nil, nil, "cpu=8,pods=10"), "web", web)
 		f := Dedicated(cl, rows(cl), Intent{Dedicated: tc.dedicated})
 		switch {
 		case tc.want == "" && len(f) > 0:

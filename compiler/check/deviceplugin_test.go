@@ -4,103 +4,30 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-
-	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 )
-
-const pluginValues = `affinity:
-  nodeAffinity:
-    requiredDuringSchedulingIgnoredDuringExecution:
-      nodeSelectorTerms:
-      - matchExpressions: [{key: gpufleet.dev/gpu-product, operator: Exists}]
-config: {default: default, name: nvidia-device-plugin-config}
-tolerations:
-- {key: CriticalAddonsOnly, operator: Exists}
-- {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
-`
-
-// The device plugin's daemon pod runs where the chart values and the
-// DaemonSet controller's own tolerations allow; a GPU node it misses
-// offers no GPUs, and its pool records why.
-func TestDevicePluginReach(t *testing.T) {
-	gpu := map[string]string{"gpufleet.dev/gpu-product": "A10G"}
-	mpsCapable := map[string]string{"gpufleet.dev/gpu-product": "A10G", "nvidia.com/mps.capable": "true"}
-	gpuTaint := corev1.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}
-	for _, tc := range []struct {
-		name   string
-		values string
-		labels map[string]string
-		taints []corev1.Taint
-		alloc  string
-		mps    bool   // the pool shares its GPUs through MPS
-		why    string // why the plugin does not run on the GPU node, kube-scheduler's words
-		onCPU  bool   // it runs on a node without GPUs
-		gpus   bool   // GPUs left on the node
-	}{
-		{"GPU node reached", pluginValues, gpu, []corev1.Taint{gpuTaint}, "nvidia.com/gpu=4", false, "", false, true},
-		{"spot taint not tolerated", pluginValues, gpu, []corev1.Taint{gpuTaint, {Key: "gpufleet.dev/spot", Value: "true", Effect: corev1.TaintEffectNoSchedule}}, "nvidia.com/gpu=4", false,
-			"node(s) had untolerated taint {gpufleet.dev/spot: true}", false, false},
-		{"a PreferNoSchedule taint does not keep it off", pluginValues, gpu, []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectPreferNoSchedule}}, "nvidia.com/gpu=4", false, "", false, true},
-		{"the DaemonSet controller's tolerations count", pluginValues, gpu, []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}, "nvidia.com/gpu=4", false, "", false, true},
-		{"no GPU label", pluginValues, nil, nil, "nvidia.com/gpu=4", false, ErrReasonNodeAffinity, false, false},
-		{"MIG slices go too", pluginValues, nil, nil, "nvidia.com/mig-1g.10gb=7", false, ErrReasonNodeAffinity, false, false},
-		{"CPU node left alone", pluginValues, nil, nil, "cpu=4", false, "", false, false},
-		{"CPU node reached", pluginValues, gpu, nil, "cpu=4", false, "", true, false},
-		{"no values", "", gpu, nil, "nvidia.com/gpu=4", false, "the tree has no " + deviceplugin.ValuesPath, false, false},
-		{"MPS pool with GFD's label", pluginValues, mpsCapable, nil, "nvidia.com/gpu=8", true, "", false, true},
-		{"MPS pool without GFD's label", pluginValues, gpu, nil, "nvidia.com/gpu=8", true, ErrReasonNodeAffinity, false, false},
-		{"time-sliced pool needs no MPS daemon", pluginValues, gpu, nil, "nvidia.com/gpu=8", false, "", false, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr := tree.Tree{}
-			if tc.values != "" {
-				tr[deviceplugin.ValuesPath] = []byte(tc.values)
-			}
-			pod, err := DevicePluginPod(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := node(tc.labels, tc.taints, tc.alloc)
-			n.Status.Capacity = n.Status.Allocatable.DeepCopy()
-			cl := &Cluster{Pools: []Pool{{Name: "p", MPS: tc.mps, Nodes: []Node{{Node: n}}}}}
-			withDevicePlugin(cl, pod)
-			p := cl.Pools[0]
-			mpsWhy := ""
-			if tc.mps {
-				mpsWhy = tc.why
-			}
-			if p.NoDevicePlugin != tc.why || p.NoMPSDaemon != mpsWhy || p.DevicePluginOnCPU != tc.onCPU {
-				t.Errorf("pool: no plugin %q, no MPS daemon %q, on CPU %v; want %q, %q, %v", p.NoDevicePlugin, p.NoMPSDaemon, p.DevicePluginOnCPU, tc.why, mpsWhy, tc.onCPU)
-			}
-			if got := hasGPUs(n); got != tc.gpus {
-				t.Errorf("GPUs left on the node: %v, want %v", got, tc.gpus)
-			}
-		})
-	}
-}
 
 // What the DevicePlugin check says of each pool the plugin's reach marked.
 func TestDevicePlugin(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		pool Pool
+		pool sched.Pool
 		want []string // the findings' message fragments
 	}{
-		{"reached", Pool{}, nil},
-		{"not reached", Pool{NoDevicePlugin: "node(s) had untolerated taint {gpufleet.dev/spot: true}"},
+		{"reached", sched.Pool{}, nil},
+		{"not reached", sched.Pool{NoDevicePlugin: "node(s) had untolerated taint {gpufleet.dev/spot: true}"},
 			[]string{"pool p has GPUs, but the NVIDIA device plugin's DaemonSet does not run on its nodes (had untolerated taint {gpufleet.dev/spot: true}): they advertise no nvidia.com/gpu"}},
-		{"no values", Pool{NoDevicePlugin: "the tree has no " + deviceplugin.ValuesPath},
+		{"no values", sched.Pool{NoDevicePlugin: "the tree has no " + deviceplugin.ValuesPath},
 			[]string{"does not run on its nodes (the tree has no " + deviceplugin.ValuesPath + ")"}},
-		{"on a CPU pool", Pool{DevicePluginOnCPU: true}, []string{"pool p has no GPUs, but the NVIDIA device plugin's DaemonSet runs on its nodes"}},
-		{"no MPS daemon", Pool{NoDevicePlugin: ErrReasonNodeAffinity, NoMPSDaemon: ErrReasonNodeAffinity},
+		{"on a CPU pool", sched.Pool{DevicePluginOnCPU: true}, []string{"pool p has no GPUs, but the NVIDIA device plugin's DaemonSet runs on its nodes"}},
+		{"no MPS daemon", sched.Pool{NoDevicePlugin: sched.ErrReasonNodeAffinity, NoMPSDaemon: sched.ErrReasonNodeAffinity},
 			[]string{"pool p shares its GPUs through MPS, but the NVIDIA device plugin chart's MPS control daemon does not run on its nodes (didn't match Pod's node affinity/selector): the plugin waits for it"}},
-		{"a second plugin on Bottlerocket", Pool{DevicePluginOnHost: true}, []string{"pool p runs Bottlerocket, whose NVIDIA variant runs the device plugin on the host, but the NVIDIA device plugin's DaemonSet runs on its nodes too"}},
+		{"a second plugin on Bottlerocket", sched.Pool{DevicePluginOnHost: true}, []string{"pool p runs Bottlerocket, whose NVIDIA variant runs the device plugin on the host, but the NVIDIA device plugin's DaemonSet runs on its nodes too"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.pool.Name = "p"
-			f := DevicePlugin(&Cluster{Pools: []Pool{tc.pool}}, nil, Intent{})
+			f := DevicePlugin(&sched.Cluster{Pools: []sched.Pool{tc.pool}}, nil, Intent{})
 			if len(f) != len(tc.want) {
 				t.Fatalf("findings %+v, want %q", f, tc.want)
 			}
@@ -110,12 +37,5 @@ func TestDevicePlugin(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// A values file that is not the chart's shape is an error, not ignored.
-func TestDevicePluginValuesStrict(t *testing.T) {
-	if _, err := DevicePluginPod(tree.Tree{deviceplugin.ValuesPath: []byte("tolerations: []\nnodeSelectr: {}\n")}); err == nil {
-		t.Error("no error for an unknown field")
 	}
 }

@@ -5,8 +5,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
+
+const IDDevicePluginAllocate ID = "DevicePluginAllocate"
 
 // The kubelet asks the device plugin to allocate each container's devices
 // once kube-scheduler has bound the pod, and fails the pod if the plugin
@@ -25,7 +28,7 @@ const (
 
 // DevicePluginAllocate finds the pools where a class's pods fit but the
 // device plugin refuses to allocate what a container of theirs requests.
-func DevicePluginAllocate(c *Class, w *Row, pools []Pool) []Finding {
+func DevicePluginAllocate(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 	name, n := largestGPURequest(c.Pod)
 	if n <= containerRequestLimit {
 		return nil

@@ -5,14 +5,16 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
+
+const IDGang ID = "Gang"
 
 // Gang requires all of a Job's pods to fit at once on the pools it can
 // land on, at their max size: the gang must start together. The finding
 // ends with what kube-scheduler says of the pods left over: the reasons a
 // full node refuses one more.
-func Gang(c *Class, w *Row, pools []Pool) []Finding {
+func Gang(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 	if !c.Gang {
 		return nil
 	}
@@ -21,7 +23,7 @@ func Gang(c *Class, w *Row, pools []Pool) []Finding {
 
 // shortfall is check's finding that what says of the class, when its pods
 // do not all fit at once on the pools it lands on.
-func shortfall(c *Class, w *Row, pools []Pool, check ID, what string) []Finding {
+func shortfall(c *sched.Class, w *sched.Row, pools []sched.Pool, check ID, what string) []Finding {
 	var total int64
 	var parts, reasons []string
 	fitting := 0
@@ -32,7 +34,7 @@ func shortfall(c *Class, w *Row, pools []Pool, check ID, what string) []Finding 
 		fitting++
 		total += cell.Capacity
 		parts = append(parts, fmt.Sprintf("%s %d", cell.Pool, cell.Capacity))
-		for _, r := range fullNodeReasons(c.Info, &pools[w.At[k]], cell.Type) {
+		for _, r := range sched.FullNodeReasons(c.Info, &pools[w.At[k]], cell.Type) {
 			if !slices.Contains(reasons, r) {
 				reasons = append(reasons, r)
 			}
@@ -47,29 +49,4 @@ func shortfall(c *Class, w *Row, pools []Pool, check ID, what string) []Finding 
 		msg += ": " + strings.Join(reasons, ", ")
 	}
 	return []Finding{{Severity: Error, Check: check, Class: c.Name, Message: msg}}
-}
-
-// fullNodeReasons is NodeResourcesFit's verdict on one more pod for a node
-// of the given type already holding as many of the class's pods as it can.
-func fullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
-	for _, n := range p.Nodes {
-		if n.InstanceType != typ {
-			continue
-		}
-		k := PodsPerNode(pi, n.Node)
-		full := n.Node.DeepCopy()
-		alloc := full.Status.Allocatable
-		for _, name := range pi.requests {
-			have, want := alloc[name], pi.Request[name]
-			for range k {
-				have.Sub(want)
-			}
-			alloc[name] = have
-		}
-		pods := alloc[corev1.ResourcePods]
-		pods.Set(pods.Value() - k)
-		alloc[corev1.ResourcePods] = pods
-		return nodeResourcesFit(pi, full)
-	}
-	return nil
 }

@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -22,7 +24,7 @@ func TestHolds(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		pods  int32
-		edit  func(c *Class, cells []Cell) []Cell
+		edit  func(c *sched.Class, cells []sched.Cell) []sched.Cell
 		holds int64
 		finds bool
 	}{
@@ -31,33 +33,33 @@ func TestHolds(t *testing.T) {
 		{"one pod", 1, nil, 1, false},
 		{"capacity", 40, noSpread, 32, true},
 		{"all fit", 32, noSpread, 32, false},
-		{"anti-affinity on hostname", 8, func(c *Class, cells []Cell) []Cell {
+		{"anti-affinity on hostname", 8, func(c *sched.Class, cells []sched.Cell) []sched.Cell {
 			c.Pod.Spec.Affinity.PodAntiAffinity = anti(keys.LabelHostname)
 			return noSpread(c, cells)
 		}, 4, true},
-		{"anti-affinity on zone", 3, func(c *Class, cells []Cell) []Cell {
+		{"anti-affinity on zone", 3, func(c *sched.Class, cells []sched.Cell) []sched.Cell {
 			c.Pod.Spec.Affinity.PodAntiAffinity = anti(keys.LabelZone)
 			return noSpread(c, cells)
 		}, 1, true},
 		// "closed" matches node affinity: its 4 hosts hold none, so each
 		// of open's 4 takes one.
-		{"host spread", 6, func(c *Class, cells []Cell) []Cell {
+		{"host spread", 6, func(c *sched.Class, cells []sched.Cell) []sched.Cell {
 			c.Pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{hostSpread}
 			return cells
 		}, 4, true},
-		{"lands nowhere", 3, func(c *Class, cells []Cell) []Cell { return cells[:1] }, 0, true},
+		{"lands nowhere", 3, func(c *sched.Class, cells []sched.Cell) []sched.Cell { return cells[:1] }, 0, true},
 	} {
 		c, cells, pools := spreadFleet(tc.pods, nil)
 		if tc.edit != nil {
 			cells = tc.edit(c, cells)
 			for i := range cells {
-				cells[i] = Evaluate(c, &pools[i])
+				cells[i] = sched.Evaluate(c, &pools[i])
 			}
 		}
-		w := NewRow(cells)
-		got := Holds(c, w, pools[:len(cells)])
+		w := sched.NewRow(cells)
+		got := sched.Holds(c, w, pools[:len(cells)])
 		var found []Finding
-		for _, check := range []func(*Class, *Row, []Pool) []Finding{Lands, Gang, Capacity, InterPodAffinity, PodTopologySpread} {
+		for _, check := range []func(*sched.Class, *sched.Row, []sched.Pool) []Finding{Lands, Gang, Capacity, InterPodAffinity, PodTopologySpread} {
 			found = append(found, check(c, w, pools[:len(cells)])...)
 		}
 		if got != tc.holds || (len(found) > 0) != tc.finds || (got < int64(c.Pods)) != tc.finds {
@@ -66,7 +68,7 @@ func TestHolds(t *testing.T) {
 	}
 }
 
-func noSpread(c *Class, cells []Cell) []Cell {
+func noSpread(c *sched.Class, cells []sched.Cell) []sched.Cell {
 	c.Pod.Spec.TopologySpreadConstraints = nil
 	return cells
 }
@@ -74,22 +76,22 @@ func noSpread(c *Class, cells []Cell) []Cell {
 // With a zone and a host spread together, Holds is what all of them place
 // at once (TestJointSpread's fleet): 7 pods need more than the 5 they hold.
 func TestHoldsJoint(t *testing.T) {
-	mk := func(zone, alloc string) Node {
-		return Node{InstanceType: "t", Zone: zone, Node: node(map[string]string{keys.LabelZone: zone}, nil, alloc)}
+	mk := func(zone, alloc string) sched.Node {
+		return sched.Node{InstanceType: "t", Zone: zone, Node: checktest.Node(map[string]string{keys.LabelZone: zone}, nil, alloc)}
 	}
-	pools := []Pool{
-		{Name: "big", MaxNodes: 2, Zones: []string{"a", "c"}, Nodes: []Node{mk("a", "cpu=4,pods=10"), mk("c", "cpu=4,pods=10")}},
-		{Name: "small", MaxNodes: 4, Zones: []string{"b", "c"}, Nodes: []Node{mk("b", "cpu=1,pods=10"), mk("c", "cpu=1,pods=10")}},
+	pools := []sched.Pool{
+		{Name: "big", MaxNodes: 2, Zones: []string{"a", "c"}, Nodes: []sched.Node{mk("a", "cpu=4,pods=10"), mk("c", "cpu=4,pods=10")}},
+		{Name: "small", MaxNodes: 4, Zones: []string{"b", "c"}, Nodes: []sched.Node{mk("b", "cpu=1,pods=10"), mk("c", "cpu=1,pods=10")}},
 	}
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}}
 	three := int32(3)
-	p := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}, TopologySpreadConstraints: []corev1.TopologySpreadConstraint{
+	p := checktest.Pod(corev1.PodSpec{Containers: []corev1.Container{checktest.Container("cpu=1")}, TopologySpreadConstraints: []corev1.TopologySpreadConstraint{
 		{MaxSkew: 1, TopologyKey: keys.LabelZone, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel, MinDomains: &three},
 		{MaxSkew: 1, TopologyKey: keys.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel},
 	}})
-	c := &Class{Name: "c", Pod: p, Info: NewPodInfo(p), Pods: 7}
-	cells := []Cell{Evaluate(c, &pools[0]), Evaluate(c, &pools[1])}
-	if got := Holds(c, NewRow(cells), pools); got != 5 {
+	c := &sched.Class{Name: "c", Pod: p, Info: sched.NewPodInfo(p), Pods: 7}
+	cells := []sched.Cell{sched.Evaluate(c, &pools[0]), sched.Evaluate(c, &pools[1])}
+	if got := sched.Holds(c, sched.NewRow(cells), pools); got != 5 {
 		t.Errorf("Holds %d, want 5", got)
 	}
 }

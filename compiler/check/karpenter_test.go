@@ -6,7 +6,8 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/readback"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/provider"
 	"github.com/gpufleet/gpufleet/compiler/provider/eks"
 	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
@@ -55,7 +56,7 @@ func TestKarpenterOnlyPoolsChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]check.Pool{}
+	got := map[string]sched.Pool{}
 	for _, p := range cl.Pools {
 		got[p.Name] = p
 	}
@@ -111,7 +112,7 @@ func TestKarpenterOnlyPoolsChecked(t *testing.T) {
 }
 
 // TestKarpenterReaderCanFail edits karpenter.yaml the ways a hand-edit or a
-// generator bug would, and requires FromTree to refuse each.
+// generator bug would, and requires readback.FromTree to refuse each.
 func TestKarpenterReaderCanFail(t *testing.T) {
 	res := compileKarpenter(t)
 	kp := string(res.Tree[karpenter.Path])
@@ -142,10 +143,10 @@ func TestKarpenterReaderCanFail(t *testing.T) {
 
 // readBack reads a tree as the pipeline does: the providers' node groups,
 // then the cluster.
-func readBack(tr tree.Tree, cat catalog.Catalog) (*check.Cluster, error) {
+func readBack(tr tree.Tree, cat catalog.Catalog) (*sched.Cluster, error) {
 	groups, err := provider.NodeGroups(tree.Bytes(tr))
 	if err != nil {
 		return nil, err
 	}
-	return check.FromTree(tree.Bytes(tr), groups, cat)
+	return readback.FromTree(tree.Bytes(tr), groups, cat)
 }

@@ -3,8 +3,11 @@ package check
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
+
+const IDKarpenterLaunch ID = "KarpenterLaunch"
 
 // Karpenter launches a node for a pending pod only if the pod fits one of
 // the NodePool's instance types as Karpenter computes it, and it counts a
@@ -25,7 +28,7 @@ const (
 
 // KarpenterLaunch finds the pools whose Karpenter nodes a class fits only
 // by the device plugin's shared GPUs.
-func KarpenterLaunch(c *Class, w *Row, pools []Pool) []Finding {
+func KarpenterLaunch(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 	want, ok := c.Info.Request[keys.ResourceGPU]
 	if !ok {
 		return nil

@@ -2,12 +2,12 @@ package check
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
+
+const IDKarpenterUnpriced ID = "KarpenterUnpriced"
 
 // Karpenter makes an offering without a price unavailable
 // (offering/base_resolver.go), and its static prices
@@ -19,41 +19,11 @@ import (
 const (
 	reasonKarpenterUnpricedAll = "pool %s's NodePool lists only instance types Karpenter has no price for in %s (%s): an offering without a price is not available, so no instance type has the required offering and Karpenter never launches a node for the pool; list a type sold on-demand or spot there"
 	reasonKarpenterUnpriced    = "pool %s's NodePool lists instance types Karpenter has no price for in %s (%s): an offering without a price is not available, so Karpenter never launches them; the checker credits only %s"
-	// ErrReasonNoOffering is Karpenter's word for a pending pod when its
-	// NodePool has no available offering: the pool of such a NodePool
-	// refuses every class with it.
-	ErrReasonNoOffering = "no instance type has the required offering"
 )
-
-// Unpriced are the types a Karpenter pool lists that Karpenter has no
-// price for in Region (Types), and those it launches (Priced).
-type Unpriced struct {
-	Region        string
-	Types, Priced []string
-}
-
-// unpriced splits a Karpenter group's types, or is nil when none is
-// unpriced (or the group is not Karpenter's: no PriceRegion).
-func unpriced(ng nodes.Group) *Unpriced {
-	u := &Unpriced{Region: ng.PriceRegion}
-	for _, it := range ng.Launched() {
-		if catalog.Unpriced(ng.PriceRegion, it) {
-			u.Types = append(u.Types, it)
-		} else {
-			u.Priced = append(u.Priced, it)
-		}
-	}
-	if len(u.Types) == 0 {
-		return nil
-	}
-	return u
-}
-
-func (u *Unpriced) has(it string) bool { return u != nil && slices.Contains(u.Types, it) }
 
 // KarpenterUnpriced reports the Karpenter pools with types Karpenter never
 // launches: an error when no type is left, else a warning.
-func KarpenterUnpriced(cl *Cluster, _ []Row, _ Intent) []Finding {
+func KarpenterUnpriced(cl *sched.Cluster, _ []sched.Row, _ Intent) []Finding {
 	var out []Finding
 	for _, p := range cl.Pools {
 		u := p.Unpriced

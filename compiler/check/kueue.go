@@ -6,32 +6,21 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
-
-// QueueIntent says which classes a tenant queues through which ClusterQueue.
-type QueueIntent struct {
-	Tenant       string
-	ClusterQueue string
-	// Namespace is where the tenant's work is checked: its first; its
-	// LimitRange fills in requests the way Kueue does before it counts.
-	Namespace string
-	// Namespaces are all the tenant's, whose ResourceQuotas must allow
-	// what the ClusterQueue admits.
-	Namespaces []string
-	Classes    []string // queued classes only
-}
 
 // Admission is what Kueue makes of one tenant's queue, which the
 // StageQueue checks read: its ClusterQueue in the Kueue model, each class
 // it queues as Kueue counts and assigns it, and the report whose cells say
 // where the classes land.
 type Admission struct {
-	Queue  QueueIntent
+	Queue  kueuemodel.Queue
 	CQ     *kueue.ClusterQueue
-	Model  *KueueModel
+	Model  *kueuemodel.Model
 	Report *Report
 	// Classes are the queued classes the cluster has, in the queue's order.
 	Classes []Queued
@@ -39,7 +28,7 @@ type Admission struct {
 
 // Queued is one queued class as Kueue sees it.
 type Queued struct {
-	Class *Class
+	Class *sched.Class
 	// Pods are one workload's: a Job's gang, else one pod.
 	Pods int32
 	// Request is what Kueue counts for one pod, after the namespace's
@@ -48,20 +37,20 @@ type Queued struct {
 	// Assignment is where Kueue admits one workload on an empty cluster,
 	// and Candidates every flavor it may admit it to as others fill up
 	// (none unless admitted).
-	Assignment KueueAssignment
+	Assignment kueuemodel.Assignment
 	Candidates []string
 }
 
 // Kueue checks the ClusterQueues and ResourceFlavors in the tree in Kueue's
 // own terms, for every queued class a tenant may use: Kueue's flavor
-// assigner (KueueModel, judged by ladder/kueue against Kueue itself) admits
-// one whole workload of it on an empty cluster; the flavor it picks, and
-// every flavor it could pick once others are in use, is a pool where the
-// class lands and, for a gang, where the whole gang fits; every requested
-// resource is covered; and the CRDs' limits hold. It runs the registry's
-// StageKueue checks, then its StageQueue checks on each queue.
-func Kueue(tr tree.Typed, cl *Cluster, r *Report, queues []QueueIntent) error {
-	m, err := NewKueueModel(tr)
+// assigner (kueuemodel, judged by ladder/kueue against Kueue itself)
+// admits one whole workload of it on an empty cluster; the flavor it
+// picks, and every flavor it could pick once others are in use, is a pool
+// where the class lands and, for a gang, where the whole gang fits; every
+// requested resource is covered; and the CRDs' limits hold. It runs the
+// registry's StageKueue checks, then its StageQueue checks on each queue.
+func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue) error {
+	m, err := kueuemodel.New(tr)
 	if err != nil {
 		return err
 	}
@@ -77,8 +66,8 @@ func Kueue(tr tree.Typed, cl *Cluster, r *Report, queues []QueueIntent) error {
 	// only read: each is checked on its own CPU, its findings gathered in
 	// queue order.
 	r.indexCells()
-	cl.indexClasses()
-	memo := newKueueMemo(m, cl, queues)
+	cl.IndexClasses()
+	memo := kueuemodel.NewMemo(m, cl, queues)
 	onQueue := at(StageQueue)
 	found := make([][]Finding, len(queues))
 	par.Each(len(queues), func(i int) {
@@ -95,7 +84,7 @@ func Kueue(tr tree.Typed, cl *Cluster, r *Report, queues []QueueIntent) error {
 }
 
 // admission works out what Kueue makes of the queue's classes.
-func admission(q QueueIntent, cl *Cluster, m *KueueModel, memo *kueueMemo, r *Report) *Admission {
+func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo *kueuemodel.Memo, r *Report) *Admission {
 	a := &Admission{Queue: q, CQ: m.Queues[q.ClusterQueue], Model: m, Report: r}
 	for _, name := range q.Classes {
 		c := cl.Class(name)
@@ -103,14 +92,14 @@ func admission(q QueueIntent, cl *Cluster, m *KueueModel, memo *kueueMemo, r *Re
 			continue
 		}
 		// Kueue counts the pod as the namespace's LimitRange leaves it.
-		qc := Queued{Class: c, Pods: 1, Request: memo.request(m, c, q.Namespace)}
+		qc := Queued{Class: c, Pods: 1, Request: memo.Request(m, c, q.Namespace)}
 		if c.Gang {
 			qc.Pods = c.Pods
 		}
-		admits := memo.admitter(m, c)
-		qc.Assignment = m.assign(q.ClusterQueue, admits, qc.Request, qc.Pods)
+		admits := memo.Admitter(m, c)
+		qc.Assignment = m.AssignWith(q.ClusterQueue, admits, qc.Request, qc.Pods)
 		if qc.Assignment.Admitted() {
-			qc.Candidates = m.candidates(q.ClusterQueue, admits, qc.Request, qc.Pods)
+			qc.Candidates = m.Candidates(q.ClusterQueue, admits, qc.Request, qc.Pods)
 		}
 		a.Classes = append(a.Classes, qc)
 	}
@@ -119,12 +108,12 @@ func admission(q QueueIntent, cl *Cluster, m *KueueModel, memo *kueueMemo, r *Re
 
 // fitting are the class's cells on the pools it lands on, in pool order:
 // evaluated cells, since a ruled-out pool never fits.
-func (r *Report) fitting(c *Class) []*Cell {
+func (r *Report) fitting(c *sched.Class) []*sched.Cell {
 	w := r.Row(c.Name)
 	if w == nil {
 		return nil
 	}
-	var out []*Cell
+	var out []*sched.Cell
 	for k := range w.Evaluated {
 		if w.Evaluated[k].Fits {
 			out = append(out, &w.Evaluated[k])
@@ -143,7 +132,7 @@ func notAdmitted(a *Admission, qc *Queued, id ID) Finding {
 		Message: fmt.Sprintf("tenant %s, class %s: ClusterQueue %s admits no workload of it: %s%s", q.Tenant, c.Name, a.CQ.Name, qc.Assignment.Message, landsNowhereIn(a, c))}
 }
 
-func landsNowhereIn(a *Admission, c *Class) string {
+func landsNowhereIn(a *Admission, c *sched.Class) string {
 	for _, rg := range a.CQ.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
 			if a.Report.Fits(c.Name, f.Name) {
@@ -165,10 +154,4 @@ func landsNowhereIn(a *Admission, c *Class) string {
 // for a flavor's taints or labels.
 func shortOfQuota(qc *Queued) bool {
 	return strings.Contains(qc.Assignment.Message, "insufficient quota")
-}
-
-// decodeAll appends the documents of the file at p to out (tree.DecodeAll),
-// parsing YAML on every CPU.
-func decodeAll[T any](tr tree.Typed, p string, out *[]T) error {
-	return tree.DecodeAll(tr, p, out, forEach)
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
+const IDKueueBorrow ID = "KueueBorrow"
+
 // KueueBorrow warns of a tenant that may borrow in a cohort tree where its
 // ClusterQueue is alone: there is nothing to borrow.
 func KueueBorrow(a *Admission) []Finding {

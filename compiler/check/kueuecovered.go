@@ -4,7 +4,11 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
+
+const IDKueueCovered ID = "KueueCovered"
 
 // KueueCovered requires every resource a queued class requests to be
 // covered by its ClusterQueue, which Kueue otherwise never admits.
@@ -17,7 +21,7 @@ func KueueCovered(a *Admission) []Finding {
 	}
 	var out []Finding
 	for _, qc := range a.Classes {
-		for _, res := range resourceOrder(qc.Request) {
+		for _, res := range sched.ResourceOrder(qc.Request) {
 			if v := qc.Request[res]; !v.IsZero() && !covered[res] {
 				out = append(out, Finding{Severity: Error, Check: IDKueueCovered, Tenant: a.Queue.Tenant, Class: qc.Class.Name,
 					Message: fmt.Sprintf("tenant %s, class %s: resource %s unavailable in ClusterQueue %s", a.Queue.Tenant, qc.Class.Name, res, a.CQ.Name)})

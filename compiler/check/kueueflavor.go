@@ -2,6 +2,8 @@ package check
 
 import "fmt"
 
+const IDKueueFlavor ID = "KueueFlavor"
+
 // KueueFlavor requires Kueue to admit each queued class to some flavor of
 // its ClusterQueue (else Kueue's reason, unless it is quota: KueueQuota),
 // and every flavor it may admit the class to, the first that fits and any

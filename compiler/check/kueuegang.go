@@ -3,7 +3,11 @@ package check
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
+
+const IDKueueGang ID = "KueueGang"
 
 // KueueGang requires every flavor Kueue may admit a queued gang to to be a
 // pool that holds the whole gang: Kueue adds the flavor's pool label to
@@ -31,7 +35,7 @@ func KueueGang(a *Admission) []Finding {
 
 // landsWhole reports whether the pools the class lands on hold its gang
 // together.
-func landsWhole(r *Report, c *Class, pods int32) bool {
+func landsWhole(r *Report, c *sched.Class, pods int32) bool {
 	var total int64
 	for _, cell := range r.fitting(c) {
 		total += cell.Capacity
@@ -40,7 +44,7 @@ func landsWhole(r *Report, c *Class, pods int32) bool {
 }
 
 // wholeGang names the pools that could hold the whole gang.
-func wholeGang(r *Report, c *Class, pods int32) string {
+func wholeGang(r *Report, c *sched.Class, pods int32) string {
 	var at []string
 	for _, cell := range r.fitting(c) {
 		if cell.Capacity >= int64(pods) {

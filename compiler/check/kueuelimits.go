@@ -5,12 +5,15 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
+const IDKueueLimits ID = "KueueLimits"
+
 // KueueLimits holds the ResourceFlavors and the ClusterQueues' resource
 // groups to the limits of Kueue's CRDs, which the API server enforces.
-func KueueLimits(m *KueueModel, queues []QueueIntent) []Finding {
+func KueueLimits(m *kueuemodel.Model, queues []kueuemodel.Queue) []Finding {
 	var out []Finding
 	for _, name := range slices.Sorted(maps.Keys(m.Flavors)) {
 		f := m.Flavors[name]

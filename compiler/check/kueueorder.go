@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+const IDKueueOrder ID = "KueueOrder"
+
 // KueueOrder requires each flavor of a resource group to list its
 // resources in coveredResources' order, as Kueue's validation does.
 func KueueOrder(a *Admission) []Finding {

@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+const IDKueuePriorityQuota ID = "KueuePriorityQuota"
+
 // A quota scoped to a PriorityClass limits the pods of that priority in the
 // namespace, which Kueue does not read either.
 const reasonScopedBelowKueue = "ClusterQueue %s may admit up to %s of class %s (priority %s), but ResourceQuota %s in namespace %s allows %s at that priority; Kueue does not see it, so the pods of Jobs it admits beyond it fail to be created"

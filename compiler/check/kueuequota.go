@@ -1,5 +1,7 @@
 package check
 
+const IDKueueQuota ID = "KueueQuota"
+
 // KueueQuota requires Kueue's flavor assigner to admit one whole workload
 // of each queued class: its guaranteed quota plus what the cohort tree
 // lends, within borrowingLimit.

@@ -7,7 +7,11 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 )
+
+const IDKueueResourceQuota ID = "KueueResourceQuota"
 
 // Kueue does not read ResourceQuotas: it admits a Job against its
 // ClusterQueue alone, and the API server's quota admission then refuses
@@ -71,10 +75,10 @@ func quotaBelow(most map[corev1.ResourceName]int64, hard corev1.ResourceList) []
 	for _, res := range slices.Sorted(maps.Keys(most)) {
 		for _, name := range quotaNames(res) {
 			h, ok := hard[name]
-			if !ok || value(res, h) >= most[res] {
+			if !ok || kueuemodel.Value(res, h) >= most[res] {
 				continue
 			}
-			m := format(res, most[res])
+			m := kueuemodel.Format(res, most[res])
 			if most[res] == math.MaxInt64 {
 				m = "all its cohort has"
 			}

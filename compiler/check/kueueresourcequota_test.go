@@ -6,6 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
@@ -33,14 +36,14 @@ func checkQuotas(t *testing.T, check func(*Admission) []Finding, id ID, cases []
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := tree.Tree{tree.KueueFlavorsPath: []byte(kueueFlavor), tree.KueueQueuesPath: []byte(strings.Join(tc.queues, "---\n")),
+			tr := tree.Tree{tree.KueueFlavorsPath: []byte(checktest.KueueFlavor), tree.KueueQueuesPath: []byte(strings.Join(tc.queues, "---\n")),
 				"tenants/a/" + tree.ResourceQuotasFile: []byte(strings.Join(tc.quotas, "---\n"))}
-			m, err := NewKueueModel(tree.Bytes(tr))
+			m, err := kueuemodel.New(tree.Bytes(tr))
 			if err != nil {
 				t.Fatal(err)
 			}
-			train := &Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
-			q := QueueIntent{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}
+			train := &sched.Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
+			q := kueuemodel.Queue{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}
 			found := check(&Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []Queued{{Class: train}}})
 			if len(found) != min(len(tc.want), 1) {
 				t.Fatalf("findings %+v, want %q", found, tc.want)
@@ -64,28 +67,28 @@ func checkQuotas(t *testing.T, check func(*Admission) []Finding, id ID, cases []
 // ClusterQueue may admit: nominal quota plus what it may borrow.
 func TestKueueResourceQuota(t *testing.T) {
 	checkQuotas(t, KueueResourceQuota, IDKueueResourceQuota, []quotaCase{
-		{"quota equals nominal", []string{cq("a", "", `nominalQuota: "8"`)},
+		{"quota equals nominal", []string{checktest.ClusterQueue("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, "")}, nil},
-		{"quota below nominal", []string{cq("a", "", `nominalQuota: "8"`)},
+		{"quota below nominal", []string{checktest.ClusterQueue("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "6"`, "")},
 			[]string{"error: ClusterQueue a may admit up to 8 nvidia.com/gpu (nominal quota plus what it may borrow, over all its flavors), but ResourceQuota gpufleet in namespace ns1 allows 6 requests.nvidia.com/gpu"}},
-		{"second namespace checked too", []string{cq("a", "", `nominalQuota: "8"`)},
+		{"second namespace checked too", []string{checktest.ClusterQueue("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, ""), rq("ns2", "gpufleet", `requests.nvidia.com/gpu: "7"`, "")},
 			[]string{"error: ClusterQueue a may admit up to 8 nvidia.com/gpu", "namespace ns2 allows 7"}},
-		{"one error for all namespaces", []string{cq("a", "", `nominalQuota: "8"`)},
+		{"one error for all namespaces", []string{checktest.ClusterQueue("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "6"`, ""), rq("ns2", "gpufleet", `requests.nvidia.com/gpu: "6"`, "")},
 			[]string{"namespace ns1 allows 6", "queue's quota (and in 1 more of its namespaces)"}},
-		{"borrowing counts", []string{cq("a", "c", `nominalQuota: "8", borrowingLimit: "4"`), cq("b", "c", `nominalQuota: "8"`)},
+		{"borrowing counts", []string{checktest.ClusterQueue("a", "c", `nominalQuota: "8", borrowingLimit: "4"`), checktest.ClusterQueue("b", "c", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "10"`, "")},
 			[]string{"error: ClusterQueue a may admit up to 12 nvidia.com/gpu"}},
-		{"borrowing within the quota", []string{cq("a", "c", `nominalQuota: "8", borrowingLimit: "4"`), cq("b", "c", `nominalQuota: "8"`)},
+		{"borrowing within the quota", []string{checktest.ClusterQueue("a", "c", `nominalQuota: "8", borrowingLimit: "4"`), checktest.ClusterQueue("b", "c", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "12"`, "")}, nil},
-		{"no borrowingLimit borrows what the cohort lends", []string{cq("a", "c", `nominalQuota: "8"`), cq("b", "c", `nominalQuota: "8", lendingLimit: "2"`)},
+		{"no borrowingLimit borrows what the cohort lends", []string{checktest.ClusterQueue("a", "c", `nominalQuota: "8"`), checktest.ClusterQueue("b", "c", `nominalQuota: "8", lendingLimit: "2"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "8"`, "")},
 			[]string{"error: ClusterQueue a may admit up to 10 nvidia.com/gpu"}},
-		{"an unlimited resource", []string{cq("a", "", `nominalQuota: "8"`)},
+		{"an unlimited resource", []string{checktest.ClusterQueue("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.cpu: "1"`, "")}, nil},
-		{"a quota scoped to its priority is KueuePriorityQuota's", []string{cq("a", "", `nominalQuota: "8"`)},
+		{"a quota scoped to its priority is KueuePriorityQuota's", []string{checktest.ClusterQueue("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet-batch", `requests.nvidia.com/gpu: "4"`, "batch")}, nil},
 	})
 }

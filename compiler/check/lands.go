@@ -1,11 +1,17 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+)
+
+const IDLands ID = "Lands"
 
 // Lands fails a class that no pool can host, with a FailedScheduling-style
 // summary of why each pool refused it: the evaluated pools' reasons, and
 // the ruled-out ones counted by theirs.
-func Lands(c *Class, w *Row, _ []Pool) []Finding {
+func Lands(c *sched.Class, w *sched.Row, _ []sched.Pool) []Finding {
 	counts := map[string]int{}
 	for _, cell := range w.Evaluated {
 		if cell.Fits {

@@ -1,10 +1,16 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+)
+
+const IDOnDemandOnSpot ID = "OnDemandOnSpot"
 
 // OnDemandOnSpot proves that no class the spec keeps on on-demand capacity
 // can land on a spot pool.
-func OnDemandOnSpot(cl *Cluster, rows []Row, in Intent) []Finding {
+func OnDemandOnSpot(cl *sched.Cluster, rows []sched.Row, in Intent) []Finding {
 	var out []Finding
 	for i := range cl.Classes {
 		c := &cl.Classes[i]

@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 )
 
 // A class the spec keeps on on-demand capacity must not land on spot.
 func TestOnDemandOnSpot(t *testing.T) {
-	web := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}})
+	web := checktest.Pod(corev1.PodSpec{Containers: []corev1.Container{checktest.Container("cpu=1")}})
 	for _, tc := range []struct {
 		name       string
 		spot, only bool
@@ -19,7 +21,7 @@ func TestOnDemandOnSpot(t *testing.T) {
 		{"any class on spot", true, false, ""},
 		{"on-demand class on on-demand", false, true, ""},
 	} {
-		cl := onePool("p", tc.spot, node(nil, nil, "cpu=8,pods=10"), "web", web)
+		cl := onePool("p", tc.spot, checktest.Node(nil, nil, "cpu=8,pods=10"), "web", web)
 		f := OnDemandOnSpot(cl, rows(cl), Intent{OnDemandOnly: map[string]bool{"web": tc.only}})
 		switch {
 		case tc.want == "" && len(f) > 0:

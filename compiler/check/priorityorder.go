@@ -3,13 +3,17 @@ package check
 import (
 	"fmt"
 	"sort"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
+
+const IDPriorityOrder ID = "PriorityOrder"
 
 // PriorityOrder warns when a batch (Job) class that may preempt outranks a
 // critical serving class (a Deployment or StatefulSet whose own priority
 // preempts): training would then evict inference to make room. Serving
 // classes with preemption Never, such as development, are fair game.
-func PriorityOrder(_ *Cluster, _ []Row, in Intent) []Finding {
+func PriorityOrder(_ *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 	var names []string
 	for n := range in.Priorities {
 		names = append(names, n)

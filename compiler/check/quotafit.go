@@ -9,7 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/check/internal/sat"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
+
+const IDQuotaFit ID = "QuotaFit"
 
 var quotaResources = []corev1.ResourceName{catalog.ResourceGPU, corev1.ResourceCPU, corev1.ResourceMemory}
 
@@ -17,8 +21,8 @@ var quotaResources = []corev1.ResourceName{catalog.ResourceGPU, corev1.ResourceC
 // workload of every class it may use (a Job's whole gang, all replicas of
 // any other kind): otherwise Kueue reports ExceedsMaxQuota and the quota
 // admission rejects pods.
-func QuotaFit(cl *Cluster, _ []Row, in Intent) []Finding {
-	classes := map[string]*Class{}
+func QuotaFit(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
+	classes := map[string]*sched.Class{}
 	for i := range cl.Classes {
 		classes[cl.Classes[i].Name] = &cl.Classes[i]
 	}
@@ -59,18 +63,18 @@ func shortOf(req corev1.ResourceList, pods int64, hard map[string]int64, what st
 	for _, r := range quotaResources {
 		h, limited := hard[string(r)]
 		q := req[r]
-		need := mulSat(q.MilliValue(), pods)
+		need := sat.Mul(q.MilliValue(), pods)
 		if limited && need > h {
 			short = append(short, fmt.Sprintf("%s needs %s, %s holds %s", r, milli(need, r), what, milli(h, r)))
 		}
 	}
-	if h, limited := hard["pods"]; limited && mulSat(pods, 1000) > h {
+	if h, limited := hard["pods"]; limited && sat.Mul(pods, 1000) > h {
 		short = append(short, fmt.Sprintf("pods needs %d, %s holds %s", pods, what, milli(h, "pods")))
 	}
 	return short
 }
 
-func unit(c *Class) string {
+func unit(c *sched.Class) string {
 	switch {
 	case c.Gang:
 		return fmt.Sprintf("one gang (%d pods)", c.Pods)
@@ -78,15 +82,6 @@ func unit(c *Class) string {
 		return fmt.Sprintf("all %d replicas", c.Pods)
 	}
 	return "one pod"
-}
-
-// mulSat is a*b for non-negative a and b, or MaxInt64 where that
-// overflows: a need that large exceeds any quota, as it should.
-func mulSat(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
 }
 
 // milli formats a milli-valued amount in the resource's natural unit.

@@ -1,40 +1,9 @@
 package check
 
 // ID names a check. Findings carry it, the spec's checks settings lower it,
-// and the github and sarif formats use it as the rule.
+// and the github and sarif formats use it as the rule. Each check's file,
+// named after it, declares its ID.
 type ID string
-
-// The checks, one file each, named after the check.
-const (
-	IDLands                ID = "Lands"
-	IDGang                 ID = "Gang"
-	IDCapacity             ID = "Capacity"
-	IDInterPodAffinity     ID = "InterPodAffinity"
-	IDPodTopologySpread    ID = "PodTopologySpread"
-	IDCPUOnGPU             ID = "CPUOnGPU"
-	IDOnDemandOnSpot       ID = "OnDemandOnSpot"
-	IDDedicated            ID = "Dedicated"
-	IDQuotaFit             ID = "QuotaFit"
-	IDPriorityOrder        ID = "PriorityOrder"
-	IDKueueFlavor          ID = "KueueFlavor"
-	IDKueueOrder           ID = "KueueOrder"
-	IDKueueQuota           ID = "KueueQuota"
-	IDKueueCovered         ID = "KueueCovered"
-	IDKueueLimits          ID = "KueueLimits"
-	IDKueueGang            ID = "KueueGang"
-	IDKueueBorrow          ID = "KueueBorrow"
-	IDKueueResourceQuota   ID = "KueueResourceQuota"
-	IDKueuePriorityQuota   ID = "KueuePriorityQuota"
-	IDDevicePlugin         ID = "DevicePlugin"
-	IDEFADevicePlugin      ID = "EFADevicePlugin"
-	IDMixedTypes           ID = "MixedTypes"
-	IDKarpenterUnpriced    ID = "KarpenterUnpriced"
-	IDSchedulerVersion     ID = "SchedulerVersion"
-	IDSpotCheckpoint       ID = "SpotCheckpoint"
-	IDZoneSpreadNodeGroup  ID = "ZoneSpreadNodeGroup"
-	IDKarpenterLaunch      ID = "KarpenterLaunch"
-	IDDevicePluginAllocate ID = "DevicePluginAllocate"
-)
 
 // Check is one row of the registry: a check and the function that runs it.
 type Check struct {
@@ -48,7 +17,7 @@ type Check struct {
 	Proves string
 }
 
-// Registry lists every check, in the order the README documents them.
+// Registry lists every check, in the order docs/checks.md documents them.
 // RunCluster runs the StageRow and StageCluster checks, Kueue the
 // StageKueue and StageQueue ones, each stage's in this order.
 var Registry = []Check{

@@ -4,29 +4,48 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // Every ID constant is registered once, with a severity, what it proves
-// and the function that runs it.
+// and the function that runs it, and is declared in the file named after
+// the check.
 func TestRegistry(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "registry.go", nil, 0)
+	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var consts []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok {
-			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "ID" {
-				for _, name := range vs.Names {
-					consts = append(consts, name.Name)
+	declared := map[ID]string{} // ID → its file
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if vs, ok := n.(*ast.ValueSpec); ok {
+				if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "ID" {
+					for _, v := range vs.Values {
+						if lit, ok := v.(*ast.BasicLit); ok {
+							declared[ID(strings.Trim(lit.Value, `"`))] = name
+						}
+					}
 				}
 			}
+			return true
+		})
+	}
+	if len(declared) != len(Registry) {
+		t.Errorf("%d ID constants, %d registered checks", len(declared), len(Registry))
+	}
+	for id, file := range declared {
+		if want := strings.ToLower(string(id)) + ".go"; file != want {
+			t.Errorf("%s is declared in %s, not %s", id, file, want)
 		}
-		return true
-	})
-	if len(consts) != len(Registry) {
-		t.Errorf("%d ID constants, %d registered checks", len(consts), len(Registry))
 	}
 	seen := map[ID]bool{}
 	for _, c := range Registry {
@@ -43,6 +62,11 @@ func TestRegistry(t *testing.T) {
 		}
 		if got, ok := Lookup(c.ID); !ok || got.ID != c.ID {
 			t.Errorf("Lookup(%s) = %v, %v", c.ID, got, ok)
+		}
+	}
+	for id := range declared {
+		if !seen[id] {
+			t.Errorf("%s is not registered", id)
 		}
 	}
 	if _, ok := Lookup("NoSuchCheck"); ok {

@@ -1,6 +1,12 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+)
+
+const IDSchedulerVersion ID = "SchedulerVersion"
 
 // SchedulerMinor is the kube-scheduler whose Filter plugins the checker
 // restates, and which make test-kube-scheduler (in-process, k8s.io/kubernetes
@@ -12,7 +18,7 @@ const SchedulerMinor = "1.35"
 const reasonSchedulerVersion = "cluster.version %s: the checker's verdicts are kube-scheduler v%s's, which make test-kube-scheduler and make e2e run; this cluster runs v%s's, which nothing here tests"
 
 // SchedulerVersion warns when the cluster's minor is not the checker's.
-func SchedulerVersion(_ *Cluster, _ []Row, in Intent) []Finding {
+func SchedulerVersion(_ *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 	if in.Version == "" || in.Version == SchedulerMinor {
 		return nil
 	}

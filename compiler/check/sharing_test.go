@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
@@ -110,7 +111,7 @@ func TestSharingAllocatable(t *testing.T) {
 			whole := cl.Class("whole-a100")
 			pod := whole.Pod.DeepCopy()
 			pod.Spec.Affinity = nil
-			if got := check.NodeResourcesFit.Filter(check.NewPodInfo(pod), n); len(got) != 1 || got[0] != "Insufficient nvidia.com/gpu" {
+			if got := sched.NodeResourcesFit.Filter(sched.NewPodInfo(pod), n); len(got) != 1 || got[0] != "Insufficient nvidia.com/gpu" {
 				t.Errorf("whole GPU on a MIG node: %v", got)
 			}
 		}
@@ -118,7 +119,7 @@ func TestSharingAllocatable(t *testing.T) {
 }
 
 // TestSharingReaderCanFail: a label naming a profile the device plugin's
-// ConfigMap lacks would leave the node with whole GPUs, so FromTree refuses.
+// ConfigMap lacks would leave the node with whole GPUs, so readback.FromTree refuses.
 func TestSharingReaderCanFail(t *testing.T) {
 	res := compileSharing(t)
 	tr := tree.Tree{}

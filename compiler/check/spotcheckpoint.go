@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
+
+const IDSpotCheckpoint ID = "SpotCheckpoint"
 
 // A Job class that cannot checkpoint carries karpenter.sh/do-not-disrupt,
 // which keeps Karpenter's consolidation and expiry off its nodes, but not
@@ -16,7 +19,7 @@ const reasonSpotNoCheckpoint = "class %s cannot checkpoint (%s), but lands on sp
 
 // SpotCheckpoint warns of a Job class that cannot checkpoint landing on
 // spot pools.
-func SpotCheckpoint(c *Class, w *Row, pools []Pool) []Finding {
+func SpotCheckpoint(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 	if !c.Gang || c.Pod.Annotations[keys.AnnotationDoNotDisrupt] != "true" {
 		return nil
 	}

@@ -6,12 +6,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // A Job class that cannot checkpoint is warned of where it lands on spot,
 // and only there.
 func TestSpotCheckpoint(t *testing.T) {
-	pools := []Pool{{Name: "od"}, {Name: "spot", Spot: true}}
+	pools := []sched.Pool{{Name: "od"}, {Name: "spot", Spot: true}}
 	dnd := map[string]string{"karpenter.sh/do-not-disrupt": "true"}
 	for _, tc := range []struct {
 		name        string
@@ -27,12 +29,12 @@ func TestSpotCheckpoint(t *testing.T) {
 		{"another value", true, map[string]string{"karpenter.sh/do-not-disrupt": "false"}, []bool{false, true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &Class{Name: "c", Gang: tc.gang, Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}}}
-			cells := make([]Cell, len(pools))
+			c := &sched.Class{Name: "c", Gang: tc.gang, Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}}}
+			cells := make([]sched.Cell, len(pools))
 			for i := range cells {
 				cells[i].Fits = tc.fits[i]
 			}
-			f := SpotCheckpoint(c, NewRow(cells), pools)
+			f := SpotCheckpoint(c, sched.NewRow(cells), pools)
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected finding %+v", f)

@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -15,13 +17,13 @@ import (
 // pod in b and c. A second pod on big's node in a needs every host to
 // hold one first, and then zone c holds 3 against a's 1.
 func TestJointSpread(t *testing.T) {
-	mk := func(zone, alloc string) Node {
-		n := node(map[string]string{keys.LabelZone: zone}, nil, alloc)
-		return Node{InstanceType: "t", Zone: zone, Node: n}
+	mk := func(zone, alloc string) sched.Node {
+		n := checktest.Node(map[string]string{keys.LabelZone: zone}, nil, alloc)
+		return sched.Node{InstanceType: "t", Zone: zone, Node: n}
 	}
-	pools := []Pool{
-		{Name: "big", MaxNodes: 2, Zones: []string{"a", "c"}, Nodes: []Node{mk("a", "cpu=4,pods=10"), mk("c", "cpu=4,pods=10")}},
-		{Name: "small", MaxNodes: 4, Zones: []string{"b", "c"}, Nodes: []Node{mk("b", "cpu=1,pods=10"), mk("c", "cpu=1,pods=10")}},
+	pools := []sched.Pool{
+		{Name: "big", MaxNodes: 2, Zones: []string{"a", "c"}, Nodes: []sched.Node{mk("a", "cpu=4,pods=10"), mk("c", "cpu=4,pods=10")}},
+		{Name: "small", MaxNodes: 4, Zones: []string{"b", "c"}, Nodes: []sched.Node{mk("b", "cpu=1,pods=10"), mk("c", "cpu=1,pods=10")}},
 	}
 	three := int32(3)
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"gpufleet.dev/class": "c"}}
@@ -44,10 +46,10 @@ func TestJointSpread(t *testing.T) {
 			}
 			tscs = append(tscs, tsc)
 		}
-		p := pod(corev1.PodSpec{Containers: []corev1.Container{container("cpu=1")}, TopologySpreadConstraints: tscs})
-		c := &Class{Name: "c", Pod: p, Info: NewPodInfo(p), Pods: tc.pods}
-		cells := []Cell{Evaluate(c, &pools[0]), Evaluate(c, &pools[1])}
-		got := PodTopologySpread(c, NewRow(cells), pools)
+		p := checktest.Pod(corev1.PodSpec{Containers: []corev1.Container{checktest.Container("cpu=1")}, TopologySpreadConstraints: tscs})
+		c := &sched.Class{Name: "c", Pod: p, Info: sched.NewPodInfo(p), Pods: tc.pods}
+		cells := []sched.Cell{sched.Evaluate(c, &pools[0]), sched.Evaluate(c, &pools[1])}
+		got := PodTopologySpread(c, sched.NewRow(cells), pools)
 		if (len(got) > 0) != tc.finding {
 			t.Errorf("%s: findings %v, want a finding %v", tc.name, got, tc.finding)
 		}

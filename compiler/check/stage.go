@@ -1,5 +1,10 @@
 package check
 
+import (
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+)
+
 // Stage is when a check runs, which says what it reads.
 type Stage uint8
 
@@ -22,24 +27,24 @@ const (
 // OnQueue make it.
 type Run struct {
 	Stage   Stage
-	row     func(c *Class, w *Row, pools []Pool) []Finding
-	cluster func(cl *Cluster, rows []Row, in Intent) []Finding
-	kueue   func(m *KueueModel, queues []QueueIntent) []Finding
+	row     func(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding
+	cluster func(cl *sched.Cluster, rows []sched.Row, in Intent) []Finding
+	kueue   func(m *kueuemodel.Model, queues []kueuemodel.Queue) []Finding
 	queue   func(a *Admission) []Finding
 }
 
 // OnRow runs f on each class's row, with every pool.
-func OnRow(f func(c *Class, w *Row, pools []Pool) []Finding) Run {
+func OnRow(f func(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding) Run {
 	return Run{Stage: StageRow, row: f}
 }
 
 // OnCluster runs f once on the cluster and its rows, in class order.
-func OnCluster(f func(cl *Cluster, rows []Row, in Intent) []Finding) Run {
+func OnCluster(f func(cl *sched.Cluster, rows []sched.Row, in Intent) []Finding) Run {
 	return Run{Stage: StageCluster, cluster: f}
 }
 
 // OnKueue runs f once on the Kueue model and every queue.
-func OnKueue(f func(m *KueueModel, queues []QueueIntent) []Finding) Run {
+func OnKueue(f func(m *kueuemodel.Model, queues []kueuemodel.Queue) []Finding) Run {
 	return Run{Stage: StageKueue, kueue: f}
 }
 

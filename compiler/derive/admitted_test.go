@@ -14,7 +14,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -22,7 +22,7 @@ import (
 
 // TestAdmittedRequestIsKueues holds the request derive splits quota by to
 // what the checker's Kueue model counts from the rendered tree: the class's
-// pod with its tenant namespace's LimitRange applied (check.KueueRequest,
+// pod with its tenant namespace's LimitRange applied (kueuemodel.Request,
 // itself held to Kueue's workload.AdjustResources by make test-kueue). So
 // derive's copy of the LimitRange's defaults cannot drift from render's.
 func TestAdmittedRequestIsKueues(t *testing.T) {
@@ -45,7 +45,7 @@ func TestAdmittedRequestIsKueues(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		model, err := check.NewKueueModel(tree.Bytes(res.Tree))
+		model, err := kueuemodel.New(tree.Bytes(res.Tree))
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -61,7 +61,7 @@ func TestAdmittedRequestIsKueues(t *testing.T) {
 					continue
 				}
 				got := derive.AdmittedRequest(tn.Spec, c.Template.Spec)
-				want := check.KueueRequest(pod.Pod, model.LimitRanges[ns])
+				want := kueuemodel.Request(pod.Pod, model.LimitRanges[ns])
 				compared++
 				if !equality.Semantic.DeepEqual(got, want) {
 					t.Errorf("%s: tenant %s, class %s: derive counts %s, the checker %s", filepath.Base(p), tn.Name, name, show(got), show(want))

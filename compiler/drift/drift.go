@@ -1,7 +1,7 @@
 // Package drift compares a running cluster's nodes with the fleet the tree
 // describes: it maps each live node to its pool (nodes.PoolOf) and reports
 // where it differs from the nodes the pool launches, as the checker
-// synthesises them (check.FromTree) from the providers' node groups and
+// synthesises them (readback.FromTree) from the providers' node groups and
 // the instance catalog.
 package drift
 
@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/diag"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 )
@@ -23,7 +23,7 @@ import (
 // catalog.
 type Fleet struct {
 	Groups  []nodes.Group
-	Cluster *check.Cluster
+	Cluster *sched.Cluster
 	Catalog catalog.Catalog
 }
 

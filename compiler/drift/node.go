@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 )
@@ -23,7 +23,7 @@ type want struct {
 	alloc map[string]corev1.ResourceList
 }
 
-func newWant(g nodes.Group, cl *check.Cluster) *want {
+func newWant(g nodes.Group, cl *sched.Cluster) *want {
 	w := &want{group: g, alloc: map[string]corev1.ResourceList{}}
 	if cl == nil {
 		return w

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
 )
 
@@ -27,7 +27,7 @@ type span struct{ from, to, size int }
 // doc[at:], written as json.MarshalIndent(doc, "", "  ") would write them.
 // A task takes whole rows, about chunk cells; each cell is made from its
 // row twice, to measure it and to write it.
-func spliceCells(doc []byte, at, hole int, rows []check.Row) []byte {
+func spliceCells(doc []byte, at, hole int, rows []sched.Row) []byte {
 	const open, closing = "\n  \"cells\": [\n    ", "\n  ]"
 	var tasks []span
 	for i := 0; i < len(rows); {
@@ -88,7 +88,7 @@ func spliceCells(doc []byte, at, hole int, rows []check.Row) []byte {
 
 // appendCell appends what json.MarshalIndent(c, "    ", "  ") writes,
 // without reflection. cellLen is its length and must change with it.
-func appendCell(b []byte, c *check.Cell) []byte {
+func appendCell(b []byte, c *sched.Cell) []byte {
 	b = append(b, "{\n      \"class\": "...)
 	b = appendQuoted(b, c.Class)
 	b = append(b, ",\n      \"pool\": "...)
@@ -115,7 +115,7 @@ func appendCell(b []byte, c *check.Cell) []byte {
 	return append(b, "\n    }"...)
 }
 
-func cellLen(c *check.Cell) int {
+func cellLen(c *sched.Cell) int {
 	n := len("{\n      \"class\": ") + quotedLen(c.Class) + len(",\n      \"pool\": ") + quotedLen(c.Pool) + len(",\n      \"fits\": ")
 	if c.Fits {
 		n += len("true")

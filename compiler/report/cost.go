@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/cost"
 )
 
 // costMarkdown writes the cost and stranded-GPU tables, for a finance or
 // platform lead: every figure in USD per hour, "unknown" where no price
 // is given, with the reasons after the table.
-func costMarkdown(b *bytes.Buffer, c *check.Cost) {
+func costMarkdown(b *bytes.Buffer, c *cost.Cost) {
 	if c == nil {
 		return
 	}
@@ -62,7 +62,7 @@ func costMarkdown(b *bytes.Buffer, c *check.Cost) {
 	}
 }
 
-func tenantPrice(p *check.TenantPrice) string {
+func tenantPrice(p *cost.TenantPrice) string {
 	if p == nil {
 		return "unknown | unknown | unknown"
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/cost"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/diag"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
@@ -35,10 +37,10 @@ type Document struct {
 	SchemaVersion int             `json:"schemaVersion"`
 	Pools         []string        `json:"pools"`
 	Classes       []string        `json:"classes"`
-	Cells         []check.Cell    `json:"cells"`
+	Cells         []sched.Cell    `json:"cells"`
 	Findings      []check.Finding `json:"findings"`
 	Capacity      []check.Commit  `json:"capacity"`
-	Cost          *check.Cost     `json:"cost,omitempty"`
+	Cost          *cost.Cost      `json:"cost,omitempty"`
 	Summary       Summary         `json:"summary"`
 }
 

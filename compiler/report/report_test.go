@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/report"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
@@ -62,7 +63,7 @@ func TestJSONMatchesMarshalIndent(t *testing.T) {
 		t.Error("no report had several chunks of cells")
 	}
 	// Strings encoding/json escapes, and fields left out when empty.
-	odd := &check.Report{Pools: []string{"p"}, Classes: []string{"c"}, Rows: []check.Row{*check.NewRow([]check.Cell{
+	odd := &check.Report{Pools: []string{"p"}, Classes: []string{"c"}, Rows: []sched.Row{*sched.NewRow([]sched.Cell{
 		{Class: "c<&>", Pool: "p\"q\\", Fits: true, Type: "ü\u2028", Capacity: -3},
 		{Class: "c", Pool: "p", Reasons: []string{"a\tb", "ok"}},
 		{Class: "c", Pool: "p", Reasons: []string{}},

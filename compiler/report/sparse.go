@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/cost"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
 )
 
@@ -28,7 +30,7 @@ type sparseDoc struct {
 	Placement     *struct{}       `json:"placement"`
 	Findings      []check.Finding `json:"findings"`
 	Capacity      []check.Commit  `json:"capacity"`
-	Cost          *check.Cost     `json:"cost,omitempty"`
+	Cost          *cost.Cost      `json:"cost,omitempty"`
 	Summary       Summary         `json:"summary"`
 }
 
@@ -42,7 +44,7 @@ type refusal struct {
 // row is one class's placement: the cells of the pools it lands on and
 // its refusals, in pool order of their first pool.
 type row struct {
-	lands   []*check.Cell
+	lands   []*sched.Cell
 	refused []refusal
 }
 

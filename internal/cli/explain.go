@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -50,7 +50,7 @@ against tolerations, requests against allocatable).`,
 				if pool != "" && cl.Pools[i].Name != pool {
 					continue
 				}
-				cell := check.Explain(cls, &cl.Pools[i])
+				cell := sched.Explain(cls, &cl.Pools[i])
 				explainCell(stdout, &cell)
 			}
 			// With --pool, the findings on other pools are not this cell's.
@@ -66,7 +66,7 @@ against tolerations, requests against allocatable).`,
 	return cmd
 }
 
-func explainCell(w io.Writer, cell *check.Cell) {
+func explainCell(w io.Writer, cell *sched.Cell) {
 	verdict := "cannot land"
 	if cell.Fits {
 		verdict = fmt.Sprintf("can land (%d pods at max size)", cell.Capacity)

@@ -19,6 +19,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
@@ -176,7 +177,7 @@ func Load(name, path string, skipped Skipped) ([]Node, error) {
 
 // onType: the class's pods fit a node of the type, as the checker
 // evaluated the pool node by node.
-func onType(cell *check.Cell, it string) bool {
+func onType(cell *sched.Cell, it string) bool {
 	if len(cell.Nodes) == 0 {
 		return cell.Type == it
 	}

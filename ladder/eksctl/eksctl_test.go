@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/provider/eks"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -173,7 +173,7 @@ const (
 // tags over them), with the nodes the checker placed on: every label and
 // taint there, and no extended resource promised beyond what the first
 // type's node advertises, nor left out where it advertises some.
-func template(ng *api.ManagedNodeGroup, g nodes.Group, p *check.Pool) string {
+func template(ng *api.ManagedNodeGroup, g nodes.Group, p *sched.Pool) string {
 	if !api.IsEnabled(ng.PropagateASGTags) {
 		return "propagateASGTags is off: the Auto Scaling group gets no template tags"
 	}
@@ -211,7 +211,7 @@ func template(ng *api.ManagedNodeGroup, g nodes.Group, p *check.Pool) string {
 	return strings.Join(d, "; ")
 }
 
-func poolOf(cl *check.Cluster, name string) *check.Pool {
+func poolOf(cl *sched.Cluster, name string) *sched.Pool {
 	for i := range cl.Pools {
 		if cl.Pools[i].Name == name {
 			return &cl.Pools[i]

@@ -20,7 +20,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/readback"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	karpprov "github.com/gpufleet/gpufleet/compiler/provider/karpenter"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -35,7 +36,7 @@ import (
 type fleet struct {
 	name    string
 	res     *compiler.Result
-	cl      *check.Cluster
+	cl      *sched.Cluster
 	pools   []*karpv1.NodePool
 	classes map[string]*v1.EC2NodeClass
 	zones   []string // every NodePool's zones: the subnets' zones
@@ -182,7 +183,7 @@ func (f *fleet) instanceTypes(t *testing.T, ctx context.Context, described map[s
 // the requirements (isDaemonPodCompatible).
 func (f *fleet) daemons(t *testing.T) []*corev1.Pod {
 	t.Helper()
-	every, err := check.EveryNode(f.res.Tree)
+	every, err := readback.EveryNode(f.res.Tree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func (f *fleet) daemons(t *testing.T) []*corev1.Pod {
 	for _, ds := range every {
 		add(ds.Name, &corev1.Pod{Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}}, ds.Requests)
 	}
-	plugin, err := check.DevicePluginPod(f.res.Tree)
+	plugin, err := readback.DevicePluginPod(f.res.Tree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func (f *fleet) daemons(t *testing.T) []*corev1.Pod {
 
 // pods are the class's whole workload: its replicas, or its Job's gang,
 // each the pod kube-scheduler sees (after LimitRanger), pending.
-func pods(c *check.Class) []*corev1.Pod {
+func pods(c *sched.Class) []*corev1.Pod {
 	out := make([]*corev1.Pod, c.Pods)
 	for i := range out {
 		p := c.Pod.DeepCopy()
@@ -233,7 +234,7 @@ func pods(c *check.Class) []*corev1.Pod {
 // share is the checker's pool as Karpenter launches it: a "both" pool's
 // NodePool launches only its Karpenter share (the max-nodes annotation,
 // which the NodePool's limits are sized to), the managed baseline apart.
-func share(t *testing.T, p check.Pool, np *karpv1.NodePool) check.Pool {
+func share(t *testing.T, p sched.Pool, np *karpv1.NodePool) sched.Pool {
 	n, err := strconv.ParseInt(np.Annotations[keys.AnnotationMaxNodes], 10, 32)
 	if err != nil {
 		t.Fatalf("NodePool %s: %v", np.Name, err)

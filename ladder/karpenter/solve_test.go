@@ -10,6 +10,7 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // knownSolve is for the defaults.
@@ -138,9 +139,9 @@ func TestKarpenterSolve(t *testing.T) {
 // checker is the checker's verdict for c on the NodePool's share of pool
 // p: the cell Evaluate makes, and Holds on a row of that cell alone.
 // Where the NodePool is the whole pool, the cell must be the report's.
-func checker(t *testing.T, f *fleet, c *check.Class, p, sh *check.Pool) verdict {
+func checker(t *testing.T, f *fleet, c *sched.Class, p, sh *sched.Pool) verdict {
 	t.Helper()
-	cell := check.Evaluate(c, sh)
+	cell := sched.Evaluate(c, sh)
 	if sh.MaxNodes == p.MaxNodes {
 		if rc := f.res.Report.Cell(c.Name, p.Name); rc == nil || rc.Fits != cell.Fits || rc.Type != cell.Type || rc.Capacity != cell.Capacity {
 			t.Fatalf("%s: class %s, pool %s: Evaluate's cell %+v is not the report's %+v", f.name, c.Name, p.Name, cell, rc)
@@ -150,11 +151,11 @@ func checker(t *testing.T, f *fleet, c *check.Class, p, sh *check.Pool) verdict 
 	if !cell.Fits {
 		return v
 	}
-	row := check.NewRow([]check.Cell{cell})
-	if len(check.KarpenterLaunch(c, row, []check.Pool{*sh})) > 0 {
+	row := sched.NewRow([]sched.Cell{cell})
+	if len(check.KarpenterLaunch(c, row, []sched.Pool{*sh})) > 0 {
 		return v // the checker finds that Karpenter launches no node for it
 	}
-	v.scheduled = check.Holds(c, row, []check.Pool{*sh})
+	v.scheduled = sched.Holds(c, row, []sched.Pool{*sh})
 	for _, z := range cell.Zones {
 		v.perNode = max(v.perNode, z.PodsPerNode)
 	}
@@ -199,7 +200,7 @@ func compare(fleet, class, pool string, ours, theirs verdict) []row {
 	return out
 }
 
-func poolNamed(t *testing.T, cl *check.Cluster, name string) *check.Pool {
+func poolNamed(t *testing.T, cl *sched.Cluster, name string) *sched.Pool {
 	t.Helper()
 	for i := range cl.Pools {
 		if cl.Pools[i].Name == name {

@@ -9,13 +9,13 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // karpenter is Karpenter's verdict for c's whole workload on np alone:
 // what Solve places, the NodeClaim holding the most pods, and what EC2
 // Fleet would launch for it.
-func karpenter(ctx context.Context, np *karpv1.NodePool, its []*cloudprovider.InstanceType, c *check.Class, daemons []*corev1.Pod) (verdict, error) {
+func karpenter(ctx context.Context, np *karpv1.NodePool, its []*cloudprovider.InstanceType, c *sched.Class, daemons []*corev1.Pod) (verdict, error) {
 	ps := pods(c)
 	res, err := Solve(ctx, np.DeepCopy(), its, ps, daemons)
 	if err != nil {

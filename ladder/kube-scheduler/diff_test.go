@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
@@ -64,7 +64,7 @@ func fleetCases(t testing.TB) []fleetCase {
 }
 
 // compile compiles the fleet and reads the checked cluster back.
-func (fc fleetCase) compile(t testing.TB) (*compiler.Result, *check.Cluster) {
+func (fc fleetCase) compile(t testing.TB) (*compiler.Result, *sched.Cluster) {
 	t.Helper()
 	res, err := compiler.Compile([]string{fc.path})
 	if err != nil {
@@ -122,7 +122,7 @@ func TestDifferential(t *testing.T) {
 				shared++
 			}
 			for j := range cl.Pools {
-				cell := check.Evaluate(c, &cl.Pools[j])
+				cell := sched.Evaluate(c, &cl.Pools[j])
 				poolPairs++
 				for k, v := range cell.Nodes {
 					n := cl.Pools[j].Nodes[k].Node
@@ -223,7 +223,7 @@ func BenchmarkFilters(b *testing.B) {
 		for b.Loop() {
 			for i := range cl.Classes {
 				for j := range cl.Pools {
-					check.Evaluate(&cl.Classes[i], &cl.Pools[j])
+					sched.Evaluate(&cl.Classes[i], &cl.Pools[j])
 				}
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
@@ -27,7 +28,7 @@ var placementChecks = []check.ID{check.IDLands, check.IDGang, check.IDCapacity, 
 // TestPlacementDifferential schedules each class's pods (replicas, or the
 // gang) one after another with the real scheduling cycle (Schedule), under
 // the profile their schedulerName names, on the fleet at max size, and
-// holds the checker to what lands: as many pods as check.Holds says, on
+// holds the checker to what lands: as many pods as sched.Holds says, on
 // pools the checker says fit, and for the first pod refused, every node's
 // reasons. Classes that land nowhere are included. Each class runs twice,
 // ties among top scores broken by node name one way then the other, and
@@ -45,7 +46,7 @@ func TestPlacementDifferential(t *testing.T) {
 		profiles := emittedProfiles(t, fc.name, res)
 		for i := range cl.Classes {
 			c := &cl.Classes[i]
-			cells := make([]check.Cell, len(cl.Pools))
+			cells := make([]sched.Cell, len(cl.Pools))
 			for j, p := range cl.Pools {
 				cells[j] = *res.Report.Cell(c.Name, p.Name)
 			}
@@ -53,7 +54,7 @@ func TestPlacementDifferential(t *testing.T) {
 			// as the checker judges it.
 			profile := profiles[c.Pod.Spec.SchedulerName]
 			nodes, poolOf := atMaxSize(cl, cells)
-			want := check.Holds(c, res.Report.Row(c.Name), cl.Pools)
+			want := sched.Holds(c, res.Report.Row(c.Name), cl.Pools)
 			if found := findingsOf(res, c.Name); (want < int64(c.Pods)) != (len(found) > 0) {
 				bad = append(bad, fmt.Sprintf("%s: class %s: Holds %d of %d pods, findings %v", fc.name, c.Name, want, c.Pods, found))
 			}
@@ -85,7 +86,7 @@ func TestPlacementDifferential(t *testing.T) {
 }
 
 // compare lists where the cycle's placement and the checker differ.
-func compare(c *check.Class, cells []check.Cell, pools []check.Pool, nodes []*v1.Node, poolOf map[string]int, want int64, got *Placement) []string {
+func compare(c *sched.Class, cells []sched.Cell, pools []sched.Pool, nodes []*v1.Node, poolOf map[string]int, want int64, got *Placement) []string {
 	var out []string
 	if n := int64(len(got.Bound)); n != want {
 		out = append(out, fmt.Sprintf("kube-scheduler placed %d pods, the checker says the fleet holds %d", n, want))
@@ -115,7 +116,7 @@ func compare(c *check.Class, cells []check.Cell, pools []check.Pool, nodes []*v1
 	}
 	// Node by node, the checker's filters on the cluster as the scheduler
 	// left it; pool by pool where the class does not fit, the report's.
-	ours := check.FilterPopulated(classPod(c, len(got.Bound), ""), nodes, asPlaced(c, got.Bound))
+	ours := sched.FilterPopulated(classPod(c, len(got.Bound), ""), nodes, asPlaced(c, got.Bound))
 	unfit := map[int][]string{}
 	for _, n := range nodes {
 		theirs := sorted(got.Reasons[n.Name])
@@ -142,7 +143,7 @@ func compare(c *check.Class, cells []check.Cell, pools []check.Pool, nodes []*v1
 // of nodes, of the type the checker credits (the first where the class
 // does not fit), named as the checker names hosts. poolOf maps node names
 // to pool indexes.
-func atMaxSize(cl *check.Cluster, cells []check.Cell) ([]*v1.Node, map[string]int) {
+func atMaxSize(cl *sched.Cluster, cells []sched.Cell) ([]*v1.Node, map[string]int) {
 	var nodes []*v1.Node
 	poolOf := map[string]int{}
 	for j, p := range cl.Pools {
@@ -167,13 +168,13 @@ func atMaxSize(cl *check.Cluster, cells []check.Cell) ([]*v1.Node, map[string]in
 }
 
 // classPod is the class's i-th pod, bound to node if set.
-func classPod(c *check.Class, i int, node string) *v1.Pod {
+func classPod(c *sched.Class, i int, node string) *v1.Pod {
 	p := c.Pod.DeepCopy()
 	p.Name, p.Namespace, p.Spec.NodeName = fmt.Sprintf("%s-%d", c.Name, i), "default", node
 	return p
 }
 
-func podsOf(c *check.Class) []*v1.Pod {
+func podsOf(c *sched.Class) []*v1.Pod {
 	pods := make([]*v1.Pod, c.Pods)
 	for i := range pods {
 		pods[i] = classPod(c, i, "")
@@ -182,7 +183,7 @@ func podsOf(c *check.Class) []*v1.Pod {
 }
 
 // asPlaced is the class's pods where the cycle bound them.
-func asPlaced(c *check.Class, bound []*v1.Pod) []*v1.Pod {
+func asPlaced(c *sched.Class, bound []*v1.Pod) []*v1.Pod {
 	out := make([]*v1.Pod, len(bound))
 	for i, p := range bound {
 		out[i] = classPod(c, i, p.Spec.NodeName)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // placeStats counts what the placement differential compared, from the
@@ -26,7 +27,7 @@ type placeStats struct {
 	findings map[check.ID]int
 }
 
-func (s *placeStats) count(c *check.Class, res *compiler.Result, p *Placement) {
+func (s *placeStats) count(c *sched.Class, res *compiler.Result, p *Placement) {
 	if s.byProfile == nil {
 		s.byProfile, s.refusedOn, s.findings = map[string]int{}, map[string]int{}, map[check.ID]int{}
 	}

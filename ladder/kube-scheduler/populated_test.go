@@ -10,7 +10,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 var populatedSteps = flag.Int("populated-steps", 16, "pods of each class placed one by one in the populated differential")
@@ -54,7 +54,7 @@ func TestPopulatedDifferential(t *testing.T) {
 
 // addPods places up to n of c's pods one by one, comparing every node's
 // verdict before each (when cov is set), and returns existing with them.
-func addPods(t *testing.T, c *check.Class, nodes []*v1.Node, existing []*v1.Pod, n int, rng *rand.Rand, fleet string, cov *coverage, bad *[]disagreement) []*v1.Pod {
+func addPods(t *testing.T, c *sched.Class, nodes []*v1.Node, existing []*v1.Pod, n int, rng *rand.Rand, fleet string, cov *coverage, bad *[]disagreement) []*v1.Pod {
 	t.Helper()
 	existing = slices.Clone(existing)
 	for k := 0; k < n; k++ {
@@ -65,7 +65,7 @@ func addPods(t *testing.T, c *check.Class, nodes []*v1.Node, existing []*v1.Pod,
 			t.Fatalf("%s: class %s: %v", fleet, c.Name, err)
 		}
 		if cov != nil {
-			ours := check.FilterPopulated(pod, nodes, existing)
+			ours := sched.FilterPopulated(pod, nodes, existing)
 			for _, node := range nodes {
 				want, got := sorted(theirs[node.Name]), sorted(ours[node.Name])
 				cov.add(want, k > 0 || len(existing) > 0)
@@ -91,7 +91,7 @@ func addPods(t *testing.T, c *check.Class, nodes []*v1.Node, existing []*v1.Pod,
 
 // cluster is every pool at max size: in each zone its share of nodes,
 // its instance types taking turns, named as the checker names hosts.
-func cluster(cl *check.Cluster) []*v1.Node {
+func cluster(cl *sched.Cluster) []*v1.Node {
 	var nodes []*v1.Node
 	for _, p := range cl.Pools {
 		for _, zone := range p.Zones {

@@ -15,7 +15,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
@@ -99,7 +99,7 @@ func TestDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Kueue's cache: %v", fc.name, err)
 		}
-		ours, err := check.NewKueueModel(res.Typed())
+		ours, err := kueuemodel.New(res.Typed())
 		if err != nil {
 			t.Fatalf("%s: %v", fc.name, err)
 		}
@@ -124,7 +124,7 @@ func TestDifferential(t *testing.T) {
 					t.Fatalf("%s: tenant %s, class %s: %v", fc.name, q.Tenant, class, err)
 				}
 				c := cl.Class(class)
-				a := ours.Assign(q.ClusterQueue, c.Pod, check.KueueRequest(c.AsWritten(), ours.LimitRanges[ns]), c.Pods)
+				a := ours.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), ours.LimitRanges[ns]), c.Pods)
 				o := verdict{a.Admitted(), names(a.Flavors), a.Message}
 				want := verdict{k.Mode == "Fit", names(k.Flavors), k.Message}
 				if !want.Admitted {

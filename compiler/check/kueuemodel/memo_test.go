@@ -1,4 +1,4 @@
-package check_test
+package kueuemodel_test
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -21,7 +21,7 @@ import (
 
 // TestKueueMemo holds the Kueue checks' memo to what it memoises, for
 // every queued class in every queue that queues it: kueue.Admits on each
-// of the queue's flavors, and KueueRequest in the queue's namespace. The
+// of the queue's flavors, and Request in the queue's namespace. The
 // fleets are the examples and generated ones with taints, tolerations and
 // affinity that tell classes and flavors apart, and tenant defaults that
 // differ. They must have a flavor that admits one class and not another,
@@ -29,7 +29,7 @@ import (
 // request differs between namespaces: a memo keyed by flavor alone, by
 // class alone, or by class alone for requests, would then answer wrong.
 func TestKueueMemo(t *testing.T) {
-	paths, err := filepath.Glob("../../fleets/*")
+	paths, err := filepath.Glob("../../../fleets/*")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no example fleets: %v", err)
 	}
@@ -64,7 +64,7 @@ func TestKueueMemo(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		m, err := check.NewKueueModel(res.Typed())
+		m, err := kueuemodel.New(res.Typed())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestKueueMemo(t *testing.T) {
 			t.Fatal(err)
 		}
 		queues := compiler.KueueIntent(res.Fleet)
-		memo := check.NewKueueMemo(m, cl, queues)
+		memo := kueuemodel.NewMemo(m, cl, queues)
 		byFlavor := map[string]map[bool]bool{} // flavor → verdicts its classes got
 		byClass := map[string]map[bool]bool{}
 		requests := map[string]map[string]bool{} // class → its requests
@@ -83,15 +83,16 @@ func TestKueueMemo(t *testing.T) {
 				if c == nil {
 					continue
 				}
-				req, held := memo.Request(c, q.Namespace)
-				want := check.KueueRequest(c.AsWritten(), m.LimitRanges[q.Namespace])
+				req, held := memo.Request(m, c, q.Namespace), memo.HeldRequest(name, q.Namespace)
+				want := kueuemodel.Request(c.AsWritten(), m.LimitRanges[q.Namespace])
 				if !held || !equality.Semantic.DeepEqual(req, want) {
-					t.Fatalf("%s: class %s in namespace %s: memo's request %v (held %v), KueueRequest %v", p, name, q.Namespace, req, held, want)
+					t.Fatalf("%s: class %s in namespace %s: memo's request %v (held %v), Request %v", p, name, q.Namespace, req, held, want)
 				}
 				add(requests, name, listString(want))
 				for _, rg := range m.Queues[q.ClusterQueue].Spec.ResourceGroups {
 					for _, f := range rg.Flavors {
-						ok, reason, held := memo.Admits(c, f.Name)
+						ok, reason := memo.Admitter(m, c)(f.Name)
+						held := memo.HeldAdmits(name, f.Name)
 						wantOK, wantReason := kueue.Admits(f.Name, m.Flavors[f.Name], c.Pod)
 						if !held || ok != wantOK || reason != wantReason {
 							t.Fatalf("%s: class %s, flavor %s: memo says %v %q (held %v), Admits %v %q", p, name, f.Name, ok, reason, held, wantOK, wantReason)

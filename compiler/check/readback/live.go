@@ -1,0 +1,53 @@
+package readback
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+)
+
+// FromLive is FromTree with each pool's nodes those of a running cluster
+// (mapped by nodes.PoolOf), each counted once, with what its bound pods
+// request taken off its allocatable, as NodeResourcesFit compares them.
+// Pods that succeeded or failed hold nothing, as the scheduler's cache
+// leaves them out; nodes of no pool are left out (drift reports them).
+// What live nodes advertise is taken as they say it: the device plugin's
+// reach is not applied to them.
+func FromLive(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, live []corev1.Node, pods []corev1.Pod) (*sched.Cluster, error) {
+	cl, err := FromTree(t, groups, cat)
+	if err != nil {
+		return nil, err
+	}
+	on := map[string][]*corev1.Pod{}
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			on[p.Spec.NodeName] = append(on[p.Spec.NodeName], p)
+		}
+	}
+	at := map[string]int{}
+	for i := range cl.Pools {
+		cl.Pools[i].Nodes, cl.Pools[i].Live = nil, true
+		at[cl.Pools[i].Name] = i
+	}
+	pools := nodes.PoolsOf(groups)
+	for i := range live {
+		n := &live[i]
+		pool, _ := pools.Of(n.Labels)
+		if pool == "" {
+			continue
+		}
+		if n.Status.Allocatable == nil {
+			return nil, fmt.Errorf("check: node %s reports no allocatable resources", n.Name)
+		}
+		p := &cl.Pools[at[pool]]
+		p.Nodes = append(p.Nodes, sched.Node{InstanceType: n.Labels[keys.LabelInstanceType], Zone: n.Labels[keys.LabelZone], Node: sched.WithRequested(n, on[n.Name])})
+	}
+	return cl, nil
+}

@@ -1,0 +1,169 @@
+// Package sched is the checker's scheduling model, with kube-scheduler's
+// own semantics (k8s.io/component-helpers) and wording: the pools' nodes
+// and the classes' pods (Cluster), its Filter plugins (NodeFilters), the
+// class × pool cells and rows they give (Evaluate, Index, Row), and how
+// many of a class's pods place at once under capacity, anti-affinity and
+// spreads (Holds), or one by one on a cluster already running pods
+// (FilterPopulated).
+package sched
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+)
+
+// Pool is a node group as the cluster will see it at max size.
+type Pool struct {
+	Name     string
+	Spot     bool
+	Zones    []string
+	MaxNodes int32
+	// Nodes holds one synthesised node per instance type and populated zone.
+	Nodes []Node
+	// NoDevicePlugin says why the device plugin does not run on the
+	// pool's GPU nodes (which then offer no GPUs); DevicePluginOnCPU, that
+	// it runs on GPU-less ones.
+	NoDevicePlugin    string
+	DevicePluginOnCPU bool
+	// NoEFAPlugin says why eksctl's EFA device plugin does not run on the
+	// pool's EFA nodes (which then offer no EFA interfaces).
+	NoEFAPlugin string
+	// HostDevicePlugin pools (Bottlerocket) advertise their GPUs through
+	// the host's plugin; a DaemonSet pod there would be a second one.
+	HostDevicePlugin   bool
+	DevicePluginOnHost bool
+	// MPS pools share GPUs through the chart's MPS control daemon, which
+	// must run on their nodes too; MPSDaemon says where it does.
+	// NoMPSDaemon says why it does not.
+	MPS         bool
+	MPSDaemon   bool
+	NoMPSDaemon string
+	// MixedTypes describes the listed types of a group that launches its
+	// first, when they differ (MixedTypes check).
+	MixedTypes string
+	// ZoneBlind pools scale up without choosing a zone (nodes.Group).
+	ZoneBlind bool
+	// KarpenterNodes of MaxNodes come only for pods that fit an instance
+	// type as Karpenter computes it (nodes.Group). Where the device plugin
+	// shares GPUs, LaunchGPUs is the most GPUs EC2 gives one of the pool's
+	// types, all that Karpenter counts (KarpenterLaunch check), and
+	// Replicas what each is shared as.
+	KarpenterNodes       int32
+	LaunchGPUs, Replicas int64
+	// Live pools hold a running cluster's nodes, each once (readback.FromLive).
+	Live bool
+	// Unpriced are listed types Karpenter never launches (KarpenterUnpriced).
+	Unpriced *Unpriced
+}
+
+// NodesInZone is how many of the pool's nodes run in zone: the auto scaling
+// group balances its max size across its zones, the remainder going to the
+// first zones listed.
+func (p *Pool) NodesInZone(zone string) int64 {
+	for i, z := range p.Zones {
+		if z == zone {
+			n := int64(p.MaxNodes) / int64(len(p.Zones))
+			if int64(i) < int64(p.MaxNodes)%int64(len(p.Zones)) {
+				n++
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// Node is one synthesised node.
+type Node struct {
+	InstanceType string
+	Zone         string
+	*corev1.Node
+}
+
+// Class is a workload class as its example workload will run.
+type Class struct {
+	Name string
+	// Pod is the pod kube-scheduler sees: after LimitRanger's defaults
+	// (readback.WithLimitRanges), where its tenants' namespaces have them.
+	Pod  *corev1.Pod
+	Info *PodInfo
+	// Written is the pod as the tree writes it, where admission changes
+	// it; Kueue applies each namespace's defaults to it itself.
+	Written *corev1.Pod
+	// Pods is how many pods run at once: replicas, or a Job's parallelism.
+	Pods int32
+	// Gang is true for Jobs: all pods must be placed together.
+	Gang bool
+}
+
+// Cluster is the rendered fleet as the scheduler would see it at full size.
+type Cluster struct {
+	Pools   []Pool
+	Classes []Class
+
+	classes map[string]int // index of Classes by name, for Class
+}
+
+// AsWritten is the class's pod as the tree writes it, before admission.
+func (c *Class) AsWritten() *corev1.Pod {
+	if c.Written != nil {
+		return c.Written
+	}
+	return c.Pod
+}
+
+// IndexClasses builds the index Class reads, if Classes changed since;
+// called before looking classes up on several CPUs.
+func (c *Cluster) IndexClasses() {
+	if len(c.classes) != len(c.Classes) {
+		c.classes = make(map[string]int, len(c.Classes))
+		for i := range c.Classes {
+			c.classes[c.Classes[i].Name] = i
+		}
+	}
+}
+
+// Class returns the class of that name, or nil.
+func (c *Cluster) Class(name string) *Class {
+	c.IndexClasses()
+	if i, ok := c.classes[name]; ok && c.Classes[i].Name == name {
+		return &c.Classes[i]
+	}
+	return nil
+}
+
+// HasGPUs reports whether the node advertises GPUs.
+func HasGPUs(n *corev1.Node) bool { return AnyGPU(n.Status.Capacity) }
+
+// AnyGPU reports whether rl has some of a GPU resource.
+func AnyGPU(rl corev1.ResourceList) bool {
+	for r, q := range rl {
+		if IsGPU(r) && !q.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// IsGPU reports whether a resource is GPUs: whole ones, or MIG slices.
+func IsGPU(r corev1.ResourceName) bool {
+	return r == keys.ResourceGPU || catalog.IsMIGResource(r)
+}
+
+// ErrReasonNoOffering is Karpenter's word for a pending pod when its
+// NodePool has no available offering: the pool of such a NodePool refuses
+// every class with it.
+const ErrReasonNoOffering = "no instance type has the required offering"
+
+// Unpriced are the types a Karpenter pool lists that Karpenter has no
+// price for in Region (Types), and those it launches (Priced).
+type Unpriced struct {
+	Region        string
+	Types, Priced []string
+}
+
+// Has reports whether Karpenter never launches the instance type it.
+func (u *Unpriced) Has(it string) bool { return u != nil && slices.Contains(u.Types, it) }

@@ -1,0 +1,152 @@
+package sched
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// A big fleet's class × pool matrix has millions of cells, of which a
+// class can land on a handful: most refuse it on every node, for its
+// nodeSelector or its required node affinity, as kube-scheduler's
+// NodeAffinity PreFilter would tell before any Filter ran. The index rules
+// those cells out wholesale, the way the scheduler precomputes its filters
+// per equivalence class: pools by the label values their nodes carry, and
+// by the taints they share, so that a class is evaluated node by node only
+// on pools some node of which its selectors could match. A ruled-out
+// cell's verdict is the one evaluate gives it: the first filter that
+// fails on every node (all of a pool's nodes carry the same taints) is
+// TaintToleration if the class does not tolerate them, else NodeAffinity.
+// A ruled-out cell is not kept: its class's row (row.go) holds that
+// verdict per taint group, and makes the cell when asked for it.
+
+// poolSet is a set of pools by index.
+type poolSet []uint64
+
+func newPoolSet(n int) poolSet { return make(poolSet, (n+63)/64) }
+
+func (s poolSet) add(i int) { s[i/64] |= 1 << (i % 64) }
+
+func (s poolSet) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+
+func (s poolSet) fill(n int) {
+	for i := range s {
+		s[i] = ^uint64(0)
+	}
+	if r := n % 64; r != 0 {
+		s[len(s)-1] = 1<<r - 1
+	}
+}
+
+// Index says which pools could hold a class, and what refuses it on
+// the others.
+type Index struct {
+	pools int
+	// withValue[key][value] lists the pools (ascending) some node of
+	// which carries the label key=value; withKey[key], those with key.
+	withValue map[string]map[string][]int32
+	withKey   map[string][]int32
+	// taints[i] is pool i's taint group, or -1 where its nodes' taints
+	// differ or it has no nodes: such a pool is always evaluated.
+	taints []int
+	// taintNode is a node of each taint group, to test tolerations on.
+	taintNode []*corev1.Node
+}
+
+// NewIndex indexes the pools by their nodes' labels and taints.
+func NewIndex(pools []Pool) *Index {
+	x := &Index{pools: len(pools), withValue: map[string]map[string][]int32{}, withKey: map[string][]int32{}, taints: make([]int, len(pools))}
+	for i := range pools {
+		x.taints[i] = x.taintGroup(pools[i].Nodes)
+		for _, n := range pools[i].Nodes {
+			for k, v := range n.Labels {
+				vs := x.withValue[k]
+				if vs == nil {
+					vs = map[string][]int32{}
+					x.withValue[k] = vs
+				}
+				vs[v] = appendPool(vs[v], i)
+				x.withKey[k] = appendPool(x.withKey[k], i)
+			}
+		}
+	}
+	return x
+}
+
+// appendPool adds pool i to a list built in pool order, once.
+func appendPool(list []int32, i int) []int32 {
+	if n := len(list); n > 0 && list[n-1] == int32(i) {
+		return list
+	}
+	return append(list, int32(i))
+}
+
+func (x *Index) taintGroup(nodes []Node) int {
+	if len(nodes) == 0 {
+		return -1
+	}
+	ts := nodes[0].Spec.Taints
+	for _, n := range nodes[1:] {
+		if !slices.Equal(n.Spec.Taints, ts) {
+			return -1
+		}
+	}
+	for g, n := range x.taintNode {
+		if slices.Equal(n.Spec.Taints, ts) {
+			return g
+		}
+	}
+	x.taintNode = append(x.taintNode, nodes[0].Node)
+	return len(x.taintNode) - 1
+}
+
+// candidates is the set of pools on which some node could match the pod's
+// nodeSelector and required node affinity; every other pool's nodes all
+// fail NodeAffinity. Only In and Exists narrow it: any other operator, a
+// field selector, or a term with none of those leaves the term open.
+func (x *Index) candidates(pod *corev1.Pod) poolSet {
+	s := newPoolSet(x.pools)
+	s.fill(x.pools)
+	for k, v := range pod.Spec.NodeSelector {
+		s.and(x.withValue[k][v])
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return s
+	}
+	any := newPoolSet(x.pools)
+	for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		term := newPoolSet(x.pools)
+		term.fill(x.pools)
+		for _, r := range t.MatchExpressions {
+			switch r.Operator {
+			case corev1.NodeSelectorOpIn:
+				var in []int32
+				for _, v := range r.Values {
+					in = append(in, x.withValue[r.Key][v]...)
+				}
+				term.and(in)
+			case corev1.NodeSelectorOpExists:
+				term.and(x.withKey[r.Key])
+			}
+		}
+		for i := range any {
+			any[i] |= term[i]
+		}
+	}
+	for i := range s {
+		s[i] &= any[i]
+	}
+	return s
+}
+
+// and keeps only the pools listed.
+func (s poolSet) and(list []int32) {
+	keep := make(poolSet, len(s))
+	for _, i := range list {
+		keep.add(int(i))
+	}
+	for i := range s {
+		s[i] &= keep[i]
+	}
+}
