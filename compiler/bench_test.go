@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/write"
@@ -136,7 +137,10 @@ func BenchmarkCheck(b *testing.B) {
 		b.Run("run/"+fleet.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				cl, err := res.Cluster()
+				cl, err := readback.FromTree(res.Typed(), res.Groups, res.Catalog)
+				if err == nil {
+					err = readback.WithLimitRanges(cl, res.Typed(), in.Namespaces())
+				}
 				if err != nil {
 					b.Fatal(err)
 				}

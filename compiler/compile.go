@@ -125,12 +125,14 @@ func CompileWith(paths []string, opts Options) (*Result, error) {
 
 // Cluster is what the checker placed pods on: the providers' nodes and the
 // class examples.
-func (r *Result) Cluster() (*sched.Cluster, error) {
+func (r *Result) Cluster() (*sched.Cluster, error) { return r.readBack(Intent(r.Fleet)) }
+
+func (r *Result) readBack(in check.Intent) (*sched.Cluster, error) {
 	cl, err := readback.FromTree(r.Typed(), r.Groups, r.Catalog)
 	if err != nil {
 		return nil, err
 	}
-	return cl, readback.WithLimitRanges(cl, r.Typed(), Intent(r.Fleet).Namespaces())
+	return cl, readback.WithLimitRanges(cl, r.Typed(), in.Namespaces())
 }
 
 // Typed is the tree with its objects, as the checker reads it.
@@ -169,10 +171,10 @@ func (r *Result) check() (err error) {
 	if r.Groups, err = provider.NodeGroups(r.Typed()); err != nil {
 		return err
 	}
-	if r.cluster, err = r.Cluster(); err != nil {
+	in := Intent(r.Fleet)
+	if r.cluster, err = r.readBack(in); err != nil {
 		return err
 	}
-	in := Intent(r.Fleet)
 	r.Report = check.RunCluster(r.cluster, in)
 	r.Report.Cost = cost.Costs(r.cluster, r.Report.Rows, costTenants(in), Prices(r.Fleet))
 	return nil

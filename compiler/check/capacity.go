@@ -1,10 +1,6 @@
 package check
 
-import (
-	"fmt"
-
-	"github.com/gpufleet/gpufleet/compiler/check/sched"
-)
+import "github.com/gpufleet/gpufleet/compiler/check/sched"
 
 const IDCapacity ID = "Capacity"
 
@@ -15,5 +11,5 @@ func Capacity(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 	if c.Gang {
 		return nil
 	}
-	return shortfall(c, w, pools, IDCapacity, fmt.Sprintf("%d replicas cannot all run", c.Pods))
+	return shortfall(c, w, pools, IDCapacity, "%d replicas cannot all run")
 }

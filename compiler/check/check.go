@@ -8,6 +8,7 @@
 package check
 
 import (
+	"iter"
 	"sort"
 
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
@@ -181,15 +182,15 @@ func (r *Report) Sort() {
 	})
 }
 
-// landsOn are the pools of the row's cells that fit, in pool order.
-func landsOn(cl *sched.Cluster, w *sched.Row) []*sched.Pool {
-	var out []*sched.Pool
-	for k, cell := range w.Evaluated {
-		if cell.Fits {
-			out = append(out, &cl.Pools[w.At[k]])
+// landsOn yields the pools of the row's cells that fit, in pool order.
+func landsOn(cl *sched.Cluster, w *sched.Row) iter.Seq[*sched.Pool] {
+	return func(yield func(*sched.Pool) bool) {
+		for k := range w.Evaluated {
+			if w.Evaluated[k].Fits && !yield(&cl.Pools[w.At[k]]) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 func index(names []string) map[string]int {

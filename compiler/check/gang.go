@@ -18,11 +18,11 @@ func Gang(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 	if !c.Gang {
 		return nil
 	}
-	return shortfall(c, w, pools, IDGang, fmt.Sprintf("a gang of %d pods cannot run at once", c.Pods))
+	return shortfall(c, w, pools, IDGang, "a gang of %d pods cannot run at once")
 }
 
-// shortfall is check's finding that what says of the class, when its pods
-// do not all fit at once on the pools it lands on.
+// shortfall is check's finding when the class's pods do not all fit at
+// once on the pools it lands on; what formats their count.
 func shortfall(c *sched.Class, w *sched.Row, pools []sched.Pool, check ID, what string) []Finding {
 	var total int64
 	var parts, reasons []string
@@ -44,7 +44,7 @@ func shortfall(c *sched.Class, w *sched.Row, pools []sched.Pool, check ID, what 
 		return nil
 	}
 	slices.Sort(reasons)
-	msg := fmt.Sprintf("%s: the pools that fit hold at most %d at max size (%s)", what, total, strings.Join(parts, ", "))
+	msg := fmt.Sprintf(what+": the pools that fit hold at most %d at max size (%s)", c.Pods, total, strings.Join(parts, ", "))
 	if len(reasons) > 0 {
 		msg += ": " + strings.Join(reasons, ", ")
 	}

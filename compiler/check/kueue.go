@@ -24,6 +24,8 @@ type Admission struct {
 	Report *Report
 	// Classes are the queued classes the cluster has, in the queue's order.
 	Classes []Queued
+
+	below *[]quotaShort // belowKueue's, once worked out
 }
 
 // Queued is one queued class as Kueue sees it.

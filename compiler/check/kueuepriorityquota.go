@@ -18,17 +18,17 @@ const reasonScopedBelowKueue = "ClusterQueue %s may admit up to %s of class %s (
 func KueuePriorityQuota(a *Admission) []Finding {
 	var out []Finding
 	warned := map[string]bool{}
-	belowKueue(a, func(ns string, rq *corev1.ResourceQuota, over []quotaGap) {
+	for _, b := range a.belowKueue() {
 		for _, qc := range a.Classes {
 			c := qc.Class
-			if warned[c.Name] || !priorityScoped(rq, c.Pod.Spec.PriorityClassName) {
+			if warned[c.Name] || !priorityScoped(b.rq, c.Pod.Spec.PriorityClassName) {
 				continue
 			}
 			warned[c.Name] = true
 			out = append(out, Finding{Severity: Warning, Check: IDKueuePriorityQuota, Tenant: a.Queue.Tenant, Class: c.Name,
-				Message: fmt.Sprintf("tenant %s: "+reasonScopedBelowKueue, a.Queue.Tenant, a.Queue.ClusterQueue, over[0].most, c.Name, c.Pod.Spec.PriorityClassName, rq.Name, ns, over[0].hard)})
+				Message: fmt.Sprintf("tenant %s: "+reasonScopedBelowKueue, a.Queue.Tenant, a.Queue.ClusterQueue, b.over[0].most, c.Name, c.Pod.Spec.PriorityClassName, b.rq.Name, b.ns, b.over[0].hard)})
 		}
-	})
+	}
 	return out
 }
 

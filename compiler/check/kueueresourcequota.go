@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 
@@ -27,11 +26,11 @@ const reasonQuotaBelowKueue = "ClusterQueue %s may admit up to %s (nominal quota
 // usually the same.
 func KueueResourceQuota(a *Admission) []Finding {
 	var short []string // a reason per namespace whose quota is short
-	belowKueue(a, func(ns string, rq *corev1.ResourceQuota, over []quotaGap) {
-		if unscoped(rq) {
-			short = append(short, fmt.Sprintf(reasonQuotaBelowKueue, a.Queue.ClusterQueue, over[0].most, rq.Name, ns, over[0].hard, rq.Name))
+	for _, b := range a.belowKueue() {
+		if unscoped(b.rq) {
+			short = append(short, fmt.Sprintf(reasonQuotaBelowKueue, a.Queue.ClusterQueue, b.over[0].most, b.rq.Name, b.ns, b.over[0].hard, b.rq.Name))
 		}
-	})
+	}
 	if len(short) == 0 {
 		return nil
 	}
@@ -43,23 +42,42 @@ func KueueResourceQuota(a *Admission) []Finding {
 		Message: fmt.Sprintf("tenant %s: %s%s", a.Queue.Tenant, short[0], more)}}
 }
 
-// belowKueue calls f, in namespace order, with each ResourceQuota of the
-// tenant's namespaces that allows less than its ClusterQueue may admit,
-// and what it is short of. A namespace's quotas after an unscoped one that
-// is short are not read: its pods fail there first.
-func belowKueue(a *Admission, f func(ns string, rq *corev1.ResourceQuota, over []quotaGap)) {
+// quotaShort is a ResourceQuota in namespace ns that allows less than a
+// ClusterQueue may admit, and what it is short of.
+type quotaShort struct {
+	ns   string
+	rq   *corev1.ResourceQuota
+	over []quotaGap
+}
+
+// belowKueue lists, in namespace order, the ResourceQuotas of the tenant's
+// namespaces that allow less than its ClusterQueue may admit; worked out
+// once per queue for the checks that read it. A namespace's quotas after
+// an unscoped one that is short are not read: its pods fail there first.
+func (a *Admission) belowKueue() []quotaShort {
+	if a.below != nil {
+		return *a.below
+	}
 	most := a.Model.MaxUsage(a.Queue.ClusterQueue)
+	names := make([]corev1.ResourceName, 0, len(most))
+	for res := range most {
+		names = append(names, res)
+	}
+	slices.Sort(names)
+	var out []quotaShort
 	for _, ns := range a.Queue.Namespaces {
 		for i := range a.Model.ResourceQuotas[ns] {
 			rq := &a.Model.ResourceQuotas[ns][i]
-			if over := quotaBelow(most, rq.Spec.Hard); len(over) > 0 {
-				f(ns, rq, over)
+			if over := quotaBelow(most, names, rq.Spec.Hard); len(over) > 0 {
+				out = append(out, quotaShort{ns, rq, over})
 				if unscoped(rq) {
 					break
 				}
 			}
 		}
 	}
+	a.below = &out
+	return out
 }
 
 func unscoped(rq *corev1.ResourceQuota) bool {
@@ -68,11 +86,12 @@ func unscoped(rq *corev1.ResourceQuota) bool {
 
 type quotaGap struct{ most, hard string }
 
-// quotaBelow lists, in resource order, each resource whose hard limit is
-// below what Kueue may admit, as "<most> <resource>" and "<hard>".
-func quotaBelow(most map[corev1.ResourceName]int64, hard corev1.ResourceList) []quotaGap {
+// quotaBelow lists, in resource order (names, most's sorted), each
+// resource whose hard limit is below what Kueue may admit, as "<most>
+// <resource>" and "<hard>".
+func quotaBelow(most map[corev1.ResourceName]int64, names []corev1.ResourceName, hard corev1.ResourceList) []quotaGap {
 	var out []quotaGap
-	for _, res := range slices.Sorted(maps.Keys(most)) {
+	for _, res := range names {
 		for _, name := range quotaNames(res) {
 			h, ok := hard[name]
 			if !ok || kueuemodel.Value(res, h) >= most[res] {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"slices"
 	"strings"
 
@@ -190,7 +189,11 @@ func Format(r corev1.ResourceName, v int64) string {
 // name): when two resources are missing from a ClusterQueue, Kueue names
 // the first.
 func kueueOrder(m map[corev1.ResourceName]int64) []corev1.ResourceName {
-	out := slices.Sorted(maps.Keys(m))
+	out := make([]corev1.ResourceName, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	slices.Sort(out)
 	hash := func(r corev1.ResourceName) uint64 {
 		h := fnv.New64a()
 		h.Write([]byte(r))
