@@ -127,6 +127,7 @@ func CompileWith(paths []string, opts Options) (*Result, error) {
 // class examples.
 func (r *Result) Cluster() (*sched.Cluster, error) { return r.readBack(Intent(r.Fleet)) }
 
+// readBack is Cluster with the intent the check stage already has.
 func (r *Result) readBack(in check.Intent) (*sched.Cluster, error) {
 	cl, err := readback.FromTree(r.Typed(), r.Groups, r.Catalog)
 	if err != nil {
