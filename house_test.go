@@ -95,7 +95,7 @@ var stages = [][]string{
 	{"compiler/validate"},
 	{"compiler/derive"},
 	{"compiler/verify"},
-	{"compiler/render", "compiler/encode", "compiler/provider", "compiler/provider/"},
+	{"compiler/render", "compiler/encode", "compiler/nodegroup", "compiler/nodegroup/"},
 	// The checker's models, then the checks that read them.
 	{"compiler/check/sched", "compiler/check/readback", "compiler/check/kueuemodel", "compiler/check/cost"},
 	{"compiler/check"},

@@ -18,8 +18,8 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/load"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
-	"github.com/gpufleet/gpufleet/compiler/provider"
 	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/compiler/report"
 	"github.com/gpufleet/gpufleet/compiler/tree"
@@ -37,7 +37,7 @@ type Result struct {
 	// Objects are the typed objects Tree's YAML files were encoded from,
 	// which the checker reads instead of parsing the YAML (tree.Objects).
 	Objects tree.Objects
-	// Groups are the node groups the providers launch, read back from Tree.
+	// Groups are the node groups the provisioners launch, read back from Tree.
 	Groups []nodes.Group
 	// Report is the placement checker's; error-level findings mean the
 	// tree must not be written.
@@ -123,7 +123,7 @@ func CompileWith(paths []string, opts Options) (*Result, error) {
 	return r, nil
 }
 
-// Cluster is what the checker placed pods on: the providers' nodes and the
+// Cluster is what the checker placed pods on: the provisioners' nodes and the
 // class examples.
 func (r *Result) Cluster() (*sched.Cluster, error) { return r.readBack(Intent(r.Fleet)) }
 
@@ -166,10 +166,10 @@ func (r *Result) render() (err error) {
 	return err
 }
 
-// check reads the providers' node groups back from the tree and runs the
+// check reads the provisioners' node groups back from the tree and runs the
 // placement checker on them and the class examples.
 func (r *Result) check() (err error) {
-	if r.Groups, err = provider.NodeGroups(r.Typed()); err != nil {
+	if r.Groups, err = nodegroup.NodeGroups(r.Typed()); err != nil {
 		return err
 	}
 	in := Intent(r.Fleet)

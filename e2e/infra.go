@@ -15,14 +15,14 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
-	"github.com/gpufleet/gpufleet/compiler/provider/eks"
-	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/karpenter"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // The e2e's nodes come from the infrastructure files in the tree, read
 // here as eksctl and Karpenter read them, by code that shares nothing with
-// the checker's own reading (compiler/provider's NodeGroups and
+// the checker's own reading (compiler/nodegroup's NodeGroups and
 // readback.FromTree): a mistake there shows as a pod the checker placed and
 // the scheduler did not, or the other way round.
 

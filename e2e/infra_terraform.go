@@ -11,7 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 

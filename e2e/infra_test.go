@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
 )
 
 // TestInfraWithinMax proves the bound on a "both" pool can fail: the

@@ -8,9 +8,9 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
-	"github.com/gpufleet/gpufleet/compiler/provider"
-	"github.com/gpufleet/gpufleet/compiler/provider/eks"
-	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/karpenter"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
@@ -141,10 +141,10 @@ func TestKarpenterReaderCanFail(t *testing.T) {
 	}
 }
 
-// readBack reads a tree as the pipeline does: the providers' node groups,
+// readBack reads a tree as the pipeline does: the provisioners' node groups,
 // then the cluster.
 func readBack(tr tree.Tree, cat catalog.Catalog) (*sched.Cluster, error) {
-	groups, err := provider.NodeGroups(tree.Bytes(tr))
+	groups, err := nodegroup.NodeGroups(tree.Bytes(tr))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,8 @@
-// Package nodes is the contract between the providers, which know how each
-// pool's nodes are launched, and the placement checker, which places pods on
-// them: a Group is what one provisioner launches for one pool at max size,
-// read back from the provider's own files in the tree.
+// Package nodes is the contract between the provisioners (compiler/nodegroup),
+// which know how each pool's nodes are launched, and the placement checker,
+// which places pods on them: a Group is what one provisioner launches for
+// one pool at max size, read back from the provisioner's own files in the
+// tree.
 package nodes
 
 import (
@@ -14,8 +15,8 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
-// Source is where a provisioner's node groups come from: its provider reads
-// them back from the files it wrote in the tree.
+// Source is where a provisioner's node groups come from: it reads them
+// back from the files it wrote in the tree.
 type Source interface {
 	NodeGroups(t tree.Typed) ([]Group, error)
 }
@@ -23,7 +24,7 @@ type Source interface {
 // Group is one pool's nodes as one provisioner launches them.
 type Group struct {
 	Pool string
-	// Source names the provider and file the group was read from, for
+	// Source names the provisioner and file the group was read from, for
 	// messages.
 	Source string
 	Spot   bool
@@ -78,15 +79,15 @@ func (g Group) NodeLabels() map[string]string {
 	return out
 }
 
-// Merge joins the groups of every provider, in provider order. A pool that
-// several provisioners launch is checked once, as the first provider's
+// Merge joins the groups of every provisioner, in their order. A pool that
+// several provisioners launch is checked once, as the first one's
 // group with their max sizes added (a "both" pool's managed baseline and
-// Karpenter's share); every other provider's group of it must launch the
+// Karpenter's share); every other provisioner's group of it must launch the
 // same nodes, or the checker would prove one and the cluster run another.
-func Merge(byProvider ...[]Group) ([]Group, error) {
+func Merge(byProvisioner ...[]Group) ([]Group, error) {
 	var out []Group
 	at := map[string]int{}
-	for _, groups := range byProvider {
+	for _, groups := range byProvisioner {
 		for _, g := range groups {
 			i, ok := at[g.Pool]
 			if !ok {
@@ -95,7 +96,7 @@ func Merge(byProvider ...[]Group) ([]Group, error) {
 				continue
 			}
 			if g.Source == out[i].Source {
-				// One provider's groups of one pool: a group per zone.
+				// One provisioner's groups of one pool: a group per zone.
 				if err := zoneSplit(&out[i], g); err != nil {
 					return nil, fmt.Errorf("pool %s: %s: %w", g.Pool, g.Source, err)
 				}
@@ -115,7 +116,7 @@ func Merge(byProvider ...[]Group) ([]Group, error) {
 // zoneSplit adds g, one zone's group of a pool with a group per zone, to
 // into, the pool so far: the same nodes in another zone, whose max adds
 // to the pool's. The checker balances a pool's max over its zones as the
-// split did (provider/eks), so the zones are taken in the groups' order.
+// split did (nodegroup/eks), so the zones are taken in the groups' order.
 func zoneSplit(into *Group, g Group) error {
 	for _, z := range g.Zones {
 		if slices.Contains(into.Zones, z) {

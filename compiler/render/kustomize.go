@@ -17,7 +17,7 @@ func kustomization(resources []string) *types.Kustomization {
 	}
 }
 
-// root includes everything a cluster applies: the providers' applied files
+// root includes everything a cluster applies: the provisioners' applied files
 // (Karpenter's NodePools are cluster objects; eksctl's and Terraform's files
 // are not). Classes are Components that users pull into their own
 // workloads' kustomizations, so they are not resources here.

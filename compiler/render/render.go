@@ -1,7 +1,7 @@
 // Package render turns derived policy into the output tree: typed objects
 // (k8s.io/api, kustomize's own types, and the wire types of compiler/wire)
-// encoded by compiler/encode. Node-group files come from the providers
-// (compiler/provider). Everything that does not need the placement
+// encoded by compiler/encode. Node-group files come from the cloud's
+// provisioners (compiler/nodegroup). Everything that does not need the placement
 // checker's verdicts is rendered by Render; the ClusterQueues, which do,
 // by Queues once the checker has run.
 package render
@@ -12,7 +12,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/encode"
 	"github.com/gpufleet/gpufleet/compiler/keys"
-	"github.com/gpufleet/gpufleet/compiler/provider"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
@@ -31,7 +31,7 @@ func Render(d *derive.Fleet) (tree.Typed, error) {
 	r.classes()
 	r.kueue()
 	var applied []string
-	for _, p := range provider.All {
+	for _, p := range nodegroup.All[d.Spec.Cluster.Provider] {
 		applied = append(applied, p.Render(d, r.out)...)
 	}
 	r.root(applied)

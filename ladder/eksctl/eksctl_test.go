@@ -21,7 +21,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
-	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
@@ -56,7 +56,7 @@ func TestEksctl(t *testing.T) {
 			bad++
 			continue
 		}
-		want, err := eks.Provider{}.NodeGroups(res.Typed())
+		want, err := eks.Provisioner{}.NodeGroups(res.Typed())
 		if err != nil {
 			t.Fatalf("%s: %v", names[i], err)
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
-	karpprov "github.com/gpufleet/gpufleet/compiler/provider/karpenter"
+	karpprov "github.com/gpufleet/gpufleet/compiler/nodegroup/karpenter"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"

@@ -70,7 +70,7 @@ const (
 	// Karpenter's capacity counts the type's EFA interfaces
 	// (instancetype/types.go efas) and it launches them when a NodeClaim
 	// requests vpc.amazonaws.com/efa (instance.go getEFACountForInstance);
-	// the checker gives Karpenter pools no EFA (provider/karpenter sets no
+	// the checker gives Karpenter pools no EFA (nodegroup/karpenter sets no
 	// Group.EFA).
 	whyEFA = "EFA: Karpenter launches EFA interfaces a pod requests; the checker gives NodePools none"
 	// Karpenter treats preferences as required until a pod fails

@@ -27,7 +27,7 @@ import (
 )
 
 // FromTree builds the cluster the scheduler would see at full size: the
-// nodes of the providers' node groups (which compiler/provider reads back
+// nodes of the provisioners' node groups (which compiler/nodegroup reads back
 // from their files in the tree) and the pods of the class examples in the
 // tree, so what is checked is exactly what is written.
 func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*sched.Cluster, error) {

@@ -3,7 +3,7 @@ package karpenter_test
 import (
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/karpenter"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
@@ -21,7 +21,7 @@ pools: {
 classes: web: priority: "p"
 tenants: t: {namespaces: ["t"], classes: ["web"]}
 `))
-	groups, err := karpenter.Provider{}.NodeGroups(tree.Typed{Tree: f.Tree, Objects: f.Objects})
+	groups, err := karpenter.Provisioner{}.NodeGroups(tree.Typed{Tree: f.Tree, Objects: f.Objects})
 	if err != nil {
 		t.Fatal(err)
 	}

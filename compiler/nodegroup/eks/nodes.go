@@ -14,7 +14,7 @@ import (
 // NodeGroups reads the managed node groups back from eksctl's file, which
 // every fleet has (with no managed group when Karpenter launches every
 // pool). Terraform's file holds the same groups, as its tests pin.
-func (Provider) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
+func (Provisioner) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
 	if _, ok := t.Tree[EksctlPath]; !ok {
 		return nil, fmt.Errorf("check: %s missing from the tree", EksctlPath)
 	}

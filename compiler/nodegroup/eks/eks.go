@@ -1,4 +1,4 @@
-// Package eks is the provider of EKS managed node groups: pools whose
+// Package eks is the provisioner of EKS managed node groups: pools whose
 // provisioner is "managed" or "both" get a node group in an eksctl
 // ClusterConfig and in terraform-aws-modules/eks input, and the checker's
 // nodes are read back from the eksctl file.
@@ -9,15 +9,15 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/encode"
 )
 
-// Provider is the EKS managed node group provider.
-type Provider struct{}
+// Provisioner provisions EKS managed node groups.
+type Provisioner struct{}
 
-// Name implements provider.Provider.
-func (Provider) Name() string { return "EKS managed node groups" }
+// Name implements nodegroup.Provisioner.
+func (Provisioner) Name() string { return "EKS managed node groups" }
 
 // Render writes eksctl's and Terraform's files; neither is applied by a
 // GitOps controller (eksctl and Terraform apply them).
-func (Provider) Render(d *derive.Fleet, out *encode.Batch) []string {
+func (Provisioner) Render(d *derive.Fleet, out *encode.Batch) []string {
 	eksctlConfig(d, out)
 	terraformVars(d, out)
 	return nil

@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/provider/karpenter"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/karpenter"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )

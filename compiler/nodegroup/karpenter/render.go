@@ -29,7 +29,7 @@ const (
 
 // Render writes the NodePools and EC2NodeClasses of the pools Karpenter
 // provisions. A GitOps controller applies them: they are cluster objects.
-func (Provider) Render(d *derive.Fleet, out *encode.Batch) []string {
+func (Provisioner) Render(d *derive.Fleet, out *encode.Batch) []string {
 	var pools, classes []any
 	seen := map[string]bool{}
 	for _, p := range d.Pools {

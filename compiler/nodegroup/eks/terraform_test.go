@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
 	tfwire "github.com/gpufleet/gpufleet/compiler/wire/terraform"
 )
 

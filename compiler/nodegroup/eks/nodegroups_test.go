@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
-	"github.com/gpufleet/gpufleet/compiler/provider/eks"
+	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 	tfwire "github.com/gpufleet/gpufleet/compiler/wire/terraform"
 )

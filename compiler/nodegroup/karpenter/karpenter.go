@@ -1,4 +1,4 @@
-// Package karpenter is the provider of Karpenter NodePools: pools whose
+// Package karpenter is the provisioner of Karpenter NodePools: pools whose
 // provisioner is "karpenter" or "both" get a NodePool and an EC2NodeClass,
 // and the checker's nodes are read back from the NodePools.
 package karpenter
@@ -21,17 +21,17 @@ import (
 // Path holds the NodePools and EC2NodeClasses of Karpenter pools.
 const Path = "nodegroups/karpenter.yaml"
 
-// Provider is the Karpenter provider.
-type Provider struct{}
+// Provisioner provisions Karpenter NodePools.
+type Provisioner struct{}
 
-// Name implements provider.Provider.
-func (Provider) Name() string { return "Karpenter" }
+// Name implements nodegroup.Provisioner.
+func (Provisioner) Name() string { return "Karpenter" }
 
 // NodeGroups reads the NodePools back (the file is absent when no pool uses
 // Karpenter). Nodes get the labels Karpenter sets from single-valued
 // requirements and its own; the pool's max size is our annotation, since
 // Karpenter bounds a pool by resources alone.
-func (Provider) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
+func (Provisioner) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
 	groups, err := nodePools(t)
 	if err != nil {
 		return nil, fmt.Errorf("check: %s: %w", Path, err)
