@@ -16,6 +16,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/nodegroup"
@@ -139,16 +140,21 @@ func (r *Result) readBack(in check.Intent) (*sched.Cluster, error) {
 // Typed is the tree with its objects, as the checker reads it.
 func (r *Result) Typed() tree.Typed { return tree.Typed{Tree: r.Tree, Objects: r.Objects} }
 
-// derive validates the decoded spec and decides the policy. Then it drops
+// derive validates the decoded spec against itself and the cloud its
+// cluster.provider names, and decides the policy. Then it drops
 // the loaded spec: rendering and checking need no CUE, and a big spec's CUE
 // values are most of the memory held while the tree is built.
 func (r *Result) derive() error {
 	src := r.src
-	r.Catalog = catalog.New(src.Fleet.InstanceTypes)
-	if err := validate.Fleet(src, r.Catalog); err != nil {
+	cl, err := cloud.For(src.Fleet.Cluster.Provider)
+	if err != nil {
 		return err
 	}
-	r.Fleet = derive.Derive(src.Fleet, r.Catalog)
+	r.Catalog = cl.Catalog(src.Fleet.InstanceTypes)
+	if err := validate.Fleet(src, cl, r.Catalog); err != nil {
+		return err
+	}
+	r.Fleet = derive.Derive(src.Fleet, cl, r.Catalog)
 	if err := verify.Fleet(src, r.Fleet); err != nil {
 		return err
 	}

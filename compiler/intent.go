@@ -71,10 +71,10 @@ func costTenants(in check.Intent) []cost.Tenant {
 	return out
 }
 
-// Prices are the fleet's hourly prices: the catalog's for its region (or
+// Prices are the fleet's hourly prices: the cloud's for its region (or
 // prices.region), under the spec's own.
 func Prices(d *derive.Fleet) catalog.Prices {
-	return catalog.NewPrices(d.Spec.Cluster.Region, d.Spec.Prices)
+	return catalog.NewPrices(d.Cloud.Prices(), d.Spec.Cluster.Region, d.Spec.Prices)
 }
 
 // severities applies the spec's checks settings to the checks the registry

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
@@ -75,7 +75,7 @@ func TestKustomizeTree(t *testing.T) {
 		}
 		// So does the NVIDIA device plugin's config, in a namespace of its
 		// own, when a pool has GPUs.
-		cat := catalog.New(f.InstanceTypes)
+		cat := aws.Catalog(f.InstanceTypes)
 		for _, p := range f.Pools {
 			if slices.ContainsFunc(p.InstanceTypes, func(it string) bool { return cat[it].GPU != nil }) {
 				want["ConfigMap"]++

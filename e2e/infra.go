@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"regexp"
 	"slices"
@@ -12,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
@@ -138,10 +138,10 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 			return "", nil, err
 		}
 		// Karpenter never launches a type it has no price for (an offering
-		// without one is unavailable): catalog.Unpriced, which make
+		// without one is unavailable): aws.Unpriced, which make
 		// test-nodes holds to Karpenter's own offering resolver. A NodePool
 		// left with none launches no nodes (nodes.go), whatever its max.
-		p.types = slices.DeleteFunc(p.types, func(it string) bool { return catalog.Unpriced(cfg.Metadata.Region, it) })
+		p.types = slices.DeleteFunc(p.types, func(it string) bool { return aws.Unpriced(cfg.Metadata.Region, it) })
 		if seen[p.name] {
 			p.prefix = p.name + "-karpenter"
 		}

@@ -10,7 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	resourcehelper "k8s.io/component-helpers/resource"
 
-	"github.com/gpufleet/gpufleet/compiler/wire/nodeagents"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 // TestVPCCNIChart holds the record's default for aws-node to the pod the
@@ -35,8 +36,10 @@ func TestVPCCNIChart(t *testing.T) {
 		pod := &corev1.Pod{Spec: ds.Spec.Template.Spec}
 		got := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 		want := corev1.ResourceList{}
-		for r, q := range nodeagents.EKS[vpcCNIRelease] {
-			want[r] = resource.MustParse(q)
+		for r, q := range map[corev1.ResourceName]spec.Quantity{corev1.ResourceCPU: aws.NodeAgents[vpcCNIRelease].CPU, corev1.ResourceMemory: aws.NodeAgents[vpcCNIRelease].Memory} {
+			if q != "" {
+				want[r] = resource.MustParse(string(q))
+			}
 		}
 		if !equality.Semantic.DeepEqual(got, want) {
 			t.Errorf("the chart's aws-node pod requests %v; the record's default says %v", got, want)

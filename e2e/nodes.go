@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -84,7 +85,7 @@ func (fr *fleetRun) fullSize(class string) nodeSet {
 func (fr *fleetRun) advertised(p *infraPool, in catalog.Instance, rl corev1.ResourceList, gpus bool) corev1.ResourceList {
 	out := rl.DeepCopy()
 	if p.efa && in.EFA > 0 && fr.efaPools[p.name] {
-		out[keys.ResourceEFA] = *resource.NewQuantity(in.EFA, resource.DecimalSI)
+		out[aws.ResourceEFA] = *resource.NewQuantity(in.EFA, resource.DecimalSI)
 	}
 	if in.GPU == nil {
 		return out

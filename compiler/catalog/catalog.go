@@ -1,5 +1,7 @@
-// Package catalog knows the EC2 instance types a pool may use: GPUs, vCPU,
-// memory and the EKS pod limit, and what is allocatable to pods.
+// Package catalog is the shape of an instance catalog: the instance types a
+// pool may use (GPUs, vCPU, memory, pod limit), what is allocatable to pods
+// on each, MIG layouts and prices. A cloud (compiler/cloud) gives the
+// built-in types and prices; the spec's instanceTypes add to them.
 package catalog
 
 import (
@@ -13,26 +15,25 @@ type Instance struct {
 	Name      string
 	VCPU      int64
 	MemoryGiB float64
-	// MaxPods is the EKS default pod limit (the VPC CNI's ENI formula).
+	// MaxPods is the cloud's default pod limit for the type.
 	MaxPods int64
 	GPU     *GPU
 	// EFA is how many Elastic Fabric Adapter interfaces the type takes
 	// (one per network card), which the EFA device plugin advertises when
 	// the node group enables EFA.
 	EFA int64
+	// Reserved is what the cloud's nodes of the type keep from pods (New
+	// sets it from the cloud's Table).
+	Reserved Reserved
 }
 
-// efaInterfaces are the EFA-capable types' interfaces (EC2's
-// MaximumEfaInterfaces, one per network card), as karpenter-provider-aws
-// v1.15.1's EC2 and EFA device data give them (make test-karpenter): the
-// 8xlarge and larger g4dn, g5, g6 and g6e take EFA too, which this table
-// once left out.
-var efaInterfaces = map[string]int64{
-	"g4dn.8xlarge": 1, "g4dn.12xlarge": 1, "g4dn.16xlarge": 1, "g4dn.metal": 1,
-	"g5.8xlarge": 1, "g5.12xlarge": 1, "g5.16xlarge": 1, "g5.24xlarge": 1, "g5.48xlarge": 1,
-	"g6.8xlarge": 1, "g6.12xlarge": 1, "g6.16xlarge": 1, "g6.24xlarge": 1, "g6.48xlarge": 1,
-	"g6e.8xlarge": 1, "g6e.12xlarge": 1, "g6e.16xlarge": 1, "g6e.24xlarge": 2, "g6e.48xlarge": 4,
-	"p4d.24xlarge": 4, "p4de.24xlarge": 4, "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16,
+// Reserved is what a node keeps from pods, in MiB and millicores.
+type Reserved struct {
+	// VMMemoryMi is how much less memory the node reports than the type's
+	// nominal figure (the hypervisor's share).
+	VMMemoryMi int64
+	// CPUMilli and MemoryMi are the node image's kube-reserved.
+	CPUMilli, MemoryMi int64
 }
 
 // GPU is an instance's accelerators.
@@ -42,27 +43,43 @@ type GPU struct {
 	MemoryGiB int64
 }
 
-// Catalog is the built-in table with the spec's additions and overrides.
+// Catalog is a cloud's built-in table with the spec's additions and
+// overrides.
 type Catalog map[string]Instance
 
-// New merges a fleet's instanceTypes over the built-in table.
-func New(extra map[string]spec.InstanceType) Catalog {
-	c := make(Catalog, len(builtin)+len(extra))
-	for _, r := range builtin {
-		c[r.Name] = Instance{Name: r.Name, VCPU: r.VCPU, MemoryGiB: r.MemoryGiB, MaxPods: r.MaxPods, GPU: r.GPU}
+// Table is a cloud's built-in instance types, which New makes a catalog of.
+type Table struct {
+	Instances []Instance
+	// EFA is the interfaces of the EFA-capable types, by name: a spec type
+	// of the same name takes them too.
+	EFA map[string]int64
+	// Reserve is what the cloud's nodes of a type keep from pods, from the
+	// type's figures (the spec may override them).
+	Reserve func(Instance) Reserved
+}
+
+// New merges a fleet's instanceTypes over a cloud's built-in table.
+func New(t *Table, extra map[string]spec.InstanceType) Catalog {
+	c := make(Catalog, len(t.Instances)+len(extra))
+	for _, in := range t.Instances {
+		c[in.Name] = in
 	}
-	for name, t := range extra {
-		in := Instance{Name: name, VCPU: t.VCPU, MemoryGiB: t.MemoryGiB, MaxPods: t.MaxPods}
-		if t.GPU != nil {
-			in.GPU = &GPU{Count: t.GPU.Count, Product: t.GPU.Product, MemoryGiB: t.GPU.MemoryGiB}
+	for name, x := range extra {
+		in := Instance{Name: name, VCPU: x.VCPU, MemoryGiB: x.MemoryGiB, MaxPods: x.MaxPods}
+		if x.GPU != nil {
+			in.GPU = &GPU{Count: x.GPU.Count, Product: x.GPU.Product, MemoryGiB: x.GPU.MemoryGiB}
 		}
 		c[name] = in
 	}
-	for name, n := range efaInterfaces {
+	for name, n := range t.EFA {
 		if in, ok := c[name]; ok {
 			in.EFA = n
 			c[name] = in
 		}
+	}
+	for name, in := range c {
+		in.Reserved = t.Reserve(in)
+		c[name] = in
 	}
 	return c
 }

@@ -21,6 +21,13 @@ type MIGProfile struct {
 	PerGPU int64
 }
 
+// The MIG-capable GPU products, named as the spec names them.
+const (
+	a100 = "A100"
+	h100 = "H100"
+	h200 = "H200"
+)
+
 type migKey struct {
 	product   string
 	memoryGiB int64

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -11,51 +10,41 @@ import (
 // Price is an hourly price in USD and where it comes from.
 type Price struct {
 	USD float64
-	// Source is "spec" for a price the spec gives, else the catalog's
-	// source and region.
+	// Source is "spec" for a price the spec gives, else "catalog".
 	Source string
 }
 
-// PriceRegions lists the regions the built-in on-demand prices cover,
-// sorted.
-func PriceRegions() []string { return spec.Keys(onDemandUSD) }
-
-// HasPrices reports whether the built-in table has on-demand prices for
-// region.
-func HasPrices(region string) bool { _, ok := onDemandUSD[region]; return ok }
-
-// Unpriced reports whether karpenter-provider-aws's static prices for
-// region lack the built-in instanceType. Karpenter makes an offering
-// without a price unavailable (offering/base_resolver.go), and seeds its
-// spot prices from these, so it never launches the type. False where the
-// table does not cover region (Karpenter fetches live prices there), and
-// for types the spec adds, which the table never holds; spec prices do
-// not count, since Karpenter does not see them.
-func Unpriced(region, instanceType string) bool {
-	table, ok := onDemandUSD[region]
-	if !ok {
-		return false
-	}
-	if _, ok := table[instanceType]; ok {
-		return false
-	}
-	return slices.ContainsFunc(builtin, func(r row) bool { return r.Name == instanceType })
+// PriceTable is a cloud's built-in on-demand prices.
+type PriceTable struct {
+	// Source names where they come from, for the report.
+	Source string
+	// Dates is when the source generated each region's prices.
+	Dates map[string]string
+	// OnDemandUSD is each region's on-demand price per type, USD per hour.
+	OnDemandUSD map[string]map[string]float64
 }
 
-// Prices are a fleet's hourly prices: on-demand from the built-in table
-// (karpenter-provider-aws's static prices) for the spec's prices.region or
-// else the cluster's region, under the spec's own prices per instance type;
-// spot prices only from the spec. A price neither gives is unknown, never
-// guessed from another region or capacity type.
+// Regions lists the regions the table covers, sorted.
+func (t *PriceTable) Regions() []string { return spec.Keys(t.OnDemandUSD) }
+
+// Has reports whether the table has on-demand prices for region.
+func (t *PriceTable) Has(region string) bool { _, ok := t.OnDemandUSD[region]; return ok }
+
+// Prices are a fleet's hourly prices: on-demand from the cloud's table
+// for the spec's prices.region or else the cluster's region, under the
+// spec's own prices per instance type; spot prices only from the spec. A
+// price neither gives is unknown, never guessed from another region or
+// capacity type.
 type Prices struct {
 	// Region is the region whose built-in on-demand prices apply.
 	Region string
+	table  *PriceTable
 	over   map[string]spec.InstancePrice
 }
 
-// NewPrices resolves a fleet's prices: p may be nil.
-func NewPrices(clusterRegion string, p *spec.Prices) Prices {
-	out := Prices{Region: clusterRegion}
+// NewPrices resolves a fleet's prices over a cloud's table: p may be nil.
+func NewPrices(t *PriceTable, clusterRegion string, p *spec.Prices) Prices {
+	out := Prices{Region: clusterRegion, table: t}
 	if p != nil {
 		if p.Region != "" {
 			out.Region = p.Region
@@ -67,10 +56,10 @@ func NewPrices(clusterRegion string, p *spec.Prices) Prices {
 
 // Source describes where the on-demand prices come from, for the report.
 func (p Prices) Source() string {
-	if d, ok := priceDates[p.Region]; ok {
-		return fmt.Sprintf("%s, %s, generated %s", priceSource, p.Region, d)
+	if d, ok := p.table.Dates[p.Region]; ok {
+		return fmt.Sprintf("%s, %s, generated %s", p.table.Source, p.Region, d)
 	}
-	return fmt.Sprintf("none built in for %s (%s covers %s)", p.Region, priceSource, strings.Join(PriceRegions(), ", "))
+	return fmt.Sprintf("none built in for %s (%s covers %s)", p.Region, p.table.Source, strings.Join(p.table.Regions(), ", "))
 }
 
 // Hourly is an instance type's hourly price on spot or on-demand
@@ -86,9 +75,9 @@ func (p Prices) Hourly(instanceType string, spot bool) (Price, error) {
 	if o.OnDemand != nil {
 		return Price{USD: *o.OnDemand, Source: "spec"}, nil
 	}
-	table, ok := onDemandUSD[p.Region]
+	table, ok := p.table.OnDemandUSD[p.Region]
 	if !ok {
-		return Price{}, fmt.Errorf("no on-demand price for %s: the built-in prices (%s) cover %s, not %s; set prices.region or prices.instanceTypes.%q.onDemand", instanceType, priceSource, strings.Join(PriceRegions(), ", "), p.Region, instanceType)
+		return Price{}, fmt.Errorf("no on-demand price for %s: the built-in prices (%s) cover %s, not %s; set prices.region or prices.instanceTypes.%q.onDemand", instanceType, p.table.Source, strings.Join(p.table.Regions(), ", "), p.Region, instanceType)
 	}
 	usd, ok := table[instanceType]
 	if !ok {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
-	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
@@ -25,7 +25,7 @@ func EFADevicePlugin(cl *sched.Cluster, _ []sched.Row, _ Intent) []Finding {
 	for _, p := range cl.Pools {
 		if p.NoEFAPlugin != "" {
 			out = append(out, Finding{Severity: Error, Check: IDEFADevicePlugin, Pool: p.Name,
-				Message: fmt.Sprintf(reasonNoEFAPlugin, p.Name, eksctl.EFADevicePluginName, strings.TrimPrefix(p.NoEFAPlugin, "node(s) "), keys.ResourceEFA)})
+				Message: fmt.Sprintf(reasonNoEFAPlugin, p.Name, eksctl.EFADevicePluginName, strings.TrimPrefix(p.NoEFAPlugin, "node(s) "), aws.ResourceEFA)})
 		}
 	}
 	return out

@@ -11,7 +11,7 @@ const IDKarpenterUnpriced ID = "KarpenterUnpriced"
 
 // Karpenter makes an offering without a price unavailable
 // (offering/base_resolver.go), and its static prices
-// (pricing/zz_generated.pricing_aws.go, which catalog.Unpriced reads) lack
+// (pricing/zz_generated.pricing_aws.go, which aws.Unpriced reads) lack
 // types sold only as capacity blocks, such as p5e.48xlarge. So it never
 // launches them, on-demand or spot, and the checker credits the pool's
 // other types only; a spec's prices do not count, Karpenter never sees

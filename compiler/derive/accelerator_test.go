@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -18,18 +19,18 @@ func TestNodeLabelsAccelerator(t *testing.T) {
 		{"A10G, cluster-autoscaler's name", &catalog.GPU{Product: "A10G"}, nil, "nvidia-a10g"},
 		{"A100, the tesla spelling", &catalog.GPU{Product: "A100"}, nil, "nvidia-tesla-a100"},
 		{"H100, not in its list", &catalog.GPU{Product: "H100"}, nil, "nvidia-h100"},
-		{"the pool's own label wins", &catalog.GPU{Product: "L4"}, map[string]string{keys.LabelAccelerator: "mine"}, "mine"},
+		{"the pool's own label wins", &catalog.GPU{Product: "L4"}, map[string]string{aws.LabelAccelerator: "mine"}, "mine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Pool{GPU: tc.gpu, Labels: map[string]string{keys.LabelPool: "p"}}
+			p := Pool{GPU: tc.gpu, Labels: map[string]string{keys.LabelPool: "p"}, CloudLabels: aws.Cloud{}.NodeLabels(tc.gpu)}
 			for k, v := range tc.labels {
 				p.Labels[k] = v
 			}
-			got, ok := p.NodeLabels()[keys.LabelAccelerator]
+			got, ok := p.NodeLabels()[aws.LabelAccelerator]
 			if got != tc.want || ok != (tc.want != "") {
 				t.Errorf("accelerator label %q (present %v), want %q", got, ok, tc.want)
 			}
-			if _, ok := p.Labels[keys.LabelAccelerator]; ok && tc.labels == nil {
+			if _, ok := p.Labels[aws.LabelAccelerator]; ok && tc.labels == nil {
 				t.Error("NodeLabels changed the pool's Labels, which Kueue's flavors use")
 			}
 		})

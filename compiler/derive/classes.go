@@ -8,15 +8,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
-
-// SpotGraceSeconds is the default termination grace period of Jobs that may
-// run on spot: AWS gives two minutes' notice before reclaiming an instance.
-const SpotGraceSeconds = 120
 
 // SchedulerName is the schedulerName a class's pods carry: its profile's,
 // else its own (empty means default-scheduler).
@@ -27,20 +24,21 @@ func SchedulerName(c spec.Class) string {
 	return c.SchedulerName
 }
 
-func deriveClass(name string, c spec.Class, dedicated []string) Class {
+func deriveClass(name string, c spec.Class, dedicated []string, cl cloud.Cloud) Class {
+	efa, efaTaint := cl.Fabric()
 	labels := map[string]string{keys.LabelClass: name}
 	ps := corev1.PodSpec{
 		PriorityClassName:         c.Priority,
 		SchedulerName:             SchedulerName(c),
 		NodeSelector:              c.NodeSelector,
-		Tolerations:               tolerations(c, dedicated),
+		Tolerations:               tolerations(c, dedicated, efaTaint),
 		Affinity:                  affinity(name, c, dedicated),
 		TopologySpreadConstraints: spread(name, c),
 		RuntimeClassName:          optString(c.RuntimeClass),
 		Overhead:                  resources(c.Overhead),
-		Containers:                []corev1.Container{mainContainer(c)},
+		Containers:                []corev1.Container{mainContainer(c, efa)},
 	}
-	if grace := graceSeconds(c); grace != nil {
+	if grace := graceSeconds(c, cl); grace != nil {
 		ps.TerminationGracePeriodSeconds = grace
 	}
 	for _, ic := range c.InitContainers {
@@ -69,13 +67,13 @@ func deriveClass(name string, c spec.Class, dedicated []string) Class {
 // tolerations uses Exists wherever the taint's value is not the point, so a
 // changed value can never silently strand a class; a dedicated pool's value
 // is the point, so that one is Equal.
-func tolerations(c spec.Class, dedicated []string) []corev1.Toleration {
+func tolerations(c spec.Class, dedicated []string, efaTaint string) []corev1.Toleration {
 	var ts []corev1.Toleration
 	if c.GPU != nil {
 		ts = append(ts, corev1.Toleration{Key: keys.TaintGPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
 	if c.EFA > 0 {
-		ts = append(ts, corev1.Toleration{Key: keys.TaintEFA, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+		ts = append(ts, corev1.Toleration{Key: efaTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
 	if c.Capacity != spec.OnDemand {
 		ts = append(ts, corev1.Toleration{Key: keys.TaintSpot, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
@@ -240,7 +238,7 @@ func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
 // mainContainer carries the class's resources. GPU (and MIG) requests equal limits:
 // Kubernetes requires it for extended resources and copies limits into
 // requests only for Pods, not for the templates written here.
-func mainContainer(c spec.Class) corev1.Container {
+func mainContainer(c spec.Class, efa corev1.ResourceName) corev1.Container {
 	rr := corev1.ResourceRequirements{Requests: resources(c.Resources)}
 	if c.Resources.Memory != "" {
 		rr.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(string(c.Resources.Memory))}
@@ -264,8 +262,8 @@ func mainContainer(c spec.Class) corev1.Container {
 		if rr.Limits == nil {
 			rr.Limits = corev1.ResourceList{}
 		}
-		rr.Requests[keys.ResourceEFA] = n
-		rr.Limits[keys.ResourceEFA] = n
+		rr.Requests[efa] = n
+		rr.Limits[efa] = n
 	}
 	return corev1.Container{Name: c.Container, Image: c.Image, Resources: rr}
 }
@@ -284,12 +282,12 @@ func resources(r spec.Resources) corev1.ResourceList {
 	return rl
 }
 
-func graceSeconds(c spec.Class) *int64 {
+func graceSeconds(c spec.Class, cl cloud.Cloud) *int64 {
 	if c.CheckpointSecs != nil {
 		return c.CheckpointSecs
 	}
 	if c.Kind == keys.KindJob && c.Capacity != spec.OnDemand {
-		s := int64(SpotGraceSeconds)
+		s := cl.SpotNoticeSeconds()
 		return &s
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -21,6 +22,8 @@ type Fleet struct {
 	Pools      []Pool
 	Classes    []Class
 	Tenants    []Tenant
+	// Cloud is the cloud the spec's cluster.provider names.
+	Cloud cloud.Cloud
 }
 
 // Priority is one PriorityClass.
@@ -40,6 +43,11 @@ type Pool struct {
 	GPU    *catalog.GPU
 	Labels map[string]string
 	Taints []corev1.Taint
+	// CloudLabels are the labels the cloud's node groups put on the pool's
+	// nodes beside Labels (cloud.Cloud's NodeLabels); see NodeLabels.
+	CloudLabels map[string]string
+	// Fabric is the resource the cloud advertises EFA interfaces as.
+	Fabric corev1.ResourceName
 }
 
 // Class is a workload class and the pod template its workloads get.
@@ -82,21 +90,21 @@ func (t *Tenant) HasClusterQueue() bool {
 }
 
 // Derive computes the policy of a validated fleet.
-func Derive(f *spec.Fleet, cat catalog.Catalog) *Fleet {
-	d := &Fleet{Spec: f}
+func Derive(f *spec.Fleet, cl cloud.Cloud, cat catalog.Catalog) *Fleet {
+	d := &Fleet{Spec: f, Cloud: cl}
 	for _, name := range spec.Keys(f.Priorities) {
 		d.Priorities = append(d.Priorities, Priority{Name: name, Priority: f.Priorities[name]})
 	}
 	dedicated := map[string][]string{}
 	for _, name := range spec.Keys(f.Pools) {
-		pool := derivePool(name, f.Pools[name], f.Cluster.Zones, cat)
+		pool := derivePool(name, f.Pools[name], f.Cluster.Zones, cl, cat)
 		d.Pools = append(d.Pools, pool)
 		for _, cl := range pool.Spec.DedicatedTo {
 			dedicated[cl] = append(dedicated[cl], name)
 		}
 	}
 	for _, name := range spec.Keys(f.Classes) {
-		d.Classes = append(d.Classes, deriveClass(name, f.Classes[name], dedicated[name]))
+		d.Classes = append(d.Classes, deriveClass(name, f.Classes[name], dedicated[name], cl))
 	}
 	for _, name := range spec.Keys(f.Tenants) {
 		d.Tenants = append(d.Tenants, deriveTenant(name, f.Tenants[name], f.Classes))

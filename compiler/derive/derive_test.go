@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -123,7 +123,7 @@ func TestClassPlacement(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := deriveClass("c", tc.class, tc.dedicated)
+			c := deriveClass("c", tc.class, tc.dedicated, aws.Cloud{})
 			ps := c.Template.Spec
 			if diff := cmp.Diff(tc.tols, ps.Tolerations); diff != "" {
 				t.Errorf("tolerations (-want +got):\n%s", diff)
@@ -152,7 +152,7 @@ func TestSpreadAndAntiAffinity(t *testing.T) {
 	c := gpuClass(spec.OnDemand)
 	c.Spread = &spec.Spread{Zones: spec.Required, Hosts: spec.Preferred, MaxSkew: 2}
 	c.AntiAffinity = spec.Required
-	ps := deriveClass("c", c, nil).Template.Spec
+	ps := deriveClass("c", c, nil, aws.Cloud{}).Template.Spec
 	got := map[string]corev1.UnsatisfiableConstraintAction{}
 	for _, tsc := range ps.TopologySpreadConstraints {
 		got[tsc.TopologyKey] = tsc.WhenUnsatisfiable
@@ -178,18 +178,18 @@ func TestGraceAndResources(t *testing.T) {
 		want  *int64
 	}{
 		{"on-demand Job keeps the default", spec.Class{Kind: "Job", Capacity: spec.OnDemand}, nil},
-		{"spot Job gets the spot notice", spec.Class{Kind: "Job", Capacity: spec.Spot}, ptr(int64(SpotGraceSeconds))},
+		{"spot Job gets the spot notice", spec.Class{Kind: "Job", Capacity: spec.Spot}, ptr(int64(aws.SpotNoticeSeconds))},
 		{"explicit checkpoint wins", spec.Class{Kind: "Job", Capacity: spec.Spot, CheckpointSecs: &secs}, &secs},
 		{"Deployment on spot keeps the default", spec.Class{Kind: "Deployment", Capacity: spec.Spot}, nil},
 	} {
-		got := deriveClass("c", tc.class, nil).Template.Spec.TerminationGracePeriodSeconds
+		got := deriveClass("c", tc.class, nil, aws.Cloud{}).Template.Spec.TerminationGracePeriodSeconds
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s: grace (-want +got):\n%s", tc.name, diff)
 		}
 	}
 	c := gpuClass(spec.OnDemand)
 	c.GPU.Count = 4
-	ctr := deriveClass("c", c, nil).Template.Spec.Containers[0]
+	ctr := deriveClass("c", c, nil, aws.Cloud{}).Template.Spec.Containers[0]
 	r, l := ctr.Resources.Requests[keys.ResourceGPU], ctr.Resources.Limits[keys.ResourceGPU]
 	if r.Value() != 4 || l.Value() != 4 {
 		t.Errorf("GPU request %s limit %s, want 4 and 4", r.String(), l.String())
@@ -199,9 +199,9 @@ func TestGraceAndResources(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestPools(t *testing.T) {
-	cat := catalog.New(nil)
+	cat := aws.Catalog(nil)
 	zones := []string{"a", "b"}
-	gpuSpot := derivePool("g", spec.Pool{InstanceTypes: []string{"p4d.24xlarge", "p4de.24xlarge"}, Capacity: spec.Spot, DedicatedTo: []string{"x"}}, zones, cat)
+	gpuSpot := derivePool("g", spec.Pool{InstanceTypes: []string{"p4d.24xlarge", "p4de.24xlarge"}, Capacity: spec.Spot, DedicatedTo: []string{"x"}}, zones, aws.Cloud{}, cat)
 	wantTaints := []corev1.Taint{
 		{Key: keys.TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule},
 		{Key: keys.TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule},
@@ -217,11 +217,11 @@ func TestPools(t *testing.T) {
 	if diff := cmp.Diff(zones, gpuSpot.Zones); diff != "" {
 		t.Errorf("zones default to the cluster's (-want +got):\n%s", diff)
 	}
-	mixed := derivePool("m", spec.Pool{InstanceTypes: []string{"g5.xlarge", "g5.12xlarge"}, Capacity: spec.OnDemand}, zones, cat)
+	mixed := derivePool("m", spec.Pool{InstanceTypes: []string{"g5.xlarge", "g5.12xlarge"}, Capacity: spec.OnDemand}, zones, aws.Cloud{}, cat)
 	if _, ok := mixed.Labels[keys.LabelGPUCount]; ok {
 		t.Errorf("a pool whose types differ in GPU count must not claim one: %v", mixed.Labels)
 	}
-	cpu := derivePool("c", spec.Pool{InstanceTypes: []string{"m7i.large"}, Capacity: spec.OnDemand}, zones, cat)
+	cpu := derivePool("c", spec.Pool{InstanceTypes: []string{"m7i.large"}, Capacity: spec.OnDemand}, zones, aws.Cloud{}, cat)
 	if len(cpu.Taints) != 0 || cpu.GPU != nil {
 		t.Errorf("an on-demand CPU pool needs no taints: %v", cpu.Taints)
 	}
@@ -261,7 +261,7 @@ func TestGPURequests(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := gpuClass(spec.OnDemand)
 			c.GPU = &tc.gpu
-			rr := deriveClass("c", c, nil).Template.Spec.Containers[0].Resources
+			rr := deriveClass("c", c, nil, aws.Cloud{}).Template.Spec.Containers[0].Resources
 			two := resource.MustParse("2")
 			for _, rl := range []corev1.ResourceList{rr.Requests, rr.Limits} {
 				if len(rl) != 1 || rl.Name(tc.want, resource.DecimalSI).Cmp(two) != 0 {
@@ -275,12 +275,12 @@ func TestGPURequests(t *testing.T) {
 // TestPoolSharing: sharing and MIG become the labels the device plugin and
 // MIG manager read, and Units counts what they advertise.
 func TestPoolSharing(t *testing.T) {
-	cat := catalog.New(nil)
+	cat := aws.Catalog(nil)
 	zones := []string{"us-east-1a"}
 	ts := derivePool("ts", spec.Pool{InstanceTypes: []string{"g6.12xlarge"}, Capacity: spec.OnDemand, Size: spec.Size{Max: 3},
-		Sharing: &spec.Sharing{Strategy: "time-slicing", Replicas: 4}}, zones, cat)
+		Sharing: &spec.Sharing{Strategy: "time-slicing", Replicas: 4}}, zones, aws.Cloud{}, cat)
 	mig := derivePool("mig", spec.Pool{InstanceTypes: []string{"p4de.24xlarge"}, Capacity: spec.OnDemand, Size: spec.Size{Max: 2},
-		MIG: "all-2g.20gb"}, zones, cat)
+		MIG: "all-2g.20gb"}, zones, aws.Cloud{}, cat)
 	if got := ts.Labels[keys.LabelDevicePluginConfig]; got != "time-slicing-4" {
 		t.Errorf("time-sliced pool's %s = %q", keys.LabelDevicePluginConfig, got)
 	}

@@ -7,6 +7,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -33,7 +34,7 @@ func TestJobPolicy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.class.Container, tc.class.Priority = "main", "p"
-			c := deriveClass("c", tc.class, nil)
+			c := deriveClass("c", tc.class, nil, aws.Cloud{})
 			if d := cmp.Diff(tc.job, c.Job); d != "" {
 				t.Errorf("job policy (-want +got):\n%s", d)
 			}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
@@ -58,7 +59,7 @@ func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 			classes = append(classes, c)
 		}
 	}
-	q := &Queue{Nominal: map[string]corev1.ResourceList{}, Covered: tenantCovered(classes)}
+	q := &Queue{Nominal: map[string]corev1.ResourceList{}, Covered: tenantCovered(classes, d.Cloud)}
 	q.Flavors = tenantFlavors(t, classes, d, l)
 	need := needs(t, classes, q.Covered, d, l)
 	if len(t.PoolQuotas) > 0 {
@@ -115,7 +116,8 @@ func tenantFlavors(t spec.Tenant, classes []*Class, d *Fleet, l *landing) []stri
 // tenantCovered is CoveredResources, then the MIG and EFA resources of the
 // tenant's classes in name order: Kueue rejects a workload asking for a
 // resource its ClusterQueue does not cover.
-func tenantCovered(classes []*Class) []corev1.ResourceName {
+func tenantCovered(classes []*Class, cl cloud.Cloud) []corev1.ResourceName {
+	efa, _ := cl.Fabric()
 	out := append([]corev1.ResourceName{}, CoveredResources...)
 	mig := map[string]bool{}
 	for _, c := range classes {
@@ -123,7 +125,7 @@ func tenantCovered(classes []*Class) []corev1.ResourceName {
 			mig[string(GPUResource(c.Spec.GPU))] = true
 		}
 		if c.Spec.EFA > 0 {
-			mig[keys.ResourceEFA] = true
+			mig[string(efa)] = true
 		}
 	}
 	for _, r := range spec.Keys(mig) {

@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -39,7 +39,7 @@ func TestLandingMemo(t *testing.T) {
 			"c": {Namespaces: []string{"c"}, Classes: []string{"small", "large"}},
 		},
 	}
-	d := Derive(f, catalog.New(nil))
+	d := Derive(f, aws.Cloud{}, aws.Catalog(nil))
 	l := newLanding(d, func(string) []string { return nil })
 	cpus := map[string]bool{}
 	for _, tn := range d.Tenants {
@@ -55,7 +55,7 @@ func TestLandingMemo(t *testing.T) {
 	}
 	units := map[int64]bool{}
 	for _, p := range d.Pools {
-		for _, r := range append([]corev1.ResourceName{keys.ResourceEFA}, CoveredResources...) {
+		for _, r := range append([]corev1.ResourceName{aws.ResourceEFA}, CoveredResources...) {
 			got, want := l.unitsOf(p.Name, r), p.Units(r, unitOf(r))
 			if got != want {
 				t.Errorf("pool %s: memoised units of %s %d, want %d", p.Name, r, got, want)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -20,7 +21,7 @@ func TestMatchLabelKeys(t *testing.T) {
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			c := deriveClass("c", spec.Class{Kind: tc.kind, Priority: "p", Container: "main", Replicas: 2,
-				Spread: &spec.Spread{Zones: spec.Required, Hosts: spec.Preferred, MaxSkew: 1}, AntiAffinity: spec.Required}, nil)
+				Spread: &spec.Spread{Zones: spec.Required, Hosts: spec.Preferred, MaxSkew: 1}, AntiAffinity: spec.Required}, nil, aws.Cloud{})
 			for _, tsc := range c.Template.Spec.TopologySpreadConstraints {
 				if d := cmp.Diff(tc.want, tsc.MatchLabelKeys); d != "" {
 					t.Errorf("spread on %s (-want +got):\n%s", tsc.TopologyKey, d)

@@ -2,19 +2,19 @@ package derive
 
 import (
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
-	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
-func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Catalog) Pool {
-	pool := Pool{Name: name, Spec: p, Zones: p.Zones, Labels: map[string]string{}}
+func derivePool(name string, p spec.Pool, clusterZones []string, cl cloud.Cloud, cat catalog.Catalog) Pool {
+	efa, efaTaint := cl.Fabric()
+	pool := Pool{Name: name, Spec: p, Zones: p.Zones, Labels: map[string]string{}, Fabric: efa}
 	if len(pool.Zones) == 0 {
 		pool.Zones = clusterZones
 	}
@@ -22,6 +22,7 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Cat
 		pool.Instances = append(pool.Instances, cat[it])
 	}
 	pool.GPU = poolGPU(pool.Instances)
+	pool.CloudLabels = cl.NodeLabels(pool.GPU)
 
 	pool.Labels[keys.LabelPool] = name
 	pool.Labels[keys.LabelCapacity] = p.Capacity
@@ -37,11 +38,11 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cat catalog.Cat
 			pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintGPU, Value: "true", Effect: corev1.TaintEffectNoSchedule})
 		}
 	}
-	// EFA nodes repel everything that does not ask for EFA. eksctl's EFA
-	// device plugin tolerates no other taint: nvidia.com/gpu would keep it
-	// off, and the nodes would advertise no vpc.amazonaws.com/efa.
+	// EFA nodes repel everything that does not ask for EFA. The EFA device
+	// plugin tolerates no other taint: nvidia.com/gpu would keep it off,
+	// and the nodes would advertise no EFA.
 	if p.EFA {
-		pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintEFA, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+		pool.Taints = append(pool.Taints, corev1.Taint{Key: efaTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	}
 	if p.Capacity == spec.Spot {
 		pool.Taints = append(pool.Taints, corev1.Taint{Key: keys.TaintSpot, Value: "true", Effect: corev1.TaintEffectNoSchedule})
@@ -113,7 +114,7 @@ func (p *Pool) Replicas() int64 {
 // Units is CapacityUnits as the device plugin advertises the pool's
 // resources: time-sliced GPUs multiplied, MIG pools in slices.
 func (p *Pool) Units(r corev1.ResourceName, unit resource.Quantity) int64 {
-	if r == keys.ResourceEFA {
+	if r == p.Fabric {
 		var best int64
 		for _, in := range p.Instances {
 			if p.Spec.EFA {
@@ -152,49 +153,25 @@ func (p *Pool) VolumeGiB() int32 {
 	return defaultVolumeGiB
 }
 
-// AMIFamily is the node image family, AmazonLinux2023 unless the pool
-// names one.
-func (p *Pool) AMIFamily() string {
-	if p.Spec.AMIFamily == "" {
-		return eksctl.AmazonLinux2023
-	}
-	return p.Spec.AMIFamily
-}
-
-// acceleratorNames are cluster-autoscaler's AWS GPU types for the products
-// it lists; others are spelled the same way.
-var acceleratorNames = map[string]string{
-	"T4": "nvidia-tesla-t4", "A100": "nvidia-tesla-a100", "V100": "nvidia-tesla-v100",
-	"A10G": "nvidia-a10g", "L4": "nvidia-l4", "L40S": "nvidia-l40s",
-}
-
-// Accelerator is the value of cluster-autoscaler's AWS GPU label for the
-// pool's nodes, empty on CPU pools.
-func (p *Pool) Accelerator() string {
-	if p.GPU == nil {
-		return ""
-	}
-	if n, ok := acceleratorNames[p.GPU.Product]; ok {
-		return n
-	}
-	return "nvidia-" + strings.ToLower(p.GPU.Product)
-}
-
 // NodeLabels are the labels node groups put on the pool's nodes: Labels,
-// and on GPU pools cluster-autoscaler's k8s.amazonaws.com/accelerator. A
-// node with that label whose GPUs the device plugin has not advertised yet
-// is one cluster-autoscaler waits for, rather than a node that cannot hold
-// the pending GPU pod (for which it would scale up again). Kueue's flavors
-// keep to Labels: this one says nothing Labels does not.
+// and those of CloudLabels the pool does not set itself. Kueue's flavors
+// keep to Labels: the cloud's say nothing Labels does not.
 func (p *Pool) NodeLabels() map[string]string {
-	acc := p.Accelerator()
-	if _, own := p.Labels[keys.LabelAccelerator]; own || acc == "" {
+	var extra []string
+	for k := range p.CloudLabels {
+		if _, own := p.Labels[k]; !own {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) == 0 {
 		return p.Labels
 	}
-	out := make(map[string]string, len(p.Labels)+1)
+	out := make(map[string]string, len(p.Labels)+len(extra))
 	for k, v := range p.Labels {
 		out[k] = v
 	}
-	out[keys.LabelAccelerator] = acc
+	for _, k := range extra {
+		out[k] = p.CloudLabels[k]
+	}
 	return out
 }

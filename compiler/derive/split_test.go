@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -98,7 +98,7 @@ func TestSplitReservesAdmittedRequests(t *testing.T) {
 						Memory: spec.Quantity(resource.NewQuantity(mem<<30, resource.BinarySI).String())},
 				}},
 			}
-			d := Derive(f, catalog.New(nil))
+			d := Derive(f, aws.Cloud{}, aws.Catalog(nil))
 			home := map[string]string{"big": "a-big", "gang": "b-small"}
 			q := Queues(d, func(class string) []string { return []string{home[class]} })[0]
 			if len(q.Flavors) != 2 || q.Flavors[1] != "b-small" {

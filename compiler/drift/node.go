@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 )
@@ -84,12 +85,13 @@ func ownLabel(k string) bool {
 }
 
 // managedTaints are the prefixes of taints Kubernetes, the cloud provider,
-// Karpenter and cluster-autoscaler put on nodes and take off themselves.
-var managedTaints = []string{
+// Karpenter and cluster-autoscaler put on nodes and take off themselves,
+// and those of the clouds' own controllers.
+var managedTaints = append([]string{
 	"node.kubernetes.io/", "node.cloudprovider.kubernetes.io/", "node-role.kubernetes.io/",
-	"karpenter.sh/", "karpenter.k8s.aws/",
+	"karpenter.sh/",
 	"ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler",
-}
+}, cloud.ManagedTaints()...)
 
 // taints: every taint the pool sets, and no other but the managed ones.
 func (w *want) taints(n *corev1.Node, add adder) {

@@ -43,21 +43,15 @@ func Reserved(key string) bool {
 // control daemon selects (GFD sets it where it runs; gpufleet runs no GFD,
 // so MPS pools carry it). Pools may not set any of them by hand.
 const (
-	ResourceGPU = "nvidia.com/gpu"
-	// ResourceEFA is the AWS EFA device plugin's resource: Elastic Fabric
-	// Adapter interfaces.
-	ResourceEFA = "vpc.amazonaws.com/efa"
-	// TaintEFA keeps EFA pools for the classes that request EFA. It is the
-	// one taint, beside CriticalAddonsOnly, that eksctl's EFA device plugin
-	// tolerates, so EFA pools carry it instead of TaintGPU.
-	TaintEFA                = "aws.amazon.com/efa"
+	ResourceGPU             = "nvidia.com/gpu"
 	TaintGPU                = "nvidia.com/gpu"
 	LabelDevicePluginConfig = "nvidia.com/device-plugin.config"
 	LabelMIGConfig          = "nvidia.com/mig.config"
 	LabelMPSCapable         = "nvidia.com/mps.capable"
 )
 
-// Well-known node labels the kubelet and cloud provider set.
+// Well-known node labels the kubelet and cloud provider set, whatever the
+// cloud; a cloud's own keys are compiler/cloud's.
 const (
 	LabelHostname     = "kubernetes.io/hostname"
 	LabelZone         = "topology.kubernetes.io/zone"
@@ -67,12 +61,6 @@ const (
 	// template hash, a Job's UID.
 	LabelPodTemplateHash  = "pod-template-hash"
 	LabelJobControllerUID = "batch.kubernetes.io/controller-uid"
-	// LabelAccelerator is cluster-autoscaler's AWS provider's GPU label.
-	LabelAccelerator = "k8s.amazonaws.com/accelerator"
-	// The node group a node was launched by, as eksctl and EKS label it
-	// (gpufleet names each managed node group after its pool).
-	LabelEksctlNodeGroup = "alpha.eksctl.io/nodegroup-name"
-	LabelEKSNodeGroup    = "eks.amazonaws.com/nodegroup"
 )
 
 // Workload kinds a class's example can be.

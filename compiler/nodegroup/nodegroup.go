@@ -8,6 +8,7 @@
 package nodegroup
 
 import (
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/encode"
 	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
@@ -31,12 +32,12 @@ type Provisioner interface {
 	nodes.Source
 }
 
-// All are each cloud's provisioners (by cloud.Cloud's Name), in the order
+// All are each cloud's provisioners (by cloud.Cloud's Provider), in the order
 // their files are rendered and their groups merged: a pool on several
 // provisioners is checked as the first one's group, and the others must
 // agree with it.
 var All = map[string][]Provisioner{
-	"eks": {eks.Provisioner{}, karpenter.Provisioner{}},
+	aws.Cloud{}.Provider(): {eks.Provisioner{}, karpenter.Provisioner{}},
 }
 
 // NodeGroups reads the node groups of every provisioner back from t and

@@ -1,14 +1,15 @@
 package nodes
 
 import (
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/wire/karpenter"
 )
 
 // PoolLabels name a live node's pool, in the order PoolOf tries them:
-// gpufleet's own, then the managed node group's (eksctl's, EKS's) and the
-// Karpenter NodePool's, which gpufleet names after the pool.
-var PoolLabels = []string{keys.LabelPool, keys.LabelEksctlNodeGroup, keys.LabelEKSNodeGroup, karpenter.LabelKarpenterNodePool}
+// gpufleet's own, then the managed node group's (the clouds' GroupLabels)
+// and the Karpenter NodePool's, which gpufleet names after the pool.
+var PoolLabels = append(append([]string{keys.LabelPool}, cloud.GroupLabels()...), karpenter.LabelKarpenterNodePool)
 
 // PoolOf is the pool of groups a live node with these labels belongs to,
 // and the label that says so; "" if no label names one of the pools.

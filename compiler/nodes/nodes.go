@@ -37,8 +37,9 @@ type Group struct {
 	// karpenter.sh/ labels).
 	Labels, OwnLabels map[string]string
 	Taints            []corev1.Taint
-	// HostDevicePlugin is true for Bottlerocket nodes: its NVIDIA variants
-	// run the device plugin on the host, not as a DaemonSet pod.
+	// HostDevicePlugin is true for nodes whose image runs the NVIDIA
+	// device plugin on the host, not as a DaemonSet pod (Bottlerocket's
+	// NVIDIA variants on AWS).
 	HostDevicePlugin bool
 	// FirstTypeOnly groups launch their first instance type: an on-demand
 	// managed node group allocates in priority order, and
@@ -148,7 +149,7 @@ func same(a, b Group) error {
 	case a.EFA != b.EFA:
 		return fmt.Errorf("EFA %v and %v", a.EFA, b.EFA)
 	case a.HostDevicePlugin != b.HostDevicePlugin:
-		return fmt.Errorf("host device plugin (Bottlerocket) %v and %v", a.HostDevicePlugin, b.HostDevicePlugin)
+		return fmt.Errorf("device plugin on the host %v and %v", a.HostDevicePlugin, b.HostDevicePlugin)
 	case !maps.Equal(a.Labels, b.Labels):
 		return fmt.Errorf("labels %v and %v", a.Labels, b.Labels)
 	case !slices.EqualFunc(a.Taints, b.Taints, func(x, y corev1.Taint) bool { return x.MatchTaint(&y) && x.Value == y.Value }):

@@ -12,7 +12,6 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
-	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
 // devicePlugin emits, when a pool has GPUs, what the NVIDIA device plugin's
@@ -25,7 +24,7 @@ func (r *renderer) devicePlugin() bool {
 	var host []string
 	for _, p := range r.d.Pools {
 		switch {
-		case p.GPU != nil && p.AMIFamily() == eksctl.Bottlerocket:
+		case p.GPU != nil && r.d.Cloud.HostDevicePlugin(p.Spec):
 			host = append(host, p.Name)
 		case p.GPU != nil:
 			gpuPools = append(gpuPools, p)

@@ -8,15 +8,12 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/wire/nodeagents"
 )
 
-// nodeAgents records the DaemonSets on every node, the spec's or EKS's
-// own, for the checker to take off every node's allocatable.
+// nodeAgents records the DaemonSets on every node, the spec's or the
+// cloud's own, for the checker to take off every node's allocatable.
 func (r *renderer) nodeAgents() {
 	ds := r.d.Spec.Cluster.DaemonSets
 	if ds == nil {
-		ds = map[string]spec.Resources{}
-		for name, rl := range nodeagents.EKS {
-			ds[name] = spec.Resources{CPU: spec.Quantity(rl[corev1.ResourceCPU]), Memory: spec.Quantity(rl[corev1.ResourceMemory])}
-		}
+		ds = r.d.Cloud.NodeAgents()
 	}
 	f := nodeagents.File{DaemonSets: []nodeagents.DaemonSet{}}
 	for _, name := range spec.Keys(ds) {

@@ -31,7 +31,7 @@ func Render(d *derive.Fleet) (tree.Typed, error) {
 	r.classes()
 	r.kueue()
 	var applied []string
-	for _, p := range nodegroup.All[d.Spec.Cluster.Provider] {
+	for _, p := range nodegroup.All[d.Cloud.Provider()] {
 		applied = append(applied, p.Render(d, r.out)...)
 	}
 	r.root(applied)

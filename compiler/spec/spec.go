@@ -61,15 +61,6 @@ type Cluster struct {
 	DaemonSets map[string]Resources `json:"daemonSets,omitempty"`
 }
 
-// KarpenterRole is the IAM role of Karpenter's nodes: the spec's, or
-// KarpenterNodeRole-<cluster>, the Karpenter getting-started convention.
-func (c Cluster) KarpenterRole() string {
-	if c.Karpenter != nil && c.Karpenter.Role != "" {
-		return c.Karpenter.Role
-	}
-	return "KarpenterNodeRole-" + c.Name
-}
-
 // KarpenterConfig is the cluster's Karpenter settings.
 type KarpenterConfig struct {
 	// Role is the nodes' IAM role; empty means KarpenterNodeRole-<cluster>.

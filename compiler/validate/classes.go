@@ -28,7 +28,8 @@ func (c *checker) classes() {
 			c.errorf(p("classes", name), "class name %q is %d characters: a StatefulSet's name may have at most %d, or the controller cannot create its pods (their controller-revision-hash label would pass 63)", name, len(name), maxStatefulSetName)
 		}
 		if cl.EFA > 0 && !c.anyEFAPool() {
-			c.errorf(p("classes", name, "efa"), "class %q requests %d EFA interfaces, but no pool sets efa: true, so no node advertises %s", name, cl.EFA, keys.ResourceEFA)
+			efa, _ := c.cloud.Fabric()
+			c.errorf(p("classes", name, "efa"), "class %q requests %d EFA interfaces, but no pool sets efa: true, so no node advertises %s", name, cl.EFA, efa)
 		}
 		if cl.Gang != nil && cl.Kind != keys.KindJob {
 			c.errorf(p("classes", name, "gang"), "gang needs kind Job, not %s: only a Job runs its pods all at once", cl.Kind)

@@ -2,14 +2,12 @@ package validate
 
 import (
 	"strconv"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
-	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
 func (c *checker) pools() {
@@ -56,22 +54,17 @@ func (c *checker) pools() {
 					break
 				}
 			}
-			c.tagKey(tp, eksctl.CATaintTagPrefix+t.Key)
 		}
-		for _, k := range spec.Keys(pool.Labels) {
-			c.tagKey(p("pools", name, "labels", k), eksctl.CALabelTagPrefix+k)
-		}
-		c.efa(name, pool)
 		c.zoneGroups(name, pool)
 		c.karpenterPool(name, pool)
 		c.gpuSharing(name, pool)
 	}
 }
 
-// karpenterPool checks what a Karpenter NodePool cannot express or would
-// reject. Karpenter keeps no minimum of nodes, attaches EFA only to pods that
-// request vpc.amazonaws.com/efa (no class does yet), and refuses node labels
-// in the kubelet's and its own domains (its CRD rules and RestrictedLabelDomains).
+// karpenterPool checks what a Karpenter NodePool cannot express: Karpenter
+// keeps no minimum of nodes and has no desired size, and a "both" pool
+// needs a managed baseline below its max. What Karpenter's cloud provider
+// refuses is the cloud's to check (cloud.Cloud's Validate).
 func (c *checker) karpenterPool(name string, pool spec.Pool) {
 	if !pool.HasNodePool() {
 		if pool.ExpireAfter != "" {
@@ -93,31 +86,7 @@ func (c *checker) karpenterPool(name string, pool spec.Pool) {
 			c.errorf(p("pools", name, "size", "max"), "provisioner \"both\" holds %d nodes (min or desired) in the managed node group and lets Karpenter launch the rest up to max %d, which leaves it none: raise max, or set provisioner to \"managed\"", pool.Baseline(), pool.Size.Max)
 		}
 	}
-	if pool.EFA {
-		c.errorf(p("pools", name, "efa"), "efa needs provisioner \"managed\": Karpenter attaches EFA only to pods that request vpc.amazonaws.com/efa")
-	}
 	c.expireAfter(name, pool)
-	for _, k := range spec.Keys(pool.Labels) {
-		if karpenterRestricted(k) {
-			c.errorf(p("pools", name, "labels", k), "label key %q is in a domain Karpenter restricts (kubernetes.io, k8s.io, karpenter.sh, karpenter.k8s.aws)", k)
-		}
-	}
-}
-
-// karpenterRestricted mirrors Karpenter's restricted label domains and their
-// exceptions, the AWS provider's domain included.
-func karpenterRestricted(key string) bool {
-	domain, _, ok := strings.Cut(key, "/")
-	if !ok {
-		return false
-	}
-	under := func(d string) bool { return domain == d || strings.HasSuffix(domain, "."+d) }
-	for _, d := range []string{"node.kubernetes.io", "node-restriction.kubernetes.io", "kops.k8s.io"} {
-		if under(d) {
-			return false
-		}
-	}
-	return under("kubernetes.io") || under("k8s.io") || under("karpenter.sh") || under("karpenter.k8s.aws")
 }
 
 // maxMPSReplicas is the most clients NVIDIA MPS serves per GPU.
@@ -137,24 +106,6 @@ func (c *checker) gpuSharing(name string, pool spec.Pool) {
 	}
 	if pool.Sharing != nil && pool.MIG != "" {
 		c.errorf(p("pools", name, "mig"), "mig and sharing are mutually exclusive: a pool either cuts its GPUs into MIG slices or shares whole GPUs")
-	}
-	// Bottlerocket's NVIDIA variants run the device plugin on the host and
-	// configure sharing and MIG through their own settings
-	// (settings.kubelet-device-plugins.nvidia), which gpufleet does not
-	// write: neither the plugin's ConfigMap nor the MIG manager's label
-	// would take effect.
-	if pool.AMIFamily == eksctl.Bottlerocket {
-		field := "sharing"
-		if pool.MIG != "" {
-			field = "mig"
-		}
-		c.errorf(p("pools", name, field), "%s needs amiFamily \"AmazonLinux2023\": Bottlerocket runs the NVIDIA device plugin on the host, configured by its own settings, which gpufleet does not write", field)
-	}
-	// Karpenter's AWS provider knows no MIG capacity: it would launch
-	// nothing for a pod requesting nvidia.com/mig-* slices, and a "both"
-	// pool's Karpenter share would stay empty.
-	if pool.MIG != "" && pool.HasNodePool() {
-		c.errorf(p("pools", name, "mig"), "mig needs provisioner \"managed\": Karpenter does not know a MIG node's slices, so it launches no node for a pod that requests them")
 	}
 	if s := pool.Sharing; s != nil && s.Strategy == "mps" && s.Replicas > maxMPSReplicas {
 		c.errorf(p("pools", name, "sharing", "replicas"), "MPS serves at most %d clients per GPU, got %d", maxMPSReplicas, s.Replicas)
@@ -181,36 +132,6 @@ func (c *checker) gpuSharing(name string, pool spec.Pool) {
 		}
 	}
 }
-
-// efa checks an EFA pool: EKS attaches EFA interfaces only on capable
-// types, and EFA traffic does not cross zones, so eksctl requires one AZ.
-func (c *checker) efa(name string, pool spec.Pool) {
-	if !pool.EFA {
-		return
-	}
-	for i, it := range pool.InstanceTypes {
-		if in, ok := c.cat[it]; ok && in.EFA == 0 {
-			c.errorf(p("pools", name, "instanceTypes", strconv.Itoa(i)), "instance type %q has no EFA: efa needs p4d, p4de, p5, p5e, p5en, or an 8xlarge or larger g4dn, g5, g6 or g6e", it)
-		}
-	}
-	switch len(pool.Zones) {
-	case 0:
-		c.errorf(p("pools", name, "efa"), "efa needs the pool in a single zone: set zones to one of the cluster's zones")
-	case 1:
-	default:
-		c.errorf(p("pools", name, "zones"), "efa needs the pool in a single zone, got %d", len(pool.Zones))
-	}
-}
-
-// tagKey checks a scale-from-zero tag key against AWS's 128-character limit,
-// which eksctl and Terraform would otherwise hit only at apply time.
-func (c *checker) tagKey(path []string, key string) {
-	if len(key) > maxTagKey {
-		c.errorf(path, "key is too long for its scale-from-zero tag %q: AWS allows %d characters, got %d", key, maxTagKey, len(key))
-	}
-}
-
-const maxTagKey = 128
 
 // poolInstances checks that every instance type is known and that a pool is
 // homogeneous in its GPU product, because node labels are per node group.
@@ -248,8 +169,7 @@ func orCPU(product string) string {
 }
 
 // zoneGroups checks what a group per zone needs: a managed node group only
-// (Karpenter picks zones itself), several zones, a node of max for each,
-// and group names EKS accepts.
+// (Karpenter picks zones itself), several zones, and a node of max for each.
 func (c *checker) zoneGroups(name string, pool spec.Pool) {
 	if !pool.ZoneGroups {
 		return
@@ -266,13 +186,4 @@ func (c *checker) zoneGroups(name string, pool spec.Pool) {
 	case pool.Size.Max < int32(len(zones)):
 		c.errorf(p("pools", name, "size", "max"), "zoneGroups splits max over %d zones, and max %d leaves a zone's group no node: raise max to %d or more", len(zones), pool.Size.Max, len(zones))
 	}
-	for _, z := range zones {
-		if n := len(name) + 1 + len(z); n > maxNodeGroupName {
-			c.errorf(p("pools", name, "zoneGroups"), "node group name %s-%s is %d characters; EKS allows %d: shorten the pool's name", name, z, n, maxNodeGroupName)
-			return
-		}
-	}
 }
-
-// maxNodeGroupName is EKS's limit on a managed node group's name.
-const maxNodeGroupName = 63

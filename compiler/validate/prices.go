@@ -3,19 +3,18 @@ package validate
 import (
 	"strings"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
-// prices checks that the spec's prices name a region the built-in table
-// has and instance types the catalog knows.
+// prices checks that the spec's prices name a region the cloud's built-in
+// table has and instance types the catalog knows.
 func (c *checker) prices() {
 	pr := c.f.Prices
 	if pr == nil {
 		return
 	}
-	if pr.Region != "" && !catalog.HasPrices(pr.Region) {
-		c.errorf(p("prices", "region"), "region %q has no built-in on-demand prices: the catalog has them for %s", pr.Region, strings.Join(catalog.PriceRegions(), ", "))
+	if table := c.cloud.Prices(); pr.Region != "" && !table.Has(pr.Region) {
+		c.errorf(p("prices", "region"), "region %q has no built-in on-demand prices: the catalog has them for %s", pr.Region, strings.Join(table.Regions(), ", "))
 	}
 	for _, name := range spec.Keys(pr.InstanceTypes) {
 		if _, ok := c.cat[name]; !ok {

@@ -8,13 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/live"
 	"github.com/gpufleet/gpufleet/compiler/load"
-	"github.com/gpufleet/gpufleet/compiler/wire/nodeagents"
 	"github.com/gpufleet/gpufleet/schema"
 )
 
@@ -34,7 +32,7 @@ func TestSchemaNumbers(t *testing.T) {
 		sources[doc] = string(b)
 	}
 
-	cat := catalog.New(nil)
+	cat := aws.Catalog(nil)
 	gpu := derive.Pool{GPU: &catalog.GPU{Count: 1, Product: "L4", MemoryGiB: 24}}
 	cpu := derive.Pool{}
 	var maxEFA int64
@@ -49,14 +47,14 @@ func TestSchemaNumbers(t *testing.T) {
 		want []string
 	}{
 		{
-			"aws-node's CPU request (nodeagents.EKS)",
+			"aws-node's CPU request (aws.NodeAgents)",
 			map[string]string{"schema": `aws-node \(the VPC CNI, (\S+) CPU\)`, "docs/spec.md": "`aws-node` (\\S+) CPU"},
-			[]string{nodeagents.EKS["aws-node"][corev1.ResourceCPU]},
+			[]string{string(aws.NodeAgents["aws-node"].CPU)},
 		},
 		{
-			"kube-proxy's CPU request (nodeagents.EKS)",
+			"kube-proxy's CPU request (aws.NodeAgents)",
 			map[string]string{"schema": `kube-proxy \((\S+) CPU\)`, "docs/spec.md": "`kube-proxy` (\\d+m)"},
-			[]string{nodeagents.EKS["kube-proxy"][corev1.ResourceCPU]},
+			[]string{string(aws.NodeAgents["kube-proxy"].CPU)},
 		},
 		{
 			"default node volumes, GPU and CPU pools (derive.Pool.VolumeGiB)",
@@ -74,14 +72,14 @@ func TestSchemaNumbers(t *testing.T) {
 			[]string{fmt.Sprint(derive.DefaultBackoffLimit)},
 		},
 		{
-			"the spot Jobs' grace period (derive.SpotGraceSeconds)",
+			"the spot Jobs' grace period (aws.SpotNoticeSeconds)",
 			map[string]string{"docs/spec.md": "`checkpointGracePeriodSeconds` \\| int \\| (\\d+) for Jobs that may run on spot"},
-			[]string{fmt.Sprint(derive.SpotGraceSeconds)},
+			[]string{fmt.Sprint(aws.SpotNoticeSeconds)},
 		},
 		{
-			"the EKS versions a cluster may run (minMinor, maxMinor)",
+			"the EKS versions a cluster may run (aws.MinMinor, aws.MaxMinor)",
 			map[string]string{"docs/spec.md": `\(1\.(\d+) to 1\.(\d+)\)`, "docs/reliability.md": `\(1\.(\d+) to 1\.(\d+)\)`},
-			[]string{fmt.Sprint(minMinor), fmt.Sprint(maxMinor)},
+			[]string{fmt.Sprint(aws.MinMinor), fmt.Sprint(aws.MaxMinor)},
 		},
 		{
 			"the largest spec file (load.MaxSpecBytes)",
@@ -135,7 +133,7 @@ func TestSchemaEFATypes(t *testing.T) {
 	documented := regexp.MustCompile(`\b[a-z]+[0-9]+[a-z]*\b`).FindAllString(m[1], -1)
 	slices.Sort(documented)
 	var families []string
-	for name, in := range catalog.New(nil) {
+	for name, in := range aws.Catalog(nil) {
 		if fam, _, _ := strings.Cut(name, "."); in.EFA > 0 && !slices.Contains(families, fam) {
 			families = append(families, fam)
 		}

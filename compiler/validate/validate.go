@@ -12,23 +12,27 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/diag"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 type checker struct {
-	src  *load.Source
-	f    *spec.Fleet
-	cat  catalog.Catalog
-	errs diag.List
+	src   *load.Source
+	f     *spec.Fleet
+	cloud cloud.Cloud
+	cat   catalog.Catalog
+	errs  diag.List
 }
 
-// Fleet validates a loaded fleet against itself and the instance catalog.
-func Fleet(src *load.Source, cat catalog.Catalog) error {
-	c := &checker{src: src, f: src.Fleet, cat: cat}
+// Fleet validates a loaded fleet against itself, its cloud's rules and
+// the instance catalog.
+func Fleet(src *load.Source, cl cloud.Cloud, cat catalog.Catalog) error {
+	c := &checker{src: src, f: src.Fleet, cloud: cl, cat: cat}
 	c.fleet()
 	c.cluster()
+	cl.Validate(c.f, cat, c.errorf)
 	c.names()
 	c.priorities()
 	c.pools()
@@ -55,10 +59,6 @@ func (c *checker) fleet() {
 		if s.n == 0 {
 			c.errorf(p(s.section), "a fleet needs at least one entry in %s", s.section)
 		}
-	}
-	// eksctl and EKS need subnets in two zones or more for a cluster.
-	if len(c.f.Cluster.Zones) < 2 {
-		c.errorf(p("cluster", "zones"), "an EKS cluster needs at least two zones, got %d", len(c.f.Cluster.Zones))
 	}
 }
 

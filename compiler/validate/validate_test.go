@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/validate"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
@@ -39,7 +39,7 @@ func check(t *testing.T, extra string) error {
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	return validate.Fleet(src, catalog.New(src.Fleet.InstanceTypes))
+	return validate.Fleet(src, aws.Cloud{}, aws.Catalog(src.Fleet.InstanceTypes))
 }
 
 func TestValid(t *testing.T) {

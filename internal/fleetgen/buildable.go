@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -28,7 +29,7 @@ type bounds struct {
 // class lands on its home pool, and every tenant's quota holds a whole
 // workload of each of its classes in each flavor.
 func (g *gen) buildable(f *spec.Fleet, size Size) {
-	cat := catalog.New(nil)
+	cat := aws.Catalog(nil)
 	pools := make([]spec.Pool, size.Pools)
 	byProduct := map[string]bounds{}
 	// Kueue admits a gang to one flavor, so every pool of the team and

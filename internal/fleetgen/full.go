@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -52,7 +53,7 @@ type fullPool struct {
 
 // full fills f with pools, classes and tenants covering the whole spec.
 func (g *gen) full(f *spec.Fleet, size Size) {
-	cat := catalog.New(nil)
+	cat := aws.Catalog(nil)
 	f.Pools = map[string]spec.Pool{}
 	pools := make([]*fullPool, size.Pools)
 	for i := range pools {

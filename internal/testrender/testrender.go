@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/render"
@@ -63,11 +63,15 @@ func Render(t *testing.T, path string) Fleet {
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}
-	cat := catalog.New(src.Fleet.InstanceTypes)
-	if err := validate.Fleet(src, cat); err != nil {
+	cl, err := cloud.For(src.Fleet.Cluster.Provider)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	cat := cl.Catalog(src.Fleet.InstanceTypes)
+	if err := validate.Fleet(src, cl, cat); err != nil {
 		t.Fatalf("validate %s: %v", path, err)
 	}
-	d := derive.Derive(src.Fleet, cat)
+	d := derive.Derive(src.Fleet, cl, cat)
 	tr, err := render.Render(d)
 	if err != nil {
 		t.Fatalf("render %s: %v", path, err)

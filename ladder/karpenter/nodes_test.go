@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 )
 
 // setup is Karpenter's context and EC2 data, and gpufleet's built-in
@@ -35,7 +36,7 @@ func setup(t *testing.T) (context.Context, map[string]ec2types.InstanceTypeInfo,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ctx, described, catalog.New(nil)
+	return ctx, described, aws.Catalog(nil)
 }
 
 // diffs collects disagreements and prints them as one table.

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 )
 
 // Type is one built-in instance type as the catalog reserves on it.
@@ -23,13 +24,13 @@ type Type struct {
 
 // Types lists the built-in catalog, by name.
 func Types() []Type {
-	cat := catalog.New(nil)
+	cat := aws.Catalog(nil)
 	var out []Type
 	for _, in := range cat {
 		out = append(out, Type{
 			Name: in.Name, VCPU: in.VCPU, MaxPods: in.MaxPods,
-			ReservedCPUMilli: catalog.ReservedCPUMilli(in.VCPU),
-			ReservedMemoryMi: catalog.ReservedMemoryMi(in.MaxPods),
+			ReservedCPUMilli: in.Reserved.CPUMilli,
+			ReservedMemoryMi: in.Reserved.MemoryMi,
 			EvictionMemoryMi: catalog.EvictionMemoryMi,
 		})
 	}

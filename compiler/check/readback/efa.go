@@ -4,7 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
-	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
@@ -25,13 +25,13 @@ func withEFAPlugin(c *sched.Cluster) {
 	for i := range c.Pools {
 		p := &c.Pools[i]
 		for _, n := range p.Nodes {
-			if _, ok := n.Node.Status.Capacity[keys.ResourceEFA]; !ok {
+			if _, ok := n.Node.Status.Capacity[aws.ResourceEFA]; !ok {
 				continue
 			}
 			if why := pod.reach(n.Node); why != "" {
 				p.NoEFAPlugin = why
-				delete(n.Node.Status.Capacity, keys.ResourceEFA)
-				delete(n.Node.Status.Allocatable, keys.ResourceEFA)
+				delete(n.Node.Status.Capacity, aws.ResourceEFA)
+				delete(n.Node.Status.Allocatable, aws.ResourceEFA)
 			}
 		}
 	}

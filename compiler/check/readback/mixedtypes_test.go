@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 )
 
 // A group that launches its first type says how its types differ; one
 // Karpenter picks from does not, and every group credits what it launches.
 func TestMixedTypesRead(t *testing.T) {
-	cat := catalog.New(nil)
+	cat := aws.Catalog(nil)
 	for _, tc := range []struct {
 		name   string
 		types  []string

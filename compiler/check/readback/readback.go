@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
@@ -122,7 +123,7 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 			capacity, alloc := in.Shared(in.Capacity(), replicas, layout), in.Shared(in.Allocatable(), replicas, layout)
 			if ng.EFA && in.EFA > 0 {
 				efa := *resource.NewQuantity(in.EFA, resource.DecimalSI)
-				capacity[keys.ResourceEFA], alloc[keys.ResourceEFA] = efa, efa
+				capacity[aws.ResourceEFA], alloc[aws.ResourceEFA] = efa, efa
 			}
 			p.Nodes = append(p.Nodes, sched.Node{InstanceType: it, Zone: zone, Node: &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},

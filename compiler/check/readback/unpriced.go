@@ -1,8 +1,8 @@
 package readback
 
 import (
-	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 )
 
@@ -11,7 +11,7 @@ import (
 func unpriced(ng nodes.Group) *sched.Unpriced {
 	u := &sched.Unpriced{Region: ng.PriceRegion}
 	for _, it := range ng.Launched() {
-		if catalog.Unpriced(ng.PriceRegion, it) {
+		if aws.Unpriced(ng.PriceRegion, it) {
 			u.Types = append(u.Types, it)
 		} else {
 			u.Priced = append(u.Priced, it)

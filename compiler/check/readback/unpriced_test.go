@@ -6,8 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -17,7 +17,7 @@ import (
 // lacks the region's prices, for a managed group, or for a type the spec
 // adds. A pool left with no type refuses every class.
 func TestUnpriced(t *testing.T) {
-	cat := catalog.New(map[string]spec.InstanceType{"x9.huge": {VCPU: 8, MemoryGiB: 32, MaxPods: 58}})
+	cat := aws.Catalog(map[string]spec.InstanceType{"x9.huge": {VCPU: 8, MemoryGiB: 32, MaxPods: 58}})
 	for _, tc := range []struct {
 		name     string
 		types    []string

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/encode"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -34,7 +35,7 @@ func eksctlConfig(d *derive.Fleet, out *encode.Batch) {
 		for _, g := range groups(p) {
 			ng := eksctl.ManagedNodeGroup{
 				Name:              g.name,
-				AMIFamily:         p.AMIFamily(),
+				AMIFamily:         aws.AMIFamily(p.Spec),
 				InstanceTypes:     p.Spec.InstanceTypes,
 				Spot:              p.Spec.Capacity == spec.Spot,
 				AvailabilityZones: g.zones,
@@ -89,7 +90,7 @@ func scaleFromZeroTags(p derive.Pool) map[string]string {
 			}
 		}
 		if efa > 0 {
-			tags[eksctl.CAResourceTagPrefix+keys.ResourceEFA] = strconv.FormatInt(efa, 10)
+			tags[eksctl.CAResourceTagPrefix+aws.ResourceEFA] = strconv.FormatInt(efa, 10)
 		}
 	}
 	return tags

@@ -1,6 +1,7 @@
 package eks
 
 import (
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/encode"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -40,7 +41,7 @@ func terraformVars(d *derive.Fleet, out *encode.Batch) {
 			// Bottlerocket's root volume holds only the OS; images and pods
 			// live on its data volume.
 			dev := "xvda"
-			if p.AMIFamily() == eksctl.Bottlerocket {
+			if aws.AMIFamily(p.Spec) == eksctl.Bottlerocket {
 				dev = "xvdb"
 			}
 			ng.BlockDeviceMappings = map[string]terraform.BlockDevice{dev: {
@@ -66,9 +67,9 @@ func terraformVars(d *derive.Fleet, out *encode.Batch) {
 
 func amiType(p derive.Pool) string {
 	switch {
-	case p.AMIFamily() == eksctl.Bottlerocket && p.GPU != nil:
+	case aws.AMIFamily(p.Spec) == eksctl.Bottlerocket && p.GPU != nil:
 		return "BOTTLEROCKET_x86_64_NVIDIA"
-	case p.AMIFamily() == eksctl.Bottlerocket:
+	case aws.AMIFamily(p.Spec) == eksctl.Bottlerocket:
 		return "BOTTLEROCKET_x86_64"
 	case p.GPU != nil:
 		return "AL2023_x86_64_NVIDIA"

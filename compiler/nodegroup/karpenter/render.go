@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/encode"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -155,13 +156,13 @@ func limits(p derive.Pool) corev1.ResourceList {
 // nodeClass is the EC2NodeClass a pool's nodes launch from. Pools with the
 // same AMI family and volume share one, named after both.
 func nodeClass(cl spec.Cluster, p derive.Pool) *wire.EC2NodeClass {
-	family := p.AMIFamily()
+	family := aws.AMIFamily(p.Spec)
 	alias := "al2023"
 	if family == eksctl.Bottlerocket {
 		alias = "bottlerocket"
 	}
 	size := p.VolumeGiB()
-	role := cl.KarpenterRole()
+	role := aws.KarpenterRole(cl)
 	discovery := []wire.TagSelectorTerm{{Tags: map[string]string{wire.DiscoveryTag: cl.Name}}}
 	return &wire.EC2NodeClass{
 		TypeMeta:   metav1.TypeMeta{APIVersion: wire.EC2NodeClassAPIVersion, Kind: "EC2NodeClass"},

@@ -21,13 +21,3 @@ type DaemonSet struct {
 	Name     string              `json:"name"`
 	Requests corev1.ResourceList `json:"requests,omitempty"`
 }
-
-// EKS's own DaemonSets, on every node of an EKS cluster: aws-node (the
-// VPC CNI: 25m for its CNI container and 25m for the network policy agent
-// its chart enables by default, as e2e renders the chart from
-// github.com/aws/amazon-vpc-cni-k8s v1.20.4 and holds this to it) and
-// kube-proxy (the EKS add-on's request, which no served module carries).
-var EKS = map[string]map[corev1.ResourceName]string{
-	"aws-node":   {corev1.ResourceCPU: "50m"},
-	"kube-proxy": {corev1.ResourceCPU: "100m"},
-}

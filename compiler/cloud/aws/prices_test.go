@@ -1,9 +1,10 @@
-package catalog
+package aws
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -20,23 +21,23 @@ func TestHourly(t *testing.T) {
 		prices  *spec.Prices
 		it      string
 		spot    bool
-		want    Price
+		want    catalog.Price
 		unknown string // the error's text, when unknown
 	}{
-		{"built-in on-demand", "us-east-1", nil, "p5.48xlarge", false, Price{55.04, "catalog"}, ""},
-		{"built-in govcloud", "us-gov-west-1", nil, "p5.48xlarge", false, Price{66.048, "catalog"}, ""},
-		{"spot without a spec price", "us-east-1", nil, "p5.48xlarge", true, Price{}, "spot prices come only from the spec"},
-		{"spot from the spec", "us-east-1", over, "p5.48xlarge", true, Price{30, "spec"}, ""},
-		{"spec on-demand over the catalog", "us-east-1", over, "g6.xlarge", false, Price{0.9, "spec"}, ""},
-		{"a region the table lacks", "us-west-2", nil, "p5.48xlarge", false, Price{}, "cover us-east-1, us-gov-east-1, us-gov-west-1, not us-west-2"},
-		{"prices.region picks the table", "us-west-2", &spec.Prices{Region: "us-east-1"}, "m7i.large", false, Price{0.1008, "catalog"}, ""},
-		{"a spec price in a region the table lacks", "eu-west-1", over, "g6.xlarge", false, Price{0.9, "spec"}, ""},
-		{"a type the region lacks", "us-east-1", nil, "p5e.48xlarge", false, Price{}, "no on-demand price for p5e.48xlarge in us-east-1"},
-		{"a type the region lacks, priced in the spec", "us-east-1", over, "p5e.48xlarge", false, Price{70, "spec"}, ""},
-		{"a spec-only type", "us-east-1", nil, "x9.huge", false, Price{}, "no on-demand price for x9.huge in us-east-1"},
+		{"built-in on-demand", "us-east-1", nil, "p5.48xlarge", false, catalog.Price{USD: 55.04, Source: "catalog"}, ""},
+		{"built-in govcloud", "us-gov-west-1", nil, "p5.48xlarge", false, catalog.Price{USD: 66.048, Source: "catalog"}, ""},
+		{"spot without a spec price", "us-east-1", nil, "p5.48xlarge", true, catalog.Price{}, "spot prices come only from the spec"},
+		{"spot from the spec", "us-east-1", over, "p5.48xlarge", true, catalog.Price{USD: 30, Source: "spec"}, ""},
+		{"spec on-demand over the catalog", "us-east-1", over, "g6.xlarge", false, catalog.Price{USD: 0.9, Source: "spec"}, ""},
+		{"a region the table lacks", "us-west-2", nil, "p5.48xlarge", false, catalog.Price{}, "cover us-east-1, us-gov-east-1, us-gov-west-1, not us-west-2"},
+		{"prices.region picks the table", "us-west-2", &spec.Prices{Region: "us-east-1"}, "m7i.large", false, catalog.Price{USD: 0.1008, Source: "catalog"}, ""},
+		{"a spec price in a region the table lacks", "eu-west-1", over, "g6.xlarge", false, catalog.Price{USD: 0.9, Source: "spec"}, ""},
+		{"a type the region lacks", "us-east-1", nil, "p5e.48xlarge", false, catalog.Price{}, "no on-demand price for p5e.48xlarge in us-east-1"},
+		{"a type the region lacks, priced in the spec", "us-east-1", over, "p5e.48xlarge", false, catalog.Price{USD: 70, Source: "spec"}, ""},
+		{"a spec-only type", "us-east-1", nil, "x9.huge", false, catalog.Price{}, "no on-demand price for x9.huge in us-east-1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := NewPrices(tc.region, tc.prices).Hourly(tc.it, tc.spot)
+			got, err := catalog.NewPrices(&prices, tc.region, tc.prices).Hourly(tc.it, tc.spot)
 			if tc.unknown != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.unknown) {
 					t.Fatalf("Hourly = %v, %v; want unknown: %s", got, err, tc.unknown)
@@ -58,10 +59,10 @@ func TestPricesCoverCatalog(t *testing.T) {
 			t.Errorf("%s has no us-east-1 price", r.Name)
 		}
 	}
-	if got := NewPrices("us-west-2", nil).Source(); !strings.Contains(got, "none built in for us-west-2") {
+	if got := catalog.NewPrices(&prices, "us-west-2", nil).Source(); !strings.Contains(got, "none built in for us-west-2") {
 		t.Errorf("Source = %q", got)
 	}
-	if got := NewPrices("us-east-1", nil).Source(); got != "karpenter-provider-aws v1.15.1 (pkg/providers/pricing), us-east-1, generated 2026-07-20" {
+	if got := catalog.NewPrices(&prices, "us-east-1", nil).Source(); got != "karpenter-provider-aws v1.15.1 (pkg/providers/pricing), us-east-1, generated 2026-07-20" {
 		t.Errorf("Source = %q", got)
 	}
 }

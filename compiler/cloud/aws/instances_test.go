@@ -1,10 +1,12 @@
-package catalog
+package aws
 
 import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 )
 
 func TestReservedCPU(t *testing.T) {
@@ -44,7 +46,7 @@ func coreByCore(vcpu int64) int64 {
 }
 
 func TestAllocatable(t *testing.T) {
-	cat := New(nil)
+	cat := Catalog(nil)
 	// g4dn.xlarge: 4 vCPU, 16 GiB, 29 pods, 1 T4.
 	got := cat["g4dn.xlarge"].Allocatable()
 	want := corev1.ResourceList{
@@ -52,7 +54,7 @@ func TestAllocatable(t *testing.T) {
 		// 16384 - ceil(7.5% of 16384) - (255 + 11*29) - 100
 		corev1.ResourceMemory: resource.MustParse("14481Mi"),
 		corev1.ResourcePods:   resource.MustParse("29"),
-		ResourceGPU:           resource.MustParse("1"),
+		catalog.ResourceGPU:   resource.MustParse("1"),
 	}
 	for k, v := range want {
 		g := got[k]
@@ -60,7 +62,7 @@ func TestAllocatable(t *testing.T) {
 			t.Errorf("%s = %s, want %s", k, g.String(), v.String())
 		}
 	}
-	if _, ok := cat["m7i.large"].Allocatable()[ResourceGPU]; ok {
+	if _, ok := cat["m7i.large"].Allocatable()[catalog.ResourceGPU]; ok {
 		t.Error("a CPU instance must not advertise GPUs")
 	}
 }
