@@ -154,7 +154,7 @@ func TestObjectsStrict(t *testing.T) {
 		kinds := map[string]int{}
 		for _, p := range res.Tree.Paths() {
 			// Chart values are no object: e2e renders them with the
-			// real chart (TestDevicePluginChart).
+			// real chart (e2e/deviceplugin.go, renderDevicePlugin).
 			if !strings.HasSuffix(p, ".yaml") || strings.HasPrefix(p, "agents/") {
 				continue
 			}

@@ -139,7 +139,7 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 		}
 		// Karpenter never launches a type it has no price for (an offering
 		// without one is unavailable): aws.Unpriced, which make
-		// test-nodes holds to Karpenter's own offering resolver. A NodePool
+		// test-karpenter holds to Karpenter's own offering resolver. A NodePool
 		// left with none launches no nodes (nodes.go), whatever its max.
 		p.types = slices.DeleteFunc(p.types, func(it string) bool { return aws.Unpriced(cfg.Metadata.Region, it) })
 		if seen[p.name] {

@@ -1,7 +1,7 @@
 // Package drift compares a running cluster's nodes with the fleet the tree
 // describes: it maps each live node to its pool (nodes.PoolOf) and reports
 // where it differs from the nodes the pool launches, as the checker
-// synthesises them (readback.FromTree) from the providers' node groups and
+// synthesises them (readback.FromTree) from the provisioners' node groups and
 // the instance catalog.
 package drift
 
@@ -18,7 +18,7 @@ import (
 )
 
 // Fleet is what the live nodes are compared with: the node groups the
-// providers read back from the tree, the cluster the checker built from
+// provisioners read back from the tree, the cluster the checker built from
 // them (its nodes carry the allocatable the catalog predicts), and the
 // catalog.
 type Fleet struct {

@@ -1,5 +1,5 @@
 // Package testrender runs the pipeline up to render for tests of render and
-// of the stages that read its tree (encoders, providers).
+// of the stages that read its tree (encoders, provisioners).
 package testrender
 
 import (

@@ -176,7 +176,7 @@ func (f *fleet) instanceTypes(t *testing.T, ctx context.Context, described map[s
 }
 
 // daemons are the daemon pods the checker takes off every node it reaches
-// (check/daemonsets.go): the DaemonSets on every node (EKS's add-ons
+// (check/readback/daemonsets.go): the DaemonSets on every node (EKS's add-ons
 // tolerate every taint), the NVIDIA chart's device plugin and MPS control
 // daemon, and eksctl's EFA device plugin. Karpenter adds each to a
 // NodePool's overhead where it tolerates the taints and its affinity meets

@@ -1,4 +1,4 @@
-// Package nodediff holds gpufleet's instance catalog (compiler/catalog) to
+// Package nodediff holds gpufleet's instance catalog (compiler/cloud/aws) to
 // karpenter-provider-aws v1.15.1: the EC2 data it ships and its own
 // instance-type computation, called in-process, never restated here.
 package nodediff

@@ -63,7 +63,7 @@ const (
 	// then stop it before it provisions for the workload the nodes hold.
 	whyHostname = "hostname spread: at most maxSkew pods per new NodeClaim, then the NodePool's limits"
 	// A "both" pool is checked as its managed group (nodes.Merge keeps the
-	// first provider's group, FirstTypeOnly), so its Karpenter share is
+	// first provisioner's group, FirstTypeOnly), so its Karpenter share is
 	// credited with the first instance type only; the NodePool lists them
 	// all and Karpenter launches any that fits.
 	whyBoth = "both pool: the checker credits its NodePool with the first type only"

@@ -1,6 +1,6 @@
 // Package readback reads the rendered tree back as the cluster the
 // scheduler would see, at full size (FromTree) or running (FromLive):
-// nodes synthesised from the providers' node groups, with only the
+// nodes synthesised from the provisioners' node groups, with only the
 // devices their device plugins advertise and less what the DaemonSets on
 // every node take, and pods from the class examples, as LimitRanger
 // leaves them (WithLimitRanges).

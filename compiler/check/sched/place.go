@@ -140,7 +140,7 @@ func evaluate(c *Class, p *Pool, explain bool, w *Worker) Cell {
 		return cell
 	}
 	// A node group's nodes are any of its types; the checker credits the
-	// type that holds the most pods (see README, "The placement checker").
+	// type that holds the most pods (docs/checks.md, "Max size").
 	perType := map[string]int64{}
 	for _, v := range verdicts {
 		perType[v.InstanceType] = max(perType[v.InstanceType], v.PodsPerNode)
