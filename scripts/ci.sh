@@ -9,6 +9,7 @@
 # what failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+TIMEFORMAT='%U %S'
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 start=$SECONDS
@@ -18,14 +19,17 @@ lane() {
 	shift
 	for target in "$@"; do
 		t=$SECONDS
-		make --no-print-directory "$target" >"$logs/$target.log" 2>&1
+		# The CPU a stage takes (user+system, its children's too) says what
+		# it costs the other lane, which its wall time alone does not.
+		{ time make --no-print-directory "$target" >"$logs/$target.log" 2>&1; } 2>"$logs/$target.cpu"
 		rc=$?
+		cpu=$(awk '{printf "%d", $1 + $2}' "$logs/$target.cpu")
 		{
 			flock 9
-			echo "=== stage $target (lane $n): $([[ $rc == 0 ]] && echo ok || echo "FAILED, exit $rc") in $((SECONDS - t))s, at $((SECONDS - start))s"
+			echo "=== stage $target (lane $n): $([[ $rc == 0 ]] && echo ok || echo "FAILED, exit $rc") in $((SECONDS - t))s (CPU ${cpu}s), at $((SECONDS - start))s"
 			cat "$logs/$target.log"
 		} 9>"$logs/.lock"
-		echo "$target $n $rc $((SECONDS - t)) $((SECONDS - start))" >>"$logs/.times"
+		echo "$target $n $rc $((SECONDS - t)) $cpu $((SECONDS - start))" >>"$logs/.times"
 		((rc == 0)) || return "$rc"
 	done
 }
@@ -43,12 +47,12 @@ for p in "${pids[@]}"; do
 	wait "$p" || rc=1
 done
 echo "=== CI stages (seconds; lanes run at once)"
-printf '%-22s %5s %8s %8s  %s\n' stage lane took ended result
-while read -r target l r took ended; do
-	printf '%-22s %5s %8s %8s  %s\n' "$target" "$l" "$took" "$ended" "$([[ $r == 0 ]] && echo ok || echo "FAILED ($r)")"
+printf '%-22s %5s %8s %8s %8s  %s\n' stage lane took cpu ended result
+while read -r target l r took cpu ended; do
+	printf '%-22s %5s %8s %8s %8s  %s\n' "$target" "$l" "$took" "$cpu" "$ended" "$([[ $r == 0 ]] && echo ok || echo "FAILED ($r)")"
 done <"$logs/.times"
 echo "total $((SECONDS - start))s"
-while read -r target l r took ended; do
+while read -r target l r took cpu ended; do
 	if [[ $r != 0 ]]; then
 		echo "=== $target failed; its last 80 lines again:"
 		tail -n 80 "$logs/$target.log"
