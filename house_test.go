@@ -349,3 +349,36 @@ func TestProductImportsNoTestHelpers(t *testing.T) {
 		}
 	}
 }
+
+// Modules built into one cache share what they compile only where they
+// resolve a dependency at the same version: within each group (the k8s.io
+// minor its members build), every module two members require is pinned
+// alike. Raise the lower pin (go get) when this fails.
+var alignedModules = [][]string{
+	{"go.mod", "ladder/kube-scheduler/go.mod", "e2e/go.mod", "ladder/device-plugin/go.mod", "ladder/nodeadm/go.mod"},
+	{"ladder/kueue/go.mod", "ladder/eksctl/go.mod"},
+}
+
+func TestSharedPinsAligned(t *testing.T) {
+	req := regexp.MustCompile(`(?m)^\s*(?:require\s+)?([^\s/]+\.[^\s]+) (v\S+)(?:\s*//.*)?$`)
+	for _, group := range alignedModules {
+		first := map[string]string{} // module path → "go.mod: version"
+		for _, mod := range group {
+			b, err := os.ReadFile(mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range req.FindAllStringSubmatch(string(b), -1) {
+				path, v := m[1], m[2]
+				if v == "v0.0.0" || strings.Contains(m[0], "=>") {
+					continue // replaced: a staging module's placeholder
+				}
+				if f, ok := first[path]; ok && !strings.HasSuffix(f, " "+v) {
+					t.Errorf("%s pins %s %s, %s", mod, path, v, f)
+				} else if !ok {
+					first[path] = mod + " " + v
+				}
+			}
+		}
+	}
+}
