@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -307,11 +308,15 @@ func TestOneToolchain(t *testing.T) {
 	}
 }
 
+// atoi reads a version part; the patch of a go line may be absent.
 func atoi(t *testing.T, b []byte) int {
 	t.Helper()
-	n := 0
-	for _, c := range b {
-		n = n*10 + int(c-'0')
+	if len(b) == 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }
