@@ -14,6 +14,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/internal/par"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // Report is everything the checker proves about a fleet.
@@ -25,6 +26,10 @@ type Report struct {
 	Rows     []sched.Row `json:"-"`
 	Findings []Finding   `json:"findings"`
 	Capacity []Commit    `json:"capacity"`
+	// Units are how each Job class and each tenant's queued class is
+	// admitted and placed: RunCluster's Jobs that are not queued, then
+	// Kueue's, in queue order.
+	Units []Unit `json:"units,omitempty"`
 	// Cost prices the classes and tenants and finds stranded GPUs (Costs);
 	// nil until priced.
 	Cost *cost.Cost `json:"cost,omitempty"`
@@ -146,6 +151,7 @@ func RunCluster(cl *sched.Cluster, in Intent) *Report {
 	// evaluated node by node.
 	r.Rows = make([]sched.Row, len(cl.Classes))
 	found := make([][]Finding, len(cl.Classes))
+	jobs := make([]*Unit, len(cl.Classes))
 	ix := sched.NewIndex(cl.Pools)
 	onRow := at(StageRow)
 	parallel(len(cl.Classes), func(i int, w *sched.Worker) {
@@ -154,10 +160,18 @@ func RunCluster(cl *sched.Cluster, in Intent) *Report {
 		for _, run := range onRow {
 			found[i] = append(found[i], run.row(c, &r.Rows[i], cl.Pools)...)
 		}
+		if c.Kind == keys.KindJob && !c.Queued {
+			atOnce := sched.Holds(c, &r.Rows[i], cl.Pools)
+			jobs[i] = &Unit{Class: c.Name, Kind: c.Kind, Gang: c.Gang, Pods: c.Pods, AtOnce: atOnce, Waves: waves(c, atOnce)}
+		}
 	})
 	for i := range cl.Classes {
-		r.Classes = append(r.Classes, cl.Classes[i].Name)
+		c := &cl.Classes[i]
+		r.Classes = append(r.Classes, c.Name)
 		r.Findings = append(r.Findings, found[i]...)
+		if jobs[i] != nil {
+			r.Units = append(r.Units, *jobs[i])
+		}
 	}
 	r.indexNames()
 	for _, run := range at(StageCluster) {

@@ -10,12 +10,13 @@ import (
 
 const IDGang ID = "Gang"
 
-// Gang requires all of a Job's pods to fit at once on the pools it can
+// Gang requires all of a gang Job's pods to fit at once on the pools it can
 // land on, at their max size: the gang must start together. The finding
 // ends with what kube-scheduler says of the pods left over: the reasons a
-// full node refuses one more.
+// full node refuses one more. A queued gang is judged where Kueue pins it
+// (KueueGang), not across pools.
 func Gang(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
-	if !c.Gang {
+	if !c.Gang || c.Queued {
 		return nil
 	}
 	return shortfall(c, w, pools, IDGang, "a gang of %d pods cannot run at once")

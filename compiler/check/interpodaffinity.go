@@ -10,16 +10,17 @@ const IDInterPodAffinity ID = "InterPodAffinity"
 
 // InterPodAffinity checks required anti-affinity of a class against its own
 // pods: one pod per hostname means replicas cannot exceed the nodes of the
-// pools it fits; one per zone, the zones they span.
+// pools it fits; one per zone, the zones they span. A Job that runs in
+// waves needs one; a queued workload is judged where Kueue pins it.
 func InterPodAffinity(c *sched.Class, w *sched.Row, _ []sched.Pool) []Finding {
 	a := c.Pod.Spec.Affinity
-	if a == nil || a.PodAntiAffinity == nil {
+	if a == nil || a.PodAntiAffinity == nil || c.Queued {
 		return nil
 	}
 	var out []Finding
 	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 		limit, unit := sched.AntiAffinityLimit(c, term, w)
-		if limit > 0 && int64(c.Pods) > limit {
+		if limit > 0 && int64(c.Need()) > limit {
 			out = append(out, Finding{Severity: Error, Check: IDInterPodAffinity, Class: c.Name,
 				Message: fmt.Sprintf("%d pods with required anti-affinity on %s need as many %s, the pools that fit have %d: %s",
 					c.Pods, term.TopologyKey, unit, limit, sched.ErrReasonAntiAffinity)})

@@ -101,13 +101,14 @@ func TestKarpenterOnlyPoolsChecked(t *testing.T) {
 			t.Errorf("%s on %s: fits %v %v; want %v %q", tc.class, tc.pool, c.Fits, c.Reasons, tc.fits, tc.reason)
 		}
 	}
-	// Two p5.48xlarge nodes hold two 8-GPU pods, not a gang of four.
+	// Two p5.48xlarge nodes hold two 8-GPU pods, not a gang of four: the
+	// queued gang's quota, split by the pool's GPUs, is 16 of its 32.
 	var gang bool
 	for _, f := range rep.Findings {
-		gang = gang || f.Check == "Gang" && f.Class == "train" && strings.Contains(f.Message, "h100 2")
+		gang = gang || f.Check == "KueueQuota" && f.Class == "train" && strings.Contains(f.Message, "in flavor h100") && strings.Contains(f.Message, "maximum capacity (16)")
 	}
 	if !gang {
-		t.Errorf("no Gang finding for train on the karpenter-only h100 pool: %v", rep.Findings)
+		t.Errorf("no KueueQuota finding for train on the karpenter-only h100 pool: %v", rep.Findings)
 	}
 }
 

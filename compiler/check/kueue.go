@@ -31,7 +31,8 @@ type Admission struct {
 // Queued is one queued class as Kueue sees it.
 type Queued struct {
 	Class *sched.Class
-	// Pods are one workload's: a Job's gang, else one pod.
+	// Pods are one workload's (kueuemodel.UnitPods): a Job's parallelism,
+	// a StatefulSet's replicas, one pod of a Deployment.
 	Pods int32
 	// Request is what Kueue counts for one pod, after the namespace's
 	// LimitRange.
@@ -41,6 +42,9 @@ type Queued struct {
 	// (none unless admitted).
 	Assignment kueuemodel.Assignment
 	Candidates []string
+	// Pinned is what kube-scheduler places of it in each candidate flavor
+	// once Kueue pins it there (pinner.pinAll).
+	Pinned []Pinned
 }
 
 // Kueue checks the ClusterQueues and ResourceFlavors in the tree in Kueue's
@@ -70,23 +74,29 @@ func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queu
 	r.indexCells()
 	cl.IndexClasses()
 	memo := kueuemodel.NewMemo(m, cl, queues)
+	pin := newPinner(cl, m, r.Pools)
 	onQueue := at(StageQueue)
 	found := make([][]Finding, len(queues))
+	units := make([][]Unit, len(queues))
 	par.Each(len(queues), func(i int) {
-		a := admission(queues[i], cl, m, memo, r)
+		a := admission(queues[i], cl, m, memo, r, pin)
 		for _, run := range onQueue {
 			found[i] = append(found[i], run.queue(a)...)
 		}
+		for k := range a.Classes {
+			units[i] = append(units[i], a.Classes[k].unit(a.Queue.Tenant))
+		}
 	})
-	for _, f := range found {
+	for i, f := range found {
 		r.Findings = append(r.Findings, f...)
+		r.Units = append(r.Units, units[i]...)
 	}
 	r.Sort()
 	return nil
 }
 
 // admission works out what Kueue makes of the queue's classes.
-func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo *kueuemodel.Memo, r *Report) *Admission {
+func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo *kueuemodel.Memo, r *Report, pin *pinner) *Admission {
 	a := &Admission{Queue: q, CQ: m.Queues[q.ClusterQueue], Model: m, Report: r}
 	for _, name := range q.Classes {
 		c := cl.Class(name)
@@ -94,14 +104,12 @@ func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo 
 			continue
 		}
 		// Kueue counts the pod as the namespace's LimitRange leaves it.
-		qc := Queued{Class: c, Pods: 1, Request: memo.Request(m, c, q.Namespace)}
-		if c.Gang {
-			qc.Pods = c.Pods
-		}
+		qc := Queued{Class: c, Pods: kueuemodel.UnitPods(c), Request: memo.Request(m, c, q.Namespace)}
 		admits := memo.Admitter(m, c)
 		qc.Assignment = m.AssignWith(q.ClusterQueue, admits, qc.Request, qc.Pods)
 		if qc.Assignment.Admitted() {
 			qc.Candidates = m.Candidates(q.ClusterQueue, admits, qc.Request, qc.Pods)
+			qc.Pinned = pin.pinAll(a, &qc)
 		}
 		a.Classes = append(a.Classes, qc)
 	}

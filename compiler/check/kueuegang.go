@@ -5,54 +5,76 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 const IDKueueGang ID = "KueueGang"
 
-// KueueGang requires every flavor Kueue may admit a queued gang to to be a
-// pool that holds the whole gang: Kueue adds the flavor's pool label to
-// every pod, so the gang cannot spill onto another pool.
+// KueueGang follows each queued workload Kueue admits whole (a Job's
+// PodSet, a StatefulSet's pod group) into every flavor it may be admitted
+// to: Kueue merges the flavor's nodeLabels, the pool's label among them,
+// into the pods' nodeSelector (pkg/podset Merge), so kube-scheduler then
+// filters them inside that pool alone, spreads and anti-affinity
+// included. A gang or a StatefulSet needs all its pods there; a Job that
+// runs in waves, one. The rest stay Pending while the workload holds the
+// quota. Where the class does not land on the flavor's pool at all,
+// KueueFlavor and KueueOrder say so.
 func KueueGang(a *Admission) []Finding {
 	var out []Finding
 	for i := range a.Classes {
 		qc := &a.Classes[i]
-		c, pods := qc.Class, qc.Pods
-		if !c.Gang {
+		c := qc.Class
+		if c.Kind == keys.KindDeployment {
 			continue
 		}
-		for _, f := range qc.Candidates {
-			// Where the class does not land at all, KueueFlavor says so;
-			// where its pools together do not hold the gang, Gang does.
-			cell := a.Report.Cell(c.Name, f)
-			if cell != nil && cell.Fits && cell.Capacity < int64(pods) && landsWhole(a.Report, c, pods) {
-				out = append(out, Finding{Severity: Error, Check: IDKueueGang, Tenant: a.Queue.Tenant, Class: c.Name, Pool: f,
-					Message: fmt.Sprintf("tenant %s: Kueue can admit class %s's gang of %d pods to flavor %s, whose pool holds %d of them at max size; the rest would stay Pending, holding the quota%s", a.Queue.Tenant, c.Name, pods, f, cell.Capacity, wholeGang(a.Report, c, pods))})
+		var whole []string
+		for _, p := range qc.Pinned {
+			if !p.Short(c) {
+				whole = append(whole, p.Flavor)
 			}
+		}
+		for _, p := range qc.Pinned {
+			if !p.Short(c) || !a.Report.Fits(c.Name, p.Flavor) {
+				continue
+			}
+			out = append(out, Finding{Severity: Error, Check: IDKueueGang, Tenant: a.Queue.Tenant, Class: c.Name, Pool: p.Flavor,
+				Message: fmt.Sprintf("tenant %s: Kueue admits class %s's %s to flavor %s as one workload; then kube-scheduler places %d of its %d pods%s; %s: %s",
+					a.Queue.Tenant, c.Name, workloadOf(c, p.Admitted), p.Flavor, p.Placed, p.Admitted, because(p.Reasons), rest(c), runsIn(whole))})
 		}
 	}
 	return out
 }
 
-// landsWhole reports whether the pools the class lands on hold its gang
-// together.
-func landsWhole(r *Report, c *sched.Class, pods int32) bool {
-	var total int64
-	for _, cell := range r.fitting(c) {
-		total += cell.Capacity
+// workloadOf names what Kueue admits as one workload, in a finding.
+func workloadOf(c *sched.Class, pods int32) string {
+	switch {
+	case c.Kind == keys.KindStatefulSet:
+		return fmt.Sprintf("StatefulSet of %d replicas (one pod group)", pods)
+	case c.Gang:
+		return fmt.Sprintf("gang of %d pods", pods)
 	}
-	return total >= int64(pods)
+	return fmt.Sprintf("Job of %d parallel pods", pods)
 }
 
-// wholeGang names the pools that could hold the whole gang.
-func wholeGang(r *Report, c *sched.Class, pods int32) string {
-	var at []string
-	for _, cell := range r.fitting(c) {
-		if cell.Capacity >= int64(pods) {
-			at = append(at, cell.Pool)
-		}
+func rest(c *sched.Class) string {
+	if c.Kind == keys.KindJob && !c.Gang {
+		return "none of them runs, while the workload holds the quota"
 	}
-	if len(at) == 0 {
-		return ": no pool holds it whole"
+	return "the rest stay Pending, holding the quota"
+}
+
+// runsIn names the flavors where the workload runs as it must.
+func runsIn(flavors []string) string {
+	if len(flavors) == 0 {
+		return "no flavor it may be admitted to runs it"
 	}
-	return ": pools that hold it whole: " + strings.Join(at, ", ")
+	return "it runs in flavor(s) " + strings.Join(flavors, ", ")
+}
+
+// because is kube-scheduler's reasons for the pod after the last placed.
+func because(reasons []string) string {
+	if len(reasons) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(reasons, ", ")
 }

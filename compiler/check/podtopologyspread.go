@@ -15,13 +15,18 @@ const IDPodTopologySpread ID = "PodTopologySpread"
 // scheduler's way: nodes passing node affinity (nodeAffinityPolicy Honor,
 // the default) whatever their taints (nodeTaintsPolicy Ignore, the
 // default), so a zone the pod matches but can never enter holds the global
-// minimum at zero and caps every other zone at maxSkew.
+// minimum at zero and caps every other zone at maxSkew. A Job that runs in
+// waves needs one pod placed; a queued workload is judged where Kueue pins
+// it, whose nodeSelector leaves only its pool's domains.
 func PodTopologySpread(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+	if c.Queued {
+		return nil
+	}
 	var out []Finding
 	hard := sched.HardSpreads(c)
 	for _, tsc := range hard {
 		placed, described := sched.SpreadPlaced(c, tsc, w, pools)
-		if placed == int64(c.Pods) {
+		if placed >= int64(c.Need()) {
 			continue
 		}
 		out = append(out, Finding{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,
@@ -46,7 +51,7 @@ func jointSpread(c *sched.Class, tscs []corev1.TopologySpreadConstraint, w *sche
 		return nil
 	}
 	placed := sched.JointPlaced(c, tscs, w, pools)
-	if placed == int64(c.Pods) {
+	if placed >= int64(c.Need()) {
 		return nil
 	}
 	return []Finding{{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,

@@ -36,8 +36,9 @@ func QuotaFit(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 			// All of a workload's pods run at once in the namespace:
 			// a Job's gang, and every replica of a Deployment or
 			// StatefulSet (with one pod, replicas 4-6 of 6 failed to be
-			// created while the checker said the quota held).
-			pods := max(int64(c.Pods), 1)
+			// created while the checker said the quota held). A Job that
+			// runs in waves needs one pod at a time.
+			pods := max(int64(c.Need()), 1)
 			short := shortOf(c.Info.Request, pods, t.Hard, "quota")
 			whose := "quota plus borrowing"
 			if pr := in.Priorities[name].Name; t.PriorityHard[pr] != nil {
@@ -78,7 +79,7 @@ func unit(c *sched.Class) string {
 	switch {
 	case c.Gang:
 		return fmt.Sprintf("one gang (%d pods)", c.Pods)
-	case c.Pods > 1:
+	case c.Need() > 1:
 		return fmt.Sprintf("all %d replicas", c.Pods)
 	}
 	return "one pod"

@@ -46,7 +46,8 @@ var Registry = []Check{
 	{IDKueueCovered, OnQueue(KueueCovered), Error, false, "every resource a queued class requests is covered by its ClusterQueue"},
 	{IDKueueLimits, OnKueue(KueueLimits), Error, false, "flavors and resource groups stay within Kueue's CRD limits"},
 	{IDKueueBorrow, OnQueue(KueueBorrow), Warning, false, "a tenant that may borrow shares its cohort tree with another ClusterQueue to borrow from"},
-	{IDKueueGang, OnQueue(KueueGang), Error, false, "every flavor Kueue may admit a queued gang to is a pool that holds the whole gang"},
+	{IDKueueGang, OnQueue(KueueGang), Error, false, "every flavor Kueue may admit a queued Job or StatefulSet to is a pool where kube-scheduler then places the pinned pods: a gang's or a StatefulSet's all, one of a Job that runs in waves"},
+	{IDKueueDeployment, OnQueue(KueueDeployment), Error, false, "a queued Deployment's replicas, which Kueue admits one by one into the first flavor with quota, all run in the pool they pile into"},
 	{IDKueueResourceQuota, OnQueue(KueueResourceQuota), Error, false, "no namespace's ResourceQuota refuses the pods of what its tenant's ClusterQueue may admit"},
 	{IDKueuePriorityQuota, OnQueue(KueuePriorityQuota), Warning, false, "no PriorityClass-scoped quota, which Kueue does not see, is below what Kueue may admit of a queued class at that priority"},
 }

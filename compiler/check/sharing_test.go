@@ -71,17 +71,18 @@ func TestSharingPlacement(t *testing.T) {
 			t.Errorf("%s: capacity %d on %s, want %d", class, got, lands[class], want)
 		}
 	}
-	// Only the whole-GPU gang fails: the scheduler (Gang) and Kueue
-	// (KueueQuota) both see 8 GPUs; MIG slices are covered and held.
+	// Only the whole-GPU gang fails: Kueue (KueueQuota), which admits the
+	// queued gang whole to one flavor, sees 8 GPUs; MIG slices are
+	// covered and held.
 	var gang bool
 	for _, f := range rep.Findings {
 		if f.Severity == check.Error && f.Class != "gang-whole" {
 			t.Errorf("unexpected error: %s %s: %s", f.Check, f.Class, f.Message)
 		}
-		gang = gang || f.Check == "Gang" && f.Class == "gang-whole"
+		gang = gang || f.Check == "KueueQuota" && f.Class == "gang-whole" && strings.Contains(f.Message, "maximum capacity (8)")
 	}
 	if !gang {
-		t.Errorf("no Gang error for gang-whole: %v", rep.Findings)
+		t.Errorf("no KueueQuota error for gang-whole: %v", rep.Findings)
 	}
 }
 

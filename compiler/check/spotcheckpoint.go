@@ -20,7 +20,7 @@ const reasonSpotNoCheckpoint = "class %s cannot checkpoint (%s), but lands on sp
 // SpotCheckpoint warns of a Job class that cannot checkpoint landing on
 // spot pools.
 func SpotCheckpoint(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
-	if !c.Gang || c.Pod.Annotations[keys.AnnotationDoNotDisrupt] != "true" {
+	if c.Kind != keys.KindJob || c.Pod.Annotations[keys.AnnotationDoNotDisrupt] != "true" {
 		return nil
 	}
 	var spot []string

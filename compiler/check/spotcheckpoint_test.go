@@ -17,19 +17,19 @@ func TestSpotCheckpoint(t *testing.T) {
 	dnd := map[string]string{"karpenter.sh/do-not-disrupt": "true"}
 	for _, tc := range []struct {
 		name        string
-		gang        bool
+		kind        string
 		annotations map[string]string
 		fits        []bool
 		want        string
 	}{
-		{"Job without checkpoints on spot", true, dnd, []bool{true, true}, "class c cannot checkpoint (karpenter.sh/do-not-disrupt), but lands on spot pool(s) spot"},
-		{"only on-demand", true, dnd, []bool{true, false}, ""},
-		{"checkpoints", true, nil, []bool{true, true}, ""},
-		{"a Deployment is not a Job", false, dnd, []bool{true, true}, ""},
-		{"another value", true, map[string]string{"karpenter.sh/do-not-disrupt": "false"}, []bool{false, true}, ""},
+		{"Job without checkpoints on spot", "Job", dnd, []bool{true, true}, "class c cannot checkpoint (karpenter.sh/do-not-disrupt), but lands on spot pool(s) spot"},
+		{"only on-demand", "Job", dnd, []bool{true, false}, ""},
+		{"checkpoints", "Job", nil, []bool{true, true}, ""},
+		{"a Deployment is not a Job", "Deployment", dnd, []bool{true, true}, ""},
+		{"another value", "Job", map[string]string{"karpenter.sh/do-not-disrupt": "false"}, []bool{false, true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &sched.Class{Name: "c", Gang: tc.gang, Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}}}
+			c := &sched.Class{Name: "c", Kind: tc.kind, Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}}}
 			cells := make([]sched.Cell, len(pools))
 			for i := range cells {
 				cells[i].Fits = tc.fits[i]

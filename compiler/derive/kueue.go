@@ -165,7 +165,8 @@ func orderFlavors(pools []string, classes []*Class, d *Fleet) []string {
 }
 
 // needs is, per flavor, the most of each resource one whole workload of a
-// queued class landing there asks for (a Job's whole gang), as Kueue
+// queued class landing there asks for (a Job's parallel pods, a
+// StatefulSet's replicas), as Kueue
 // counts it in the tenant's namespaces.
 func needs(t spec.Tenant, classes []*Class, covered []corev1.ResourceName, d *Fleet, l *landing) map[string]corev1.ResourceList {
 	out := map[string]corev1.ResourceList{}
@@ -173,9 +174,11 @@ func needs(t spec.Tenant, classes []*Class, covered []corev1.ResourceName, d *Fl
 		if !c.Spec.Queued() {
 			continue
 		}
-		// Kueue admits a Job as one workload: all its parallel pods.
+		// Kueue admits a Job as one workload of all its parallel pods,
+		// a StatefulSet as one pod group of all its replicas, and a
+		// Deployment's pods one by one (kueuemodel.UnitPods).
 		pods := int64(1)
-		if c.Spec.Kind == keys.KindJob {
+		if c.Spec.Kind != keys.KindDeployment {
 			pods = int64(c.Spec.Pods())
 		}
 		req := l.request(t, c)

@@ -22,6 +22,9 @@ const (
 	// AnnotationMaxNodes is a Karpenter pool's max size. Karpenter bounds a
 	// pool by resources, not nodes; the checker needs the node count.
 	AnnotationMaxNodes = Domain + "max-nodes"
+	// AnnotationGang on a Job says its pods must all run at once: the
+	// spec's gang. A Job without it runs its completions in waves.
+	AnnotationGang = Domain + "gang"
 
 	// AnnotationDoNotDisrupt on a running pod keeps Karpenter from
 	// voluntarily disrupting its node.

@@ -170,6 +170,11 @@ func Example(c *derive.Class) (any, error) {
 			return nil, fmt.Errorf("templates/job.yaml: %w", err)
 		}
 		j.ObjectMeta = objMeta(j.ObjectMeta)
+		if c.Spec.Gang != nil {
+			// For people and for the checker, which reads the tree: these
+			// pods must all run at once.
+			j.Annotations = map[string]string{keys.AnnotationGang: "true"}
+		}
 		pods := c.Spec.Pods()
 		j.Spec.Parallelism = &pods
 		j.Spec.Completions = &pods

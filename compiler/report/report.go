@@ -40,6 +40,7 @@ type Document struct {
 	Cells         []sched.Cell    `json:"cells"`
 	Findings      []check.Finding `json:"findings"`
 	Capacity      []check.Commit  `json:"capacity"`
+	Units         []check.Unit    `json:"units,omitempty"`
 	Cost          *cost.Cost      `json:"cost,omitempty"`
 	Summary       Summary         `json:"summary"`
 }
@@ -59,7 +60,7 @@ func NewDocument(r *check.Report) Document {
 // bareDocument is the document without its cells.
 func bareDocument(r *check.Report) Document {
 	s := Summary{Errors: r.Errors(), Warnings: len(r.Findings) - r.Errors()}
-	return Document{SchemaVersion: 1, Pools: r.Pools, Classes: r.Classes, Findings: r.Findings, Capacity: r.Capacity, Cost: r.Cost, Summary: s}
+	return Document{SchemaVersion: 1, Pools: r.Pools, Classes: r.Classes, Findings: r.Findings, Capacity: r.Capacity, Units: r.Units, Cost: r.Cost, Summary: s}
 }
 
 // JSON is the report as indented JSON in the current schema version.
@@ -185,6 +186,7 @@ func tail(b *bytes.Buffer, r *check.Report) {
 	for _, f := range r.Findings {
 		fmt.Fprintf(b, "- **%s** %s: %s\n", f.Severity, f.Check, f.Message)
 	}
+	unitsMarkdown(b, r.Units)
 	b.WriteString("\n## Quota against capacity\n\n| resource | nominal quota | fleet at max size | ratio |\n|---|---|---|---|\n")
 	for _, c := range r.Capacity {
 		fmt.Fprintf(b, "| %s | %s | %s | %.2f |\n", c.Resource, c.Quota, c.Capacity, c.Ratio)

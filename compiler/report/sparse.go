@@ -30,6 +30,7 @@ type sparseDoc struct {
 	Placement     *struct{}       `json:"placement"`
 	Findings      []check.Finding `json:"findings"`
 	Capacity      []check.Commit  `json:"capacity"`
+	Units         []check.Unit    `json:"units,omitempty"`
 	Cost          *cost.Cost      `json:"cost,omitempty"`
 	Summary       Summary         `json:"summary"`
 }
@@ -130,7 +131,7 @@ func same(a, b []string) bool {
 func sparseJSON(r *check.Report, rows []row) ([]byte, error) {
 	doc, err := json.MarshalIndent(sparseDoc{
 		SchemaVersion: SchemaVersion, Pools: r.Pools, Classes: r.Classes,
-		Findings: r.Findings, Capacity: r.Capacity, Cost: r.Cost,
+		Findings: r.Findings, Capacity: r.Capacity, Units: r.Units, Cost: r.Cost,
 		Summary: Summary{Errors: r.Errors(), Warnings: len(r.Findings) - r.Errors()},
 	}, "", "  ")
 	if err != nil {

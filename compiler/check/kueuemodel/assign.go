@@ -202,3 +202,34 @@ func kueueOrder(m map[corev1.ResourceName]int64) []corev1.ResourceName {
 	slices.SortStableFunc(out, func(a, b corev1.ResourceName) int { return cmp.Compare(hash(a), hash(b)) })
 	return out
 }
+
+// Room is how many pods of request Kueue admits to flavor f of ClusterQueue
+// cq, one by one, each to the first flavor with quota: the fewest, over the
+// resources f's groups cover that the pod asks for, of what cq may use
+// there (its guaranteed quota plus what its cohort tree lends) over one
+// pod's worth. Unbounded where the pod asks for none of them.
+func (m *Model) Room(cq, f string, request corev1.ResourceList) int64 {
+	q, n := m.Queues[cq], m.nodes[cq]
+	if q == nil {
+		return 0
+	}
+	room := int64(-1)
+	for _, rg := range q.Spec.ResourceGroups {
+		if !slices.ContainsFunc(rg.Flavors, func(x kueue.FlavorQuotas) bool { return x.Name == f }) {
+			continue
+		}
+		for _, r := range rg.CoveredResources {
+			v := Value(r, request[r])
+			if v <= 0 {
+				continue
+			}
+			if k := n.potential(flavorResource{f, r}, 0) / v; room < 0 || k < room {
+				room = k
+			}
+		}
+	}
+	if room < 0 {
+		return 1 << 31
+	}
+	return room
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
 // FromTree builds the cluster the scheduler would see at full size: the
@@ -155,16 +156,21 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, error) {
 		return c, fmt.Errorf("no workload")
 	}
 	var tpl *corev1.PodTemplateSpec
+	var meta *metav1.ObjectMeta
 	switch w := workload.(type) {
 	case *appsv1.Deployment:
-		tpl, c.Pods = &w.Spec.Template, deref(w.Spec.Replicas, 1)
+		tpl, meta, c.Kind, c.Pods = &w.Spec.Template, &w.ObjectMeta, keys.KindDeployment, deref(w.Spec.Replicas, 1)
 	case *appsv1.StatefulSet:
-		tpl, c.Pods = &w.Spec.Template, deref(w.Spec.Replicas, 1)
+		tpl, meta, c.Kind, c.Pods = &w.Spec.Template, &w.ObjectMeta, keys.KindStatefulSet, deref(w.Spec.Replicas, 1)
 	case *batchv1.Job:
-		tpl, c.Pods, c.Gang = &w.Spec.Template, deref(w.Spec.Parallelism, 1), true
+		tpl, meta, c.Kind, c.Pods = &w.Spec.Template, &w.ObjectMeta, keys.KindJob, deref(w.Spec.Parallelism, 1)
+		c.Gang = w.Annotations[keys.AnnotationGang] != ""
 	default:
 		return c, fmt.Errorf("unexpected workload %T", workload)
 	}
+	// Kueue manages the workload whose own labels name a LocalQueue (its
+	// webhooks copy the name onto a Deployment's or StatefulSet's pods).
+	c.Queued = meta.Labels[kueue.LabelQueueName] != ""
 	tpl = tpl.DeepCopy()
 	c.Pod = &corev1.Pod{ObjectMeta: tpl.ObjectMeta, Spec: tpl.Spec}
 	c.Pod.Name = name

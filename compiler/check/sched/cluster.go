@@ -93,10 +93,26 @@ type Class struct {
 	// Written is the pod as the tree writes it, where admission changes
 	// it; Kueue applies each namespace's defaults to it itself.
 	Written *corev1.Pod
+	// Kind is the workload's: Deployment, StatefulSet or Job.
+	Kind string
 	// Pods is how many pods run at once: replicas, or a Job's parallelism.
 	Pods int32
-	// Gang is true for Jobs: all pods must be placed together.
+	// Gang is true for a Job whose pods must all run at once (the spec's
+	// gang); a Job without it runs its completions in waves.
 	Gang bool
+	// Queued is true where Kueue admits the workload: it then pins each
+	// unit it admits to one flavor's pool (kueuemodel.Pin).
+	Queued bool
+}
+
+// Need is how many of the class's pods must run at once for it to make
+// progress: every replica of a Deployment or StatefulSet, a gang whole,
+// one pod of a Job that runs in waves.
+func (c *Class) Need() int32 {
+	if c.Kind == keys.KindJob && !c.Gang {
+		return min(c.Pods, 1)
+	}
+	return c.Pods
 }
 
 // Cluster is the rendered fleet as the scheduler would see it at full size.

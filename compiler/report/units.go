@@ -1,0 +1,54 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+)
+
+// maxUnitLines bounds the Markdown's table of units: a big fleet has one
+// per tenant and queued class; placement.json lists them all.
+const maxUnitLines = 200
+
+// unitsMarkdown is the section on how each Job and queued class is
+// admitted, then placed: Kueue's unit and flavor, and what kube-scheduler
+// runs at once there.
+func unitsMarkdown(b *bytes.Buffer, units []check.Unit) {
+	if len(units) == 0 {
+		return
+	}
+	b.WriteString("\n## Admission, then placement\n\n")
+	b.WriteString("Kueue admits a queued workload as one unit (a Job's pods, a StatefulSet's replicas, each pod of a Deployment) and pins it to one flavor's pool; kube-scheduler then places the pinned pods there.\n\n")
+	b.WriteString("| class | tenant | kind | pods | Kueue admits | in flavor (placed of admitted) | run at once | waves |\n|---|---|---|---|---|---|---|---|\n")
+	for i, u := range units {
+		if i == maxUnitLines {
+			fmt.Fprintf(b, "\n%d more in `report/placement.json`.\n", len(units)-i)
+			break
+		}
+		kind := u.Kind
+		if u.Gang {
+			kind += " (gang)"
+		}
+		admits, tenant := "not queued", "-"
+		if u.Tenant != "" {
+			admits, tenant = strconv.Itoa(int(u.Admission))+" as one workload", u.Tenant
+		}
+		pinned := ""
+		for k, p := range u.Pinned {
+			if k > 0 {
+				pinned += ", "
+			}
+			pinned += fmt.Sprintf("%s (%d of %d)", p.Flavor, p.Placed, p.Admitted)
+		}
+		if pinned == "" {
+			pinned = "-"
+		}
+		waves := "-"
+		if u.Waves > 0 {
+			waves = strconv.FormatInt(u.Waves, 10)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %d | %s |\n", u.Class, tenant, kind, u.Pods, admits, pinned, u.AtOnce, waves)
+	}
+}
