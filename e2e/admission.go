@@ -57,10 +57,7 @@ func (fr *fleetRun) admission() {
 		ns := q.Namespace
 		for _, class := range q.Classes {
 			c := fr.cl.Class(class)
-			pods := int32(1)
-			if c.Gang {
-				pods = c.Pods
-			}
+			pods := kueuemodel.UnitPods(c)
 			a := m.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), m.LimitRanges[ns]), pods)
 			want := kueueDecision{admitted: a.Admitted(), flavors: map[string]string{}, message: a.Message}
 			if want.admitted {

@@ -69,7 +69,7 @@ func (fr *fleetRun) spotJobClass() *sched.Class {
 	var found *sched.Class
 	for i := range fr.cl.Classes {
 		c := &fr.cl.Classes[i]
-		if !c.Gang || !tolerates(c.Pod, keys.TaintSpot) {
+		if c.Kind != keys.KindJob || !tolerates(c.Pod, keys.TaintSpot) {
 			continue
 		}
 		e := expect(fr.res.Report, c.Name, tenantOf(fr.res, c.Name), func(pool string) []string { return fr.cellReasons(c, pool) })

@@ -76,8 +76,8 @@ func (fr *fleetRun) overQuota(dyn dynamic.Interface, q kueuemodel.Queue, class s
 	// Every Job in the namespace at once: clearJobs waits for all of them.
 	defer fr.clearJob(dyn, ns, "")
 	want := 1
-	if c := fr.cl.Class(class); c != nil && c.Gang {
-		want = int(c.Pods)
+	if c := fr.cl.Class(class); c != nil {
+		want = int(kueuemodel.UnitPods(c))
 	}
 	refused := ""
 	for i := 0; i < max && refused == ""; i++ {

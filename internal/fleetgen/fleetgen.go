@@ -44,6 +44,10 @@ type Options struct {
 	// weights, borrowing and partial lending of any resource, and
 	// per-pool quotas. The Kueue differential uses it.
 	Queues bool
+	// Composed, with Queues, adds queued Deployments and StatefulSets,
+	// hard spreads and anti-affinity on queued workloads, and Jobs that
+	// run in waves (composed.go): the composed differential uses it.
+	Composed bool
 	// Full covers the whole spec, each class derived from a pool it fits
 	// and some pushed just past a limit (see full.go). It ignores the
 	// other options.
@@ -115,6 +119,9 @@ func Generate(seed uint64, size Size, opts Options) *spec.Fleet {
 	}
 	if opts.Queues {
 		g.queues(f)
+		if opts.Composed {
+			g.composed(f)
+		}
 	}
 	return f
 }
