@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,27 +28,38 @@ func TestHolds(t *testing.T) {
 		edit  func(c *sched.Class, cells []sched.Cell) []sched.Cell
 		holds int64
 		finds bool
+		// why is HoldsWhy's reasons for the next pod, joined.
+		why string
 	}{
 		// Zones b and c count for the spread and hold none: zone a takes one.
-		{"zone spread", 5, nil, 1, true},
-		{"one pod", 1, nil, 1, false},
-		{"capacity", 40, noSpread, 32, true},
-		{"all fit", 32, noSpread, 32, false},
+		{"zone spread", 5, nil, 1, true, sched.ErrReasonSpread},
+		{"one pod", 1, nil, 1, false, ""},
+		{"capacity", 40, noSpread, 32, true, "Insufficient cpu"},
+		{"all fit", 32, noSpread, 32, false, ""},
+		// A Job that runs in waves needs one pod at a time.
+		{"a Job in waves", 40, func(c *sched.Class, cells []sched.Cell) []sched.Cell {
+			c.Kind = keys.KindJob
+			return noSpread(c, cells)
+		}, 32, false, "Insufficient cpu"},
+		{"a gang", 40, func(c *sched.Class, cells []sched.Cell) []sched.Cell {
+			c.Kind, c.Gang = keys.KindJob, true
+			return noSpread(c, cells)
+		}, 32, true, "Insufficient cpu"},
 		{"anti-affinity on hostname", 8, func(c *sched.Class, cells []sched.Cell) []sched.Cell {
 			c.Pod.Spec.Affinity.PodAntiAffinity = anti(keys.LabelHostname)
 			return noSpread(c, cells)
-		}, 4, true},
+		}, 4, true, sched.ErrReasonAntiAffinity},
 		{"anti-affinity on zone", 3, func(c *sched.Class, cells []sched.Cell) []sched.Cell {
 			c.Pod.Spec.Affinity.PodAntiAffinity = anti(keys.LabelZone)
 			return noSpread(c, cells)
-		}, 1, true},
+		}, 1, true, sched.ErrReasonAntiAffinity},
 		// "closed" matches node affinity: its 4 hosts hold none, so each
 		// of open's 4 takes one.
 		{"host spread", 6, func(c *sched.Class, cells []sched.Cell) []sched.Cell {
 			c.Pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{hostSpread}
 			return cells
-		}, 4, true},
-		{"lands nowhere", 3, func(c *sched.Class, cells []sched.Cell) []sched.Cell { return cells[:1] }, 0, true},
+		}, 4, true, sched.ErrReasonSpread},
+		{"lands nowhere", 3, func(c *sched.Class, cells []sched.Cell) []sched.Cell { return cells[:1] }, 0, true, sched.ErrReasonTaint},
 	} {
 		c, cells, pools := spreadFleet(tc.pods, nil)
 		if tc.edit != nil {
@@ -57,12 +69,15 @@ func TestHolds(t *testing.T) {
 			}
 		}
 		w := sched.NewRow(cells)
-		got := sched.Holds(c, w, pools[:len(cells)])
+		got, why := sched.HoldsWhy(c, w, pools[:len(cells)])
+		if strings.Join(why, ", ") != tc.why {
+			t.Errorf("%s: reasons %q, want %q", tc.name, why, tc.why)
+		}
 		var found []Finding
 		for _, check := range []func(*sched.Class, *sched.Row, []sched.Pool) []Finding{Lands, Gang, Capacity, InterPodAffinity, PodTopologySpread} {
 			found = append(found, check(c, w, pools[:len(cells)])...)
 		}
-		if got != tc.holds || (len(found) > 0) != tc.finds || (got < int64(c.Pods)) != tc.finds {
+		if got != tc.holds || (len(found) > 0) != tc.finds || (got < int64(c.Need())) != tc.finds {
 			t.Errorf("%s: Holds %d with findings %v, want %d and findings %v", tc.name, got, found, tc.holds, tc.finds)
 		}
 	}

@@ -53,6 +53,14 @@ func TestKueuePotential(t *testing.T) {
 			if a.Message != want {
 				t.Errorf("%d GPUs:\n got %q\nwant %q", tc.want+1, a.Message, want)
 			}
+			// Pods of 1 GPU admitted one by one fill the flavor to the
+			// same bound; of 3, to its floor.
+			if got := m.Room("a", "f", gpu); got != tc.want {
+				t.Errorf("Room for 1-GPU pods: %d, want %d", got, tc.want)
+			}
+			if got := m.Room("a", "f", corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("3")}); got != tc.want/3 {
+				t.Errorf("Room for 3-GPU pods: %d, want %d", got, tc.want/3)
+			}
 		})
 	}
 }
