@@ -28,6 +28,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
 	fr.ensureNodes(fr.fullSize(c.Name))
 	e := expect(fr.res.Report, c.Name, tenant, func(pool string) []string { return fr.cellReasons(c, pool) })
+	e.atOnce = runsAtOnce(fr.res.Report, c, tenant)
 	before, err := quotaUsed(fr.ctx, fr.cp, ns)
 	if err != nil {
 		t.Fatal(err)
@@ -123,8 +124,8 @@ func (fr *fleetRun) judge(c *sched.Class, e expectation, o outcome) []string {
 		bad = append(bad, "the API server refused pods: "+strings.Join(refusals, "; "))
 	}
 	switch {
-	case !e.refused && !e.quota && len(o.bound) != int(c.Pods):
-		bad = append(bad, fmt.Sprintf("the checker says all %d pods run, kube-scheduler bound %d: %s", c.Pods, len(o.bound), firstMessage(o)))
+	case !e.refused && !e.quota && len(o.bound) != e.atOnce:
+		bad = append(bad, fmt.Sprintf("the checker says %d of the %d pods run at once, kube-scheduler bound %d: %s", e.atOnce, c.Pods, len(o.bound), firstMessage(o)))
 	case e.refused && len(o.bound) == int(c.Pods):
 		bad = append(bad, fmt.Sprintf("the checker says the class cannot run whole, kube-scheduler bound all %d pods", c.Pods))
 	case e.refused && !anyHasAll(o.pending, e.reasons):

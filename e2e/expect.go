@@ -28,6 +28,21 @@ type expectation struct {
 	quota bool
 	// gpuOK: a CPU-only class the checker found on a GPU pool.
 	gpuOK bool
+	// atOnce is how many pods run at once where none is refused: all, but
+	// a Job's or a queued class's unit's (runsAtOnce).
+	atOnce int
+}
+
+// runsAtOnce is how many of the class's pods the report says run at once:
+// its unit's (a Job that runs in waves, a queued class pinned to Kueue's
+// flavor), else every one.
+func runsAtOnce(r *check.Report, c *sched.Class, tenant string) int {
+	for _, u := range r.Units {
+		if u.Class == c.Name && (u.Tenant == "" || u.Tenant == tenant) {
+			return int(min(u.AtOnce, int64(c.Pods)))
+		}
+	}
+	return int(c.Pods)
 }
 
 func expect(r *check.Report, class, tenant string, cellReasons func(pool string) []string) expectation {
