@@ -3,7 +3,13 @@ package check
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // A quota scoped to a queued class's priority, below what its ClusterQueue
@@ -20,4 +26,25 @@ func TestKueuePriorityQuota(t *testing.T) {
 		{"a short unscoped quota first hides the namespace's scoped ones", []string{checktest.ClusterQueue("a", "", `nominalQuota: "8"`)},
 			[]string{rq("ns1", "gpufleet", `requests.nvidia.com/gpu: "6"`, ""), rq("ns1", "gpufleet-batch", `requests.nvidia.com/gpu: "4"`, "batch")}, nil},
 	})
+}
+
+// A class that asks for none of what the scoped quota is short of never
+// meets it: a CPU class under a GPU cap is not warned of.
+func TestKueuePriorityQuotaOnlyWhatTheClassAsks(t *testing.T) {
+	tr := tree.Tree{tree.KueueFlavorsPath: []byte(checktest.KueueFlavor), tree.KueueQueuesPath: []byte(checktest.ClusterQueue("a", "", `nominalQuota: "8"`)),
+		"tenants/a/" + tree.ResourceQuotasFile: []byte(rq("ns1", "gpufleet-batch", `requests.nvidia.com/gpu: "4"`, "batch"))}
+	m, err := kueuemodel.New(tree.Bytes(tr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := kueuemodel.Queue{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1"}, Classes: []string{"web", "train"}}
+	web := &sched.Class{Name: "web", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
+	train := &sched.Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
+	found := KueuePriorityQuota(&Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []Queued{
+		{Class: web, Request: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+		{Class: train, Request: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}},
+	}})
+	if len(found) != 1 || found[0].Class != "train" {
+		t.Errorf("findings %+v, want one, of class train", found)
+	}
 }

@@ -84,7 +84,10 @@ func unscoped(rq *corev1.ResourceQuota) bool {
 	return rq.Spec.ScopeSelector == nil && len(rq.Spec.Scopes) == 0
 }
 
-type quotaGap struct{ most, hard string }
+type quotaGap struct {
+	res        corev1.ResourceName
+	most, hard string
+}
 
 // quotaBelow lists, in resource order (names, most's sorted), each
 // resource whose hard limit is below what Kueue may admit, as "<most>
@@ -101,7 +104,7 @@ func quotaBelow(most map[corev1.ResourceName]int64, names []corev1.ResourceName,
 			if most[res] == math.MaxInt64 {
 				m = "all its cohort has"
 			}
-			out = append(out, quotaGap{most: m + " " + string(res), hard: h.String() + " " + string(name)})
+			out = append(out, quotaGap{res: res, most: m + " " + string(res), hard: h.String() + " " + string(name)})
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
@@ -44,7 +45,8 @@ func checkQuotas(t *testing.T, check func(*Admission) []Finding, id ID, cases []
 			}
 			train := &sched.Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
 			q := kueuemodel.Queue{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}
-			found := check(&Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []Queued{{Class: train}}})
+			gpu := corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
+			found := check(&Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []Queued{{Class: train, Request: gpu}}})
 			if len(found) != min(len(tc.want), 1) {
 				t.Fatalf("findings %+v, want %q", found, tc.want)
 			}
