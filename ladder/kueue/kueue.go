@@ -11,6 +11,7 @@ import (
 	"path"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +23,7 @@ import (
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/controller/jobs/job"
+	"sigs.k8s.io/kueue/pkg/controller/jobs/pod"
 	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/scheduler/flavorassigner"
 	"sigs.k8s.io/kueue/pkg/scheduler/preemption"
@@ -29,6 +31,7 @@ import (
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 )
@@ -36,6 +39,7 @@ import (
 // Kueue is Kueue's scheduler state for one tree, on an empty cluster.
 type Kueue struct {
 	client    client.Client
+	cache     *schdcache.Cache
 	snapshot  *schdcache.Snapshot
 	preemptor *preemption.Preemptor
 }
@@ -59,14 +63,20 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 			limits = append(limits, lr)
 		}
 	}
-	cl := utiltesting.NewClientBuilder().
-		WithIndex(&corev1.LimitRange{}, indexer.LimitRangeHasContainerOrPodType, indexer.IndexLimitRangeHasContainerOrPodType).
-		WithObjects(limits...).Build()
-	cache := schdcache.New(cl)
 	var flavors []kueue.ResourceFlavor
 	if err := decode(crds, tr[tree.KueueFlavorsPath], &flavors); err != nil {
 		return nil, err
 	}
+	// The client holds the ResourceFlavors too, which pkg/podset
+	// FromAssignment reads to pin an admitted workload's pods.
+	objs := limits
+	for i := range flavors {
+		objs = append(objs, &flavors[i])
+	}
+	cl := utiltesting.NewClientBuilder().
+		WithIndex(&corev1.LimitRange{}, indexer.LimitRangeHasContainerOrPodType, indexer.IndexLimitRangeHasContainerOrPodType).
+		WithObjects(objs...).Build()
+	cache := schdcache.New(cl)
 	for i := range flavors {
 		cache.AddOrUpdateResourceFlavor(klog.Background(), &flavors[i])
 	}
@@ -94,7 +104,7 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 	}
 	p := preemption.New(cl, workload.Ordering{}, &utiltesting.EventRecorder{}, nil, false,
 		clocktesting.NewFakeClock(time.Unix(0, 0)), nil, preemptexpectations.New(), nil)
-	return &Kueue{client: cl, snapshot: snap, preemptor: p}, nil
+	return &Kueue{client: cl, cache: cache, snapshot: snap, preemptor: p}, nil
 }
 
 // Assignment is what Kueue's flavor assigner decided for one workload.
@@ -107,24 +117,25 @@ type Assignment struct {
 // Assign submits a Job to ClusterQueue cq as Kueue's Job integration sees
 // it (its PodSets) and runs the flavor assigner the scheduler runs.
 func (k *Kueue) Assign(ctx context.Context, cq string, j *batchv1.Job) (Assignment, error) {
-	podSets, err := (*job.Job)(j).PodSets(ctx, k.client)
+	podSets, err := JobPodSets(ctx, j)
 	if err != nil {
 		return Assignment{}, err
 	}
-	wl := &kueue.Workload{
-		ObjectMeta: metav1.ObjectMeta{Name: "job-" + j.Name, Namespace: j.Namespace},
-		Spec:       kueue.WorkloadSpec{PodSets: podSets, QueueName: "gpufleet"},
+	return k.AssignPodSets(ctx, cq, j.Namespace, "job-"+j.Name, podSets)
+}
+
+// JobPodSets are the PodSets Kueue's Job integration makes of a Job.
+func JobPodSets(ctx context.Context, j *batchv1.Job) ([]kueue.PodSet, error) {
+	return (*job.Job)(j).PodSets(ctx, nil)
+}
+
+// AssignPodSets submits a workload of podSets, named name in namespace,
+// to ClusterQueue cq, and runs the flavor assigner the scheduler runs.
+func (k *Kueue) AssignPodSets(ctx context.Context, cq, namespace, name string, podSets []kueue.PodSet) (Assignment, error) {
+	a, _, err := k.assign(ctx, cq, namespace, name, podSets)
+	if err != nil {
+		return Assignment{}, err
 	}
-	workload.AdjustResources(ctx, k.client, wl)
-	info := workload.NewInfo(wl)
-	info.ClusterQueue = kueue.ClusterQueueReference(cq)
-	snapCQ := k.snapshot.ClusterQueue(info.ClusterQueue)
-	if snapCQ == nil {
-		return Assignment{}, fmt.Errorf("ClusterQueue %s not in Kueue's snapshot", cq)
-	}
-	fa := flavorassigner.New(info, snapCQ, k.snapshot.ResourceFlavors, false,
-		preemption.NewOracle(k.preemptor, k.snapshot), nil, "", resources.NewResourceFormatter(), 0)
-	a := fa.Assign(ctx, nil)
 	out := Assignment{Mode: a.RepresentativeMode().String(), Message: a.Message(), Flavors: map[corev1.ResourceName]string{}}
 	for _, ps := range a.PodSets {
 		for r, f := range ps.Flavors {
@@ -132,6 +143,109 @@ func (k *Kueue) Assign(ctx context.Context, cq string, j *batchv1.Job) (Assignme
 		}
 	}
 	return out, nil
+}
+
+// assign is AssignPodSets with Kueue's own assignment, and the Workload
+// it was made for, its requests adjusted by the namespace's LimitRanges.
+func (k *Kueue) assign(ctx context.Context, cq, namespace, name string, podSets []kueue.PodSet) (*flavorassigner.Assignment, *kueue.Workload, error) {
+	wl := &kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       kueue.WorkloadSpec{PodSets: podSets, QueueName: "gpufleet"},
+	}
+	workload.AdjustResources(ctx, k.client, wl)
+	info := workload.NewInfo(wl)
+	info.ClusterQueue = kueue.ClusterQueueReference(cq)
+	snapCQ := k.snapshot.ClusterQueue(info.ClusterQueue)
+	if snapCQ == nil {
+		return nil, nil, fmt.Errorf("ClusterQueue %s not in Kueue's snapshot", cq)
+	}
+	fa := flavorassigner.New(info, snapCQ, k.snapshot.ResourceFlavors, false,
+		preemption.NewOracle(k.preemptor, k.snapshot), nil, "", resources.NewResourceFormatter(), 0)
+	a := fa.Assign(ctx, nil)
+	return &a, wl, nil
+}
+
+// Workload is a queued class's workload as Kueue's integration for its
+// kind sees it: its PodSets (one), and the pod template its pods are made
+// from.
+type Workload struct {
+	Kind string
+	// Name is the Workload's; Pods the class's replicas, or a Job's
+	// parallelism.
+	Name     string
+	Pods     int32
+	PodSets  []kueue.PodSet
+	Template corev1.PodTemplateSpec
+}
+
+// ClassWorkload reads the class's example workload, in namespace, and
+// builds the PodSets Kueue's integration for its kind builds: the Job
+// integration's for a Job; for a StatefulSet or a Deployment, the pod
+// integration's of one of its pods.
+func ClassWorkload(ctx context.Context, tr tree.Tree, class, namespace string) (*Workload, error) {
+	docs := tree.Docs(tr[tree.ClassExample(class)])
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("no example workload")
+	}
+	kind, err := tree.Kind(docs[0])
+	if err != nil {
+		return nil, err
+	}
+	w := &Workload{Kind: kind}
+	switch kind {
+	case keys.KindJob:
+		var j batchv1.Job
+		if err := tree.Decode(docs[0], &j); err != nil {
+			return nil, err
+		}
+		j.Namespace = namespace
+		if w.PodSets, err = JobPodSets(ctx, &j); err != nil {
+			return nil, err
+		}
+		w.Pods, w.Template, w.Name = w.PodSets[0].Count, j.Spec.Template, "job-"+j.Name
+	case keys.KindStatefulSet:
+		var s appsv1.StatefulSet
+		if err := tree.Decode(docs[0], &s); err != nil {
+			return nil, err
+		}
+		w.Pods, w.Template, w.Name = *s.Spec.Replicas, s.Spec.Template, "sts-"+s.Name
+		if w.PodSets, err = podPodSets(ctx, s.Spec.Template, namespace); err != nil {
+			return nil, err
+		}
+		// v0.19.2's StatefulSet integration makes the StatefulSet's pods
+		// one pod group admitted fast: its pod reconciler
+		// (pkg/controller/jobs/statefulset/statefulset_pod_reconciler.go)
+		// sets the group's total count annotation to the replica count and
+		// the fast-admission annotation, and the pod integration's
+		// constructGroupPodSetsFast (pkg/controller/jobs/pod/pod_controller.go)
+		// then builds exactly one PodSet, from one pod, of that count.
+		w.PodSets[0].Count = w.Pods
+	case keys.KindDeployment:
+		var d appsv1.Deployment
+		if err := tree.Decode(docs[0], &d); err != nil {
+			return nil, err
+		}
+		// The pod integration admits each of a Deployment's pods as a
+		// workload of its own: one PodSet of one pod.
+		w.Pods, w.Template, w.Name = *d.Spec.Replicas, d.Spec.Template, "deploy-"+d.Name
+		if w.PodSets, err = podPodSets(ctx, d.Spec.Template, namespace); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("a queued %s: Kueue integrations here are the Job, StatefulSet and pod (Deployment) ones", kind)
+	}
+	if len(w.PodSets) != 1 {
+		return nil, fmt.Errorf("%d PodSets, want 1", len(w.PodSets))
+	}
+	return w, nil
+}
+
+// podPodSets are the PodSets Kueue's pod integration makes of one pod of
+// the template, in namespace.
+func podPodSets(ctx context.Context, tmpl corev1.PodTemplateSpec, namespace string) ([]kueue.PodSet, error) {
+	p := &corev1.Pod{ObjectMeta: *tmpl.ObjectMeta.DeepCopy(), Spec: *tmpl.Spec.DeepCopy()}
+	p.Namespace = namespace
+	return pod.FromObject(p).PodSets(ctx, nil)
 }
 
 // decode reads a YAML stream of the tree, defaults each object with its
