@@ -46,11 +46,17 @@ golden-check: ## Fail if regenerating golden/ would change it
 RUNGS := $(notdir $(patsubst %/go.mod,%,$(wildcard ladder/*/go.mod)))
 
 .PHONY: ladder
-ladder: $(addprefix test-,$(RUNGS)) ## Run every rung of the verification ladder
+ladder: $(addprefix test-,$(RUNGS)) test-composed ## Run every rung of the verification ladder
 
 .PHONY: $(addprefix test-,$(RUNGS))
 $(addprefix test-,$(RUNGS)): test-%:
 	scripts/rung.sh $*
+
+# The composed rung has no module of its own: it runs a half in the Kueue
+# rung's module and a half in the kube-scheduler rung's, handing over a file.
+.PHONY: test-composed
+test-composed: ## Kueue v0.19.2 admits and pins every queued unit, then kube-scheduler v1.35.4 places its pods: the composed differential (scripts/composed.sh)
+	scripts/composed.sh
 
 E2E_BIN ?= e2e/.bin
 
