@@ -39,12 +39,14 @@ func (g *gen) composed(f *spec.Fleet) {
 			c.Spread, c.AntiAffinity = nil, ""
 			if g.chance(0.6) {
 				c.Spread = &spec.Spread{Zones: spec.Required, MaxSkew: int32(1 + g.r.IntN(2))}
-				if g.chance(0.3) {
-					mz := int32(1 + g.r.IntN(3))
+				// minDomains above the pool's zones is what refuses pods
+				// inside one pool; 1 never binds.
+				if g.chance(0.7) {
+					mz := int32(2 + g.r.IntN(2))
 					c.Spread.MinZones = &mz
 				}
 			}
-			if g.chance(0.5) {
+			if g.chance(0.7) {
 				c.AntiAffinity = spec.Required
 			}
 		}

@@ -12,11 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
-	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -72,7 +70,7 @@ type disagreement struct {
 }
 
 func (d disagreement) String() string {
-	return fmt.Sprintf("%s: tenant %s, class %s:\n  checker: %s\n  Kueue:   %s\n--- Job\n%s--- ClusterQueues, Cohorts, ResourceFlavors\n%s",
+	return fmt.Sprintf("%s: tenant %s, class %s:\n  checker: %s\n  Kueue:   %s\n--- workload\n%s--- ClusterQueues, Cohorts, ResourceFlavors\n%s",
 		d.fleet, d.tenant, d.class, d.ours, d.theirs, d.job, d.queue)
 }
 
@@ -88,7 +86,7 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	var compared, admitted int
-	reasons := map[string]int{}
+	reasons, kinds := map[string]int{}, map[string]int{}
 	var bad []disagreement
 	for _, fc := range fleetCases(t) {
 		res, err := compiler.Compile([]string{fc.path})
@@ -111,20 +109,19 @@ func TestDifferential(t *testing.T) {
 			ns := q.Namespace
 			for _, class := range q.Classes {
 				raw := res.Tree[tree.ClassExample(class)]
-				if k, _ := tree.Kind(raw); k != keys.KindJob {
-					t.Fatalf("%s: class %s is queued as a %s: only Jobs are compared", fc.name, class, k)
-				}
-				var j batchv1.Job
-				if err := tree.Decode(raw, &j); err != nil {
+				// Kueue's own integration makes the workload: a Job's
+				// PodSet, a StatefulSet's pod group, a Deployment's pod.
+				w, err := ClassWorkload(ctx, res.Tree, class, ns)
+				if err != nil {
 					t.Fatalf("%s: %s: %v", fc.name, class, err)
 				}
-				j.Namespace = ns
-				k, err := theirs.Assign(ctx, q.ClusterQueue, &j)
+				kinds[w.Kind]++
+				k, err := theirs.AssignPodSets(ctx, q.ClusterQueue, ns, w.Name, w.PodSets)
 				if err != nil {
 					t.Fatalf("%s: tenant %s, class %s: %v", fc.name, q.Tenant, class, err)
 				}
 				c := cl.Class(class)
-				a := ours.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), ours.LimitRanges[ns]), c.Pods)
+				a := ours.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), ours.LimitRanges[ns]), kueuemodel.UnitPods(c))
 				o := verdict{a.Admitted(), names(a.Flavors), a.Message}
 				want := verdict{k.Mode == "Fit", names(k.Flavors), k.Message}
 				if !want.Admitted {
@@ -142,7 +139,7 @@ func TestDifferential(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("tenant × queued class workloads compared: %d; admitted %d, refused %d %v", compared, admitted, compared-admitted, summary(reasons))
+	t.Logf("tenant × queued class workloads compared: %d %v; admitted %d, refused %d %v", compared, summary(kinds), admitted, compared-admitted, summary(reasons))
 	if compared < 1000 {
 		t.Errorf("only %d workloads compared: the generator no longer exercises Kueue", compared)
 	}
