@@ -17,6 +17,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 var (
@@ -32,9 +33,9 @@ type fleetCase struct {
 
 func fleetCases(t testing.TB) []fleetCase {
 	t.Helper()
-	dirs, err := filepath.Glob("../../fleets/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no example fleets under ../../fleets: %v", err)
+	_, dirs, err := testfleet.Examples("../..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	var cases []fleetCase
 	for _, d := range dirs {

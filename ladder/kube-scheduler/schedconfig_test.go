@@ -23,6 +23,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
 
 // loadSchedulerConfig does what kube-scheduler --config does with a file:
@@ -71,9 +72,9 @@ func startScheduler(t *testing.T, cfg *config.KubeSchedulerConfiguration) error 
 // kube-scheduler config each emits, by fleet.
 func exampleSchedulerConfigs(t *testing.T) map[string][]byte {
 	t.Helper()
-	dirs, err := filepath.Glob("../../fleets/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no example fleets under ../../fleets: %v", err)
+	_, dirs, err := testfleet.Examples("../..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	out := map[string][]byte{}
 	for _, d := range dirs {

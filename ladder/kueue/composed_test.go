@@ -36,6 +36,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -87,9 +88,9 @@ type composedRecord struct {
 // dir so that the kube-scheduler half compiles the very same fleets.
 func composedFleets(t *testing.T, dir string, seeds int) []composedFleet {
 	t.Helper()
-	dirs, err := filepath.Glob("../../fleets/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no example fleets under ../../fleets: %v", err)
+	_, dirs, err := testfleet.Examples("../..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	var out []composedFleet
 	for _, d := range dirs {

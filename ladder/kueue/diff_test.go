@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
@@ -27,9 +27,9 @@ type fleetCase struct{ name, path string }
 
 func fleetCases(t *testing.T) []fleetCase {
 	t.Helper()
-	dirs, err := filepath.Glob("../../fleets/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no example fleets under ../../fleets: %v", err)
+	_, dirs, err := testfleet.Examples("../..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	var cases []fleetCase
 	for _, d := range dirs {
