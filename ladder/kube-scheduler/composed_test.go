@@ -30,38 +30,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
-	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/internal/handoff"
 )
 
 var composedIn = flag.String("composed-in", "", "TestComposedPlace reads the Kueue half's records here (JSON)")
 
-// composedRecord is the Kueue half's record of one queued unit admitted
-// to one flavor (ladder/kueue/composed_test.go declares it, with k8s.io
-// v0.36's types; the JSON is the same).
-type composedRecord struct {
-	Fleet               string              `json:"fleet"`
-	Spec                string              `json:"spec"`
-	Seed                int                 `json:"seed,omitempty"`
-	Tenant              string              `json:"tenant"`
-	Namespace           string              `json:"namespace"`
-	Class               string              `json:"class"`
-	Kind                string              `json:"kind"`
-	Gang                bool                `json:"gang,omitempty"`
-	Pods                int32               `json:"pods"`
-	KueueFlavor         string              `json:"kueueFlavor"`
-	Flavor              string              `json:"flavor,omitempty"`
-	Pool                string              `json:"pool,omitempty"`
-	Admitted            int32               `json:"admitted"`
-	Template            *v1.PodTemplateSpec `json:"template,omitempty"`
-	WrittenNodeSelector map[string]string   `json:"writtenNodeSelector,omitempty"`
-	PinError            string              `json:"pinError,omitempty"`
-	Checker             *check.Pinned       `json:"checker,omitempty"`
-}
-
-func (r *composedRecord) String() string {
+func recordString(r *handoff.Record) string {
 	s := fmt.Sprintf("%s: tenant %s, class %s (%s", r.Fleet, r.Tenant, r.Class, unitKind(r))
 	if r.Seed > 0 {
 		s += fmt.Sprintf(", seed %d", r.Seed)
@@ -69,7 +46,7 @@ func (r *composedRecord) String() string {
 	return s + fmt.Sprintf("), flavor %s, %d admitted", r.Flavor, r.Admitted)
 }
 
-func unitKind(r *composedRecord) string {
+func unitKind(r *handoff.Record) string {
 	if r.Kind == keys.KindJob {
 		if r.Gang {
 			return "Job gang"
@@ -81,7 +58,7 @@ func unitKind(r *composedRecord) string {
 
 var unitKinds = []string{"Job gang", "Job waves", keys.KindStatefulSet, keys.KindDeployment}
 
-func readComposed(t *testing.T) []composedRecord {
+func readComposed(t *testing.T) []handoff.Record {
 	t.Helper()
 	if *composedIn == "" {
 		t.Fatal("-composed-in=FILE is required: the Kueue half's records (scripts/composed.sh runs both halves)")
@@ -90,7 +67,7 @@ func readComposed(t *testing.T) []composedRecord {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []composedRecord
+	var recs []handoff.Record
 	if err := json.Unmarshal(raw, &recs); err != nil {
 		t.Fatalf("%s: %v", *composedIn, err)
 	}
@@ -112,7 +89,7 @@ type composedFleet struct {
 
 // eachFleet compiles the fleet of each run of records with the same spec
 // and calls f with it and the run, until f returns false.
-func eachFleet(t *testing.T, recs []composedRecord, f func(*composedFleet, []composedRecord) bool) {
+func eachFleet(t *testing.T, recs []handoff.Record, f func(*composedFleet, []handoff.Record) bool) {
 	t.Helper()
 	for len(recs) > 0 {
 		n := 1
@@ -157,7 +134,7 @@ type placed struct {
 // scheduling cycle under the profile their schedulerName names (a
 // scheduler of the user's own as default-scheduler, as the checker
 // judges it), on every pool at max size, ties broken by run.
-func (fl *composedFleet) place(r *composedRecord, tmpl *v1.PodTemplateSpec, run int) (*placed, []string, error) {
+func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run int) (*placed, []string, error) {
 	if r.PinError != "" {
 		return &placed{refused: "Kueue: " + r.PinError}, nil, nil
 	}
@@ -234,7 +211,7 @@ func limitRanged(p *v1.Pod, limits []v1.LimitRange) (*v1.Pod, error) {
 // judge places the record's pods under both tie-breaks and lists where
 // the checker's Pinned entry and the cycle differ: how many pods land,
 // and that every one lands in the flavor's pool.
-func (fl *composedFleet) judge(r *composedRecord, tmpl *v1.PodTemplateSpec) (*placed, bool, []string, error) {
+func (fl *composedFleet) judge(r *handoff.Record, tmpl *v1.PodTemplateSpec) (*placed, bool, []string, error) {
 	var bad []string
 	if r.Checker == nil {
 		bad = append(bad, "the checker has no Pinned entry for this flavor and count")
@@ -315,7 +292,7 @@ func constrained(t *v1.PodTemplateSpec) bool {
 	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
-func (s *composedStats) count(r *composedRecord, got *placed) {
+func (s *composedStats) count(r *handoff.Record, got *placed) {
 	k := unitKind(r)
 	s.pinned++
 	s.pinnedBy[k]++
@@ -363,7 +340,7 @@ func TestComposedPlace(t *testing.T) {
 	recs := readComposed(t)
 	st := &composedStats{units: map[string]int{}, admitted: map[string]int{}, pinnedBy: map[string]int{}, constrainedBy: map[string]int{}, refused: map[string]int{}, strands: map[string]int{}}
 	var bad []string
-	eachFleet(t, recs, func(fl *composedFleet, recs []composedRecord) bool {
+	eachFleet(t, recs, func(fl *composedFleet, recs []handoff.Record) bool {
 		st.fleets++
 		seen := map[[2]string]bool{}
 		for i := range recs {
@@ -379,11 +356,11 @@ func TestComposedPlace(t *testing.T) {
 				continue
 			}
 			if r.Pool == "" {
-				t.Fatalf("%s: flavor %s has no %s nodeLabel: its pods are pinned to no pool", r, r.Flavor, keys.LabelPool)
+				t.Fatalf("%s: flavor %s has no %s nodeLabel: its pods are pinned to no pool", recordString(r), r.Flavor, keys.LabelPool)
 			}
 			got, moved, b, err := fl.judge(r, r.Template)
 			if err != nil {
-				t.Fatalf("%s: %v", r, err)
+				t.Fatalf("%s: %v", recordString(r), err)
 			}
 			st.count(r, got)
 			if moved {
@@ -393,7 +370,7 @@ func TestComposedPlace(t *testing.T) {
 				st.agreed++
 			}
 			for _, d := range b {
-				bad = append(bad, fmt.Sprintf("%s: %s", r, d))
+				bad = append(bad, fmt.Sprintf("%s: %s", recordString(r), d))
 			}
 		}
 		return true
@@ -432,7 +409,7 @@ func TestComposedPlaceCatchesUnpinned(t *testing.T) {
 	var caught, tried int
 	var examples []string
 	fleets := 0
-	eachFleet(t, recs, func(fl *composedFleet, recs []composedRecord) bool {
+	eachFleet(t, recs, func(fl *composedFleet, recs []handoff.Record) bool {
 		fleets++
 		for i := range recs {
 			r := &recs[i]
@@ -451,7 +428,7 @@ func TestComposedPlaceCatchesUnpinned(t *testing.T) {
 			}
 			tried++
 			if _, _, b, err := fl.judge(r, r.Template); err != nil || len(b) > 0 {
-				t.Fatalf("%s disagrees unmutated: %v %v", r, err, b)
+				t.Fatalf("%s disagrees unmutated: %v %v", recordString(r), err, b)
 			}
 			unpinned := r.Template.DeepCopy()
 			unpinned.Spec.NodeSelector = r.WrittenNodeSelector
@@ -461,7 +438,7 @@ func TestComposedPlaceCatchesUnpinned(t *testing.T) {
 			}
 			if len(b) > 0 {
 				caught++
-				examples = append(examples, fmt.Sprintf("%s: %s", r, b[0]))
+				examples = append(examples, fmt.Sprintf("%s: %s", recordString(r), b[0]))
 			}
 		}
 		return caught < 5 && fleets < 20

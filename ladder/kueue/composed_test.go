@@ -36,51 +36,12 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/handoff"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
 var composedOut = flag.String("composed-out", "", "TestComposedAdmit writes its records for the kube-scheduler half here (JSON)")
-
-// composedRecord is one queued unit as Kueue admitted it to one flavor:
-// the kube-scheduler half places Admitted pods of Template, the pod
-// template pinned to the flavor, and holds the checker's Pinned entry to
-// what lands. A unit Kueue admits nowhere has one record, Flavor "".
-// The kube-scheduler half declares the same type.
-type composedRecord struct {
-	Fleet string `json:"fleet"`
-	// Spec is the fleet's spec (an example fleet's directory, or a
-	// generated spec's JSON file beside the handoff file), absolute; Seed
-	// the generator's seed, 0 for an example fleet.
-	Spec      string `json:"spec"`
-	Seed      int    `json:"seed,omitempty"`
-	Tenant    string `json:"tenant"`
-	Namespace string `json:"namespace"`
-	Class     string `json:"class"`
-	Kind      string `json:"kind"`
-	Gang      bool   `json:"gang,omitempty"`
-	// Pods are the class's replicas, or a Job's parallelism.
-	Pods int32 `json:"pods"`
-	// KueueFlavor is where Kueue admits the unit's first workload on an
-	// empty cluster, "" if nowhere.
-	KueueFlavor string `json:"kueueFlavor"`
-	// Flavor is this record's, and Pool its gpufleet.dev/pool nodeLabel.
-	Flavor string `json:"flavor,omitempty"`
-	Pool   string `json:"pool,omitempty"`
-	// Admitted is how many of the unit's pods Kueue admits to Flavor: the
-	// Job's or StatefulSet's whole PodSet, or a Deployment's replicas
-	// admitted there one by one.
-	Admitted int32 `json:"admitted"`
-	// Template is the pod template pinned to Flavor (pkg/podset
-	// FromAssignment and Merge), and WrittenNodeSelector its nodeSelector
-	// before; PinError is Merge's refusal, when Kueue cannot start the
-	// unit's pods there.
-	Template            *corev1.PodTemplateSpec `json:"template,omitempty"`
-	WrittenNodeSelector map[string]string       `json:"writtenNodeSelector,omitempty"`
-	PinError            string                  `json:"pinError,omitempty"`
-	// Checker is the checker's Pinned entry for Flavor, nil if it has none.
-	Checker *check.Pinned `json:"checker,omitempty"`
-}
 
 // composedFleets are the example fleets and the generated ones with
 // queued Deployments, StatefulSets, gangs, waves, hard spreads and
@@ -185,7 +146,7 @@ func TestComposedAdmit(t *testing.T) {
 	}
 	fleets := composedFleets(t, filepath.Join(filepath.Dir(*composedOut), "fleets"), *generated)
 	st := composedStats{units: map[string]int{}, admitted: map[string]int{}}
-	var records []composedRecord
+	var records []handoff.Record
 	var bad []string
 	for _, fc := range fleets {
 		recs, b := admitFleet(ctx, t, crds, fc, admitOptions{}, &st)
@@ -261,7 +222,7 @@ func TestComposedAdmitCatchesQuotaIgnored(t *testing.T) {
 
 // admitFleet compiles the fleet and follows each queued unit through
 // Kueue, returning its records and where the checker disagrees.
-func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc composedFleet, opts admitOptions, st *composedStats) ([]composedRecord, []string) {
+func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc composedFleet, opts admitOptions, st *composedStats) ([]handoff.Record, []string) {
 	t.Helper()
 	res, err := compiler.Compile([]string{fc.spec})
 	if err != nil {
@@ -278,7 +239,7 @@ func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc c
 		}
 	}
 	st.fleets++
-	var records []composedRecord
+	var records []handoff.Record
 	var bad []string
 	for _, q := range compiler.KueueIntent(res.Fleet) {
 		for _, class := range q.Classes {
@@ -292,7 +253,7 @@ func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc c
 			if err != nil {
 				t.Fatalf("%s: %v", where, err)
 			}
-			base := composedRecord{Fleet: fc.name, Spec: fc.spec, Seed: fc.seed, Tenant: q.Tenant, Namespace: q.Namespace,
+			base := handoff.Record{Fleet: fc.name, Spec: fc.spec, Seed: fc.seed, Tenant: q.Tenant, Namespace: q.Namespace,
 				Class: class, Kind: w.Kind, Gang: u.Gang, Pods: w.Pods, WrittenNodeSelector: w.Template.Spec.NodeSelector}
 			where += " (" + w.Kind + ")"
 			if w.Kind != u.Kind {
@@ -301,7 +262,7 @@ func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc c
 			if got := w.PodSets[0].Count; got != u.Admission {
 				bad = append(bad, fmt.Sprintf("%s: Kueue admits %d pods as one workload, the checker %d", where, got, u.Admission))
 			}
-			var recs []composedRecord
+			var recs []handoff.Record
 			var b []string
 			if w.Kind == keys.KindDeployment {
 				recs, b, err = k.admitDeployment(ctx, q.ClusterQueue, base, w, u, opts)
@@ -339,7 +300,7 @@ func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc c
 
 // admitWhole follows a Job's or a StatefulSet's one workload: where Kueue
 // admits it on an empty cluster, and every flavor it may be admitted to.
-func (k *Kueue) admitWhole(ctx context.Context, cq string, base composedRecord, w *Workload, u *check.Unit) ([]composedRecord, []string, error) {
+func (k *Kueue) admitWhole(ctx context.Context, cq string, base handoff.Record, w *Workload, u *check.Unit) ([]handoff.Record, []string, error) {
 	var bad []string
 	a, wl, err := k.assign(ctx, cq, base.Namespace, w.Name, w.PodSets)
 	if err != nil {
@@ -386,9 +347,9 @@ func (k *Kueue) admitWhole(ctx context.Context, cq string, base composedRecord, 
 		}
 	}
 	if base.KueueFlavor == "" || len(flavors) == 0 {
-		return []composedRecord{base}, bad, nil
+		return []handoff.Record{base}, bad, nil
 	}
-	var out []composedRecord
+	var out []handoff.Record
 	for _, f := range flavors {
 		r := base
 		r.Flavor, r.Pool, r.Admitted = f, k.pool(f), w.PodSets[0].Count
@@ -416,7 +377,7 @@ func (k *Kueue) admitWhole(ctx context.Context, cq string, base composedRecord, 
 // in the cache (Scheduler.assumeWorkload: AddOrUpdateWorkload) before the
 // next cycle. It stops at the first replica not admitted, and leaves the
 // cache empty again.
-func (k *Kueue) admitDeployment(ctx context.Context, cq string, base composedRecord, w *Workload, u *check.Unit, opts admitOptions) ([]composedRecord, []string, error) {
+func (k *Kueue) admitDeployment(ctx context.Context, cq string, base handoff.Record, w *Workload, u *check.Unit, opts admitOptions) ([]handoff.Record, []string, error) {
 	log := klog.Background()
 	clock := clocktesting.NewFakeClock(time.Unix(0, 0))
 	type step struct {
@@ -482,9 +443,9 @@ func (k *Kueue) admitDeployment(ctx context.Context, cq string, base composedRec
 		bad = append(bad, fmt.Sprintf("Kueue admits its %d replicas one by one to flavor:count %v, the checker %v", w.Pods, theirs, ours))
 	}
 	if len(steps) == 0 {
-		return []composedRecord{base}, bad, nil
+		return []handoff.Record{base}, bad, nil
 	}
-	var out []composedRecord
+	var out []handoff.Record
 	for i, s := range steps {
 		r := base
 		r.Flavor, r.Pool, r.Admitted = s.flavor, k.pool(s.flavor), s.n
@@ -505,7 +466,7 @@ func (k *Kueue) admitDeployment(ctx context.Context, cq string, base composedRec
 // template, as the Job integration's RunWithPodSetsInfo and the pod
 // integration's prepare (pkg/controller/jobs/pod) do. A conflict is
 // Merge's refusal: the pods are never started.
-func (k *Kueue) pin(ctx context.Context, r *composedRecord, w *Workload, psa *kueue.PodSetAssignment) error {
+func (k *Kueue) pin(ctx context.Context, r *handoff.Record, w *Workload, psa *kueue.PodSetAssignment) error {
 	info, err := podset.FromAssignment(ctx, k.client, psa, &w.PodSets[0])
 	if err != nil {
 		return err

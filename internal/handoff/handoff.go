@@ -1,0 +1,52 @@
+// Package handoff is what the composed differential's halves hand each
+// other (make test-composed): Kueue's half, in ladder/kueue, writes a
+// Record per queued unit and flavor; kube-scheduler's, in
+// ladder/kube-scheduler, reads them. The two need different k8s.io minors
+// and so cannot share a module, as a cluster's Kueue and kube-scheduler
+// share only the API server; this one type is what they agree on.
+package handoff
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+)
+
+// Record is one queued unit as Kueue admitted it to one flavor:
+// the kube-scheduler half places Admitted pods of Template, the pod
+// template pinned to the flavor, and holds the checker's Pinned entry to
+// what lands. A unit Kueue admits nowhere has one record, Flavor "".
+type Record struct {
+	Fleet string `json:"fleet"`
+	// Spec is the fleet's spec (an example fleet's directory, or a
+	// generated spec's JSON file beside the handoff file), absolute; Seed
+	// the generator's seed, 0 for an example fleet.
+	Spec      string `json:"spec"`
+	Seed      int    `json:"seed,omitempty"`
+	Tenant    string `json:"tenant"`
+	Namespace string `json:"namespace"`
+	Class     string `json:"class"`
+	Kind      string `json:"kind"`
+	Gang      bool   `json:"gang,omitempty"`
+	// Pods are the class's replicas, or a Job's parallelism.
+	Pods int32 `json:"pods"`
+	// KueueFlavor is where Kueue admits the unit's first workload on an
+	// empty cluster, "" if nowhere.
+	KueueFlavor string `json:"kueueFlavor"`
+	// Flavor is this record's, and Pool its gpufleet.dev/pool nodeLabel.
+	Flavor string `json:"flavor,omitempty"`
+	Pool   string `json:"pool,omitempty"`
+	// Admitted is how many of the unit's pods Kueue admits to Flavor: the
+	// Job's or StatefulSet's whole PodSet, or a Deployment's replicas
+	// admitted there one by one.
+	Admitted int32 `json:"admitted"`
+	// Template is the pod template pinned to Flavor (pkg/podset
+	// FromAssignment and Merge), and WrittenNodeSelector its nodeSelector
+	// before; PinError is Merge's refusal, when Kueue cannot start the
+	// unit's pods there.
+	Template            *corev1.PodTemplateSpec `json:"template,omitempty"`
+	WrittenNodeSelector map[string]string       `json:"writtenNodeSelector,omitempty"`
+	PinError            string                  `json:"pinError,omitempty"`
+	// Checker is the checker's Pinned entry for Flavor, nil if it has none.
+	Checker *check.Pinned `json:"checker,omitempty"`
+}
