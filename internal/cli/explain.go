@@ -8,7 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -19,7 +21,11 @@ func newExplainCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Explain shows, for one class, each pool's verdict per instance type and
 zone, every filter's reasons in kube-scheduler's wording, and the values
 each filter compared (node labels against the pod's selectors, taints
-against tolerations, requests against allocatable).`,
+against tolerations, requests against allocatable). For a queued class,
+it then follows each tenant's workload from admission into placement:
+the pods Kueue admits as one unit, the flavors it may pin them to, and
+how many of them kube-scheduler places there; for a Job, how many pods
+run at once and in how many waves.`,
 		Example: `  gpufleet explain fleets/platform training
   gpufleet explain fleets/platform inference --pool t4-infer`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -52,6 +58,11 @@ against tolerations, requests against allocatable).`,
 				}
 				cell := sched.Explain(cls, &cl.Pools[i])
 				explainCell(stdout, &cell)
+			}
+			for _, u := range r.Units {
+				if u.Class == class {
+					explainUnit(stdout, u, pool)
+				}
 			}
 			// With --pool, the findings on other pools are not this cell's.
 			for _, f := range r.Findings {
@@ -87,6 +98,42 @@ func explainCell(w io.Writer, cell *sched.Cell) {
 			fmt.Fprintf(w, "    %-17s %s: %s\n", f.Name, mark, f.Compared)
 		}
 	}
+}
+
+// explainUnit follows one tenant's workload of the class from admission
+// into placement (check.Unit); with pool, only that flavor's line.
+func explainUnit(w io.Writer, u check.Unit, pool string) {
+	waves := ""
+	if u.Waves > 0 {
+		waves = fmt.Sprintf(", in %d wave%s", u.Waves, map[bool]string{true: "s"}[u.Waves > 1])
+	}
+	if u.Tenant == "" {
+		fmt.Fprintf(w, "not queued: the Job controller runs %d of its %d pods at once%s\n", u.AtOnce, u.Pods, waves)
+		return
+	}
+	switch {
+	case u.Kind == keys.KindDeployment:
+		fmt.Fprintf(w, "tenant %s: Kueue admits its %d replicas one by one, each to the first flavor with quota\n", u.Tenant, u.Pods)
+	case u.Flavor == "":
+		fmt.Fprintf(w, "tenant %s: Kueue admits no workload of %d pods (see the findings)\n", u.Tenant, u.Admission)
+	default:
+		fmt.Fprintf(w, "tenant %s: Kueue admits %d pods as one workload, to flavor %s on an empty cluster\n", u.Tenant, u.Admission, u.Flavor)
+	}
+	for _, p := range u.Pinned {
+		if pool != "" && p.Flavor != pool {
+			continue
+		}
+		why := ""
+		if len(p.Reasons) > 0 && p.Placed < int64(p.Admitted) {
+			why = ": " + strings.Join(p.Reasons, ", ")
+		}
+		if u.Kind == keys.KindDeployment {
+			fmt.Fprintf(w, "  %d admitted to flavor %s: kube-scheduler places %d of them there%s\n", p.Admitted, p.Flavor, p.Placed, why)
+		} else {
+			fmt.Fprintf(w, "  pinned to flavor %s: kube-scheduler places %d of %d there%s\n", p.Flavor, p.Placed, p.Admitted, why)
+		}
+	}
+	fmt.Fprintf(w, "  %d of its %d pods run at once%s\n", u.AtOnce, u.Pods, waves)
 }
 
 func contains(list []string, s string) bool {
