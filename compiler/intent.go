@@ -22,6 +22,9 @@ func Intent(d *derive.Fleet) check.Intent {
 		Priorities:   map[string]check.PriorityIntent{},
 		Version:      d.Spec.Cluster.Version,
 	}
+	if d.Cloud != nil {
+		in.SpotNoticeSeconds = d.Cloud.SpotNoticeSeconds()
+	}
 	for _, c := range d.Classes {
 		in.OnDemandOnly[c.Name] = c.Spec.Capacity == spec.OnDemand
 		p := d.Spec.Priorities[c.Spec.Priority]

@@ -13,6 +13,9 @@ type Intent struct {
 	Priorities map[string]PriorityIntent
 	// Version is the cluster's Kubernetes minor version.
 	Version string
+	// SpotNoticeSeconds is how long the cloud warns before it reclaims a
+	// spot instance (cloud.Cloud).
+	SpotNoticeSeconds int64
 }
 
 // Namespaces maps each class to the namespaces its tenants run it in.

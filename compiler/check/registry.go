@@ -39,6 +39,7 @@ var Registry = []Check{
 	{IDQuotaFit, OnCluster(QuotaFit), Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDSchedulerVersion, OnCluster(SchedulerVersion), Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},
 	{IDSpotCheckpoint, OnRow(SpotCheckpoint), Warning, false, "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
+	{IDSpotGracePeriod, OnCluster(SpotGracePeriod), Warning, false, "no class that lands on spot asks for a checkpoint window longer than the spot interruption notice, after which the instance is gone"},
 	{IDPriorityOrder, OnCluster(PriorityOrder), Warning, false, "no preempting batch class outranks a critical serving class"},
 	{IDKueueFlavor, OnQueue(KueueFlavor), Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
 	{IDKueueOrder, OnQueue(KueueOrder), Error, false, "no flavor Kueue tries first sends a queued class where it cannot land"},
