@@ -12,15 +12,19 @@ import (
 
 // Every finding the pipeline reports names a registered check and has its
 // severity, or a lower one where the registry lets the spec lower it. The
-// generated fleets (tricky escape hatches, 40 seeds) give findings of most
-// checks; the test fails if fewer than half of the registry is seen, so it
-// cannot pass over nothing.
+// generated fleets (tricky escape hatches, and queued units of every kind,
+// 60 seeds) give findings of most checks; the test fails if fewer than
+// half of the registry is seen, so it cannot pass over nothing.
 func TestFindingsRegistered(t *testing.T) {
 	paths := exampleFleets(t)
 	dir := t.TempDir()
-	for seed := range uint64(40) {
+	for seed := range uint64(60) {
 		p := filepath.Join(dir, fmt.Sprintf("fleet-%d.json", seed))
-		if err := os.WriteFile(p, fleetgen.JSON(fleetgen.Generate(seed, fleetgen.S, fleetgen.Options{Tricky: seed%2 == 0})), 0o644); err != nil {
+		opts := fleetgen.Options{Tricky: seed%2 == 0}
+		if seed >= 40 {
+			opts = fleetgen.Options{Queues: true, Composed: true}
+		}
+		if err := os.WriteFile(p, fleetgen.JSON(fleetgen.Generate(seed, fleetgen.S, opts)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)

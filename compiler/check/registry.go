@@ -24,6 +24,7 @@ var Registry = []Check{
 	{IDLands, OnRow(Lands), Error, false, "every class can land on at least one pool (kube-scheduler's Filter plugins)"},
 	{IDGang, OnRow(Gang), Error, false, "a Job's whole gang fits at once on the pools it lands on, at max size"},
 	{IDCapacity, OnRow(Capacity), Error, false, "all of a workload's replicas fit at once on the pools it lands on, at max size"},
+	{IDRollout, OnRow(Rollout), Error, false, "a Deployment's rolling update progresses at max size: maxUnavailable at least 1, or room for a surge pod beside every old one"},
 	{IDInterPodAffinity, OnRow(InterPodAffinity), Error, false, "required anti-affinity leaves a node or zone for every replica"},
 	{IDPodTopologySpread, OnRow(PodTopologySpread), Error, false, "DoNotSchedule spread constraints hold for every pod, placed one by one"},
 	{IDCPUOnGPU, OnCluster(CPUOnGPU), Error, true, "no CPU-only class can land on a GPU pool"},

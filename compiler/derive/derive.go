@@ -6,6 +6,7 @@ package derive
 import (
 	"sort"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -65,6 +66,8 @@ type Class struct {
 	// MaxUnavailable is the serving workload's PodDisruptionBudget; nil
 	// for none.
 	MaxUnavailable *int32
+	// Strategy is a Deployment's rolling update; nil for other kinds.
+	Strategy *appsv1.DeploymentStrategy
 }
 
 // Tenant is a tenant with the classes it may use, resolved.

@@ -1,6 +1,9 @@
 package derive
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -42,4 +45,32 @@ func matchLabelKeys(c spec.Class) []string {
 		return []string{keys.LabelJobControllerUID}
 	}
 	return nil
+}
+
+// defaultSurge and defaultUnavailable are the rolling update a Deployment
+// class gets unless its spec says otherwise. Kubernetes' own default (25%
+// and 25%) rounds maxUnavailable down to 0 below 4 replicas, and a pool
+// full at max size then has no room for the surge pod: the rollout stalls
+// until ProgressDeadlineExceeded. One pod down at a time always makes room.
+var (
+	defaultSurge       = intstr.FromString("25%")
+	defaultUnavailable = intstr.FromInt32(1)
+)
+
+// strategy is a Deployment class's rolling update; nil for other kinds.
+func strategy(c spec.Class) *appsv1.DeploymentStrategy {
+	if c.Kind != keys.KindDeployment {
+		return nil
+	}
+	surge, unavailable := defaultSurge, defaultUnavailable
+	if r := c.Rollout; r != nil {
+		if r.MaxSurge != nil {
+			surge = *r.MaxSurge
+		}
+		if r.MaxUnavailable != nil {
+			unavailable = *r.MaxUnavailable
+		}
+	}
+	return &appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavailable}}
 }

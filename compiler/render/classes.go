@@ -101,6 +101,11 @@ func policyPatch(c *derive.Class, apiVersion, kind string) map[string]any {
 		md["labels"] = c.WorkloadLabels
 	}
 	workload := map[string]any{"template": map[string]any{"metadata": tpl.ObjectMeta, "spec": spec}}
+	if kind == keys.KindDeployment && c.Strategy != nil {
+		// The class's rolling update, which the checker proves can
+		// progress at max size (Rollout).
+		workload["strategy"] = c.Strategy
+	}
 	if kind == keys.KindJob && c.WorkloadLabels != nil {
 		workload["suspend"] = true // Kueue unsuspends it on admission
 	}
@@ -151,6 +156,9 @@ func Example(c *derive.Class) (any, error) {
 		d.ObjectMeta = objMeta(d.ObjectMeta)
 		d.Spec.Replicas = &replicas
 		d.Spec.Selector = selector
+		if c.Strategy != nil {
+			d.Spec.Strategy = *c.Strategy
+		}
 		d.Spec.Template = podTemplate(d.Spec.Template)
 		return &d, nil
 	case keys.KindStatefulSet:

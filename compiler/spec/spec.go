@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/util/intstr"
+
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -134,6 +136,32 @@ const (
 // HasNodeGroup reports whether the pool gets an EKS managed node group.
 func (p Pool) HasNodeGroup() bool { return p.Provisioner != Karpenter }
 
+// NodeGroup is one EKS managed node group of a pool: its name and zones.
+type NodeGroup struct {
+	Name  string
+	Zones []string
+}
+
+// NodeGroups names the managed node groups of the pool called name, whose
+// zones are zones (the pool's, or the cluster's when it lists none): none
+// for a pool Karpenter alone launches, the pool's own group over all its
+// zones, or with zoneGroups one per zone, named <pool>-<zone>. The
+// provisioner (compiler/nodegroup/eks) and validation, which refuses two
+// pools making one name, both name groups here.
+func (p Pool) NodeGroups(name string, zones []string) []NodeGroup {
+	if !p.HasNodeGroup() {
+		return nil
+	}
+	if !p.ZoneGroups || len(zones) < 2 {
+		return []NodeGroup{{name, zones}}
+	}
+	out := make([]NodeGroup, len(zones))
+	for i, z := range zones {
+		out[i] = NodeGroup{name + "-" + z, []string{z}}
+	}
+	return out
+}
+
 // HasNodePool reports whether the pool gets a Karpenter NodePool.
 func (p Pool) HasNodePool() bool { return p.Provisioner == Karpenter || p.Provisioner == Both }
 
@@ -178,13 +206,15 @@ type Class struct {
 	GPU      *GPU   `json:"gpu,omitempty"`
 	// EFA is the Elastic Fabric Adapter interfaces each pod requests
 	// (vpc.amazonaws.com/efa); 0 requests none.
-	EFA            int64     `json:"efa,omitempty"`
-	Resources      Resources `json:"resources"`
-	Capacity       string    `json:"capacity"`
-	Queue          *bool     `json:"queue,omitempty"`
-	Spread         *Spread   `json:"spread,omitempty"`
-	AntiAffinity   string    `json:"antiAffinity,omitempty"`
-	CheckpointSecs *int64    `json:"checkpointGracePeriodSeconds,omitempty"`
+	EFA          int64     `json:"efa,omitempty"`
+	Resources    Resources `json:"resources"`
+	Capacity     string    `json:"capacity"`
+	Queue        *bool     `json:"queue,omitempty"`
+	Spread       *Spread   `json:"spread,omitempty"`
+	AntiAffinity string    `json:"antiAffinity,omitempty"`
+	// Rollout (Deployments only) is the rolling update's bounds.
+	Rollout        *Rollout `json:"rollout,omitempty"`
+	CheckpointSecs *int64   `json:"checkpointGracePeriodSeconds,omitempty"`
 	// Checkpoint (Jobs only) says the work resumes from a checkpoint when
 	// a pod is replaced; nil means true. False keeps Karpenter from
 	// voluntarily disrupting its nodes while it runs.
@@ -218,6 +248,13 @@ func (c Class) Pods() int32 {
 		return *c.Gang
 	}
 	return c.Replicas
+}
+
+// Rollout bounds a Deployment's rolling update: each is a count of pods
+// or a percentage of replicas ("25%"), as in the Deployment API.
+type Rollout struct {
+	MaxSurge       *intstr.IntOrString `json:"maxSurge,omitempty"`
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
 }
 
 type GPU struct {

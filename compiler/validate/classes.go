@@ -37,6 +37,11 @@ func (c *checker) classes() {
 		if cl.Checkpoint != nil && cl.Kind != keys.KindJob {
 			c.errorf(p("classes", name, "checkpoint"), "checkpoint needs kind Job, not %s: a %s's pods are replaced by its controller and kept up by its PodDisruptionBudget", cl.Kind, cl.Kind)
 		}
+		if cl.Rollout != nil && cl.Kind != keys.KindDeployment {
+			c.errorf(p("classes", name, "rollout"), "rollout needs kind Deployment, not %s: only a Deployment's rolling update surges and takes pods down", cl.Kind)
+		} else if cl.Rollout != nil {
+			c.rollout(name, *cl.Rollout)
+		}
 		if cl.BackoffLimit != nil && cl.Kind != keys.KindJob {
 			c.errorf(p("classes", name, "backoffLimit"), "backoffLimit needs kind Job, not %s: only a Job fails after retries", cl.Kind)
 		}

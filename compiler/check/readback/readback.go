@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
@@ -160,6 +161,7 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, error) {
 	switch w := workload.(type) {
 	case *appsv1.Deployment:
 		tpl, meta, c.Kind, c.Pods = &w.Spec.Template, &w.ObjectMeta, keys.KindDeployment, deref(w.Spec.Replicas, 1)
+		c.MaxSurge, c.MaxUnavailable = fenceposts(w.Spec.Strategy, c.Pods)
 	case *appsv1.StatefulSet:
 		tpl, meta, c.Kind, c.Pods = &w.Spec.Template, &w.ObjectMeta, keys.KindStatefulSet, deref(w.Spec.Replicas, 1)
 	case *batchv1.Job:
@@ -224,4 +226,32 @@ func forEach(n int, f func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// fenceposts is a Deployment's rolling update in pods, as the Deployment
+// controller resolves it (k8s.io/kubernetes pkg/controller/deployment/util
+// ResolveFenceposts): maxSurge rounded up and maxUnavailable down, each
+// defaulting to 25% as the API server defaults them, and maxUnavailable 1
+// when both come to 0. Recreate takes every pod down first.
+func fenceposts(s appsv1.DeploymentStrategy, replicas int32) (surge, unavailable int32) {
+	if s.Type == appsv1.RecreateDeploymentStrategyType {
+		return 0, replicas
+	}
+	quarter := intstr.FromString("25%")
+	ms, mu := &quarter, &quarter
+	if r := s.RollingUpdate; r != nil {
+		if r.MaxSurge != nil {
+			ms = r.MaxSurge
+		}
+		if r.MaxUnavailable != nil {
+			mu = r.MaxUnavailable
+		}
+	}
+	// The API server refuses values these cannot scale; 0 stands for them.
+	su, _ := intstr.GetScaledValueFromIntOrPercent(ms, int(replicas), true)
+	un, _ := intstr.GetScaledValueFromIntOrPercent(mu, int(replicas), false)
+	if su == 0 && un == 0 {
+		un = 1
+	}
+	return int32(su), int32(un)
 }

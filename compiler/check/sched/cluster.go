@@ -103,6 +103,9 @@ type Class struct {
 	// Queued is true where Kueue admits the workload: it then pins each
 	// unit it admits to one flavor's pool (kueuemodel.Pin).
 	Queued bool
+	// MaxSurge and MaxUnavailable are a Deployment's rolling update in
+	// pods, resolved as its controller resolves them.
+	MaxSurge, MaxUnavailable int32
 }
 
 // Need is how many of the class's pods must run at once for it to make
