@@ -39,6 +39,7 @@ func Fleet(src *load.Source, cl cloud.Cloud, cat catalog.Catalog) error {
 	c.classes()
 	c.tenants()
 	c.cohorts()
+	c.weights()
 	c.instanceTypes()
 	c.prices()
 	return c.errs.Err()
