@@ -59,6 +59,50 @@ func (c *checker) pools() {
 		c.karpenterPool(name, pool)
 		c.gpuSharing(name, pool)
 	}
+	c.nodeGroupNames()
+}
+
+// nodeGroupNames refuses two pools that make one managed node group name,
+// named as the provisioner names them (spec.Pool.NodeGroups): a pool "gen"
+// with zoneGroups makes "gen-us-west-2a", as does a pool of that name.
+// eksctl refuses a file listing a name twice, Terraform's map would keep
+// one group, and the checker and drift would credit both pools with its
+// nodes. A Karpenter NodePool is named after its pool, a key of pools,
+// so NodePools cannot collide.
+func (c *checker) nodeGroupNames() {
+	type maker struct{ pool, zone string }
+	made := map[string]maker{}
+	for _, name := range spec.Keys(c.f.Pools) {
+		pool := c.f.Pools[name]
+		zones := pool.Zones
+		if len(zones) == 0 {
+			zones = c.f.Cluster.Zones
+		}
+		for _, ng := range pool.NodeGroups(name, zones) {
+			zone := ""
+			if ng.Name != name {
+				zone = ng.Zones[0]
+			}
+			prev, ok := made[ng.Name]
+			if !ok {
+				made[ng.Name] = maker{name, zone}
+				continue
+			}
+			path := p("pools", name)
+			if zone != "" {
+				path = p("pools", name, "zoneGroups")
+			}
+			c.errorf(path, "managed node group name %q is made twice: by %s and by %s; a cluster holds each node group name once: rename one of the pools",
+				ng.Name, makerOf(prev.pool, prev.zone), makerOf(name, zone))
+		}
+	}
+}
+
+func makerOf(pool, zone string) string {
+	if zone == "" {
+		return "pool " + strconv.Quote(pool)
+	}
+	return "pool " + strconv.Quote(pool) + " (its group for zone " + zone + ", zoneGroups)"
 }
 
 // karpenterPool checks what a Karpenter NodePool cannot express: Karpenter
