@@ -27,6 +27,7 @@ var Registry = []Check{
 	{IDRollout, OnRow(Rollout), Error, false, "a Deployment's rolling update progresses at max size: maxUnavailable at least 1, or room for a surge pod beside every old one"},
 	{IDInterPodAffinity, OnRow(InterPodAffinity), Error, false, "required anti-affinity leaves a node or zone for every replica"},
 	{IDPodTopologySpread, OnRow(PodTopologySpread), Error, false, "DoNotSchedule spread constraints hold for every pod, placed one by one"},
+	{IDSystemLands, OnCluster(SystemLands), Error, false, "every workload the tree itself deploys (its second scheduler) fits some pool: system pools' taints are tolerated"},
 	{IDCPUOnGPU, OnCluster(CPUOnGPU), Error, true, "no CPU-only class can land on a GPU pool"},
 	{IDOnDemandOnSpot, OnCluster(OnDemandOnSpot), Error, true, "no on-demand class can land on a spot pool"},
 	{IDDedicated, OnCluster(Dedicated), Error, true, "no class lands on a pool dedicated to others"},

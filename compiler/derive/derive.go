@@ -25,6 +25,8 @@ type Fleet struct {
 	Tenants    []Tenant
 	// Cloud is the cloud the spec's cluster.provider names.
 	Cloud cloud.Cloud
+	// System is where the tree's own components run.
+	System System
 }
 
 // Priority is one PriorityClass.
@@ -112,6 +114,7 @@ func Derive(f *spec.Fleet, cl cloud.Cloud, cat catalog.Catalog) *Fleet {
 	for _, name := range spec.Keys(f.Tenants) {
 		d.Tenants = append(d.Tenants, deriveTenant(name, f.Tenants[name], f.Classes))
 	}
+	d.System = system(d.Pools)
 	return d
 }
 

@@ -133,6 +133,6 @@ func (r *renderer) scheduler() bool {
 		r.fail(fmt.Errorf("render: no kube-scheduler image for Kubernetes %s", r.d.Spec.Cluster.Version))
 		return false
 	}
-	r.emit(tree.SchedulerPath, schedulerObjects(image)...)
+	r.emit(tree.SchedulerPath, schedulerObjects(image, r.d.System)...)
 	return true
 }

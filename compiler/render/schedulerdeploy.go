@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
 
@@ -17,7 +19,9 @@ import (
 // create on any), so the scheduler's own lease needs a Role of its own;
 // extension-apiserver-authentication-reader lets it authenticate the
 // clients of its /healthz and /metrics as every kube-scheduler does.
-func schedulerObjects(image string) []any {
+// Its pod runs on the system pools where the spec marks some, tolerating
+// their taints (derive.System); the checker proves it fits (SystemLands).
+func schedulerObjects(image string, system derive.System) []any {
 	ns, name := schedconfig.Namespace, schedconfig.Name
 	labels := map[string]string{"app.kubernetes.io/name": name}
 	sa := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}
@@ -44,6 +48,14 @@ func schedulerObjects(image string) []any {
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
 			Path: path, Port: intstr.FromInt32(schedconfig.SecurePort), Scheme: corev1.URISchemeHTTPS}},
 			InitialDelaySeconds: 15}
+	}
+	var affinity *corev1.Affinity
+	if len(system.Pools) > 0 {
+		affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: keys.LabelPool, Operator: corev1.NodeSelectorOpIn, Values: system.Pools},
+			}}},
+		}}}
 	}
 	return []any{
 		&corev1.ServiceAccount{
@@ -74,6 +86,8 @@ func schedulerObjects(image string) []any {
 						ServiceAccountName: name,
 						PriorityClassName:  "system-cluster-critical",
 						NodeSelector:       map[string]string{corev1.LabelOSStable: "linux"},
+						Affinity:           affinity,
+						Tolerations:        system.Tolerations,
 						Containers: []corev1.Container{{
 							Name:    "kube-scheduler",
 							Image:   image,

@@ -111,6 +111,9 @@ type Pool struct {
 	Provisioner string `json:"provisioner,omitempty"`
 	// ZoneGroups gives the pool one managed node group per zone.
 	ZoneGroups bool `json:"zoneGroups,omitempty"`
+	// System pools run the tree's own components, which tolerate their
+	// taints.
+	System bool `json:"system,omitempty"`
 	// Sharing time-slices (or MPS-shares) each GPU into replicas.
 	Sharing *Sharing `json:"sharing,omitempty"`
 	// MIG is a MIG layout, e.g. "all-1g.10gb".

@@ -85,6 +85,14 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 		f.Pools[p.name] = p.spec
 	}
 	g.fullTenants(f, names, needs)
+	// Last, so that the fleets are otherwise as they were: some pools run
+	// the tree's own components.
+	for _, p := range pools {
+		if g.chance(0.15) {
+			p.spec.System = true
+			f.Pools[p.name] = p.spec
+		}
+	}
 }
 
 func (g *gen) fullPool(cat catalog.Catalog, name string) *fullPool {

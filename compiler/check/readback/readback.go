@@ -72,6 +72,9 @@ func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*sched.C
 	if err != nil {
 		return nil, err
 	}
+	if c.System, err = systemFrom(t); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", tree.SchedulerPath, err)
+	}
 	sort.Slice(c.Pools, func(i, j int) bool { return c.Pools[i].Name < c.Pools[j].Name })
 	return c, nil
 }

@@ -122,6 +122,9 @@ func (c *Class) Need() int32 {
 type Cluster struct {
 	Pools   []Pool
 	Classes []Class
+	// System are the workloads the tree itself deploys that need a node
+	// (its second scheduler), named namespace/name.
+	System []Class
 
 	classes map[string]int // index of Classes by name, for Class
 }
