@@ -30,7 +30,9 @@ type Module struct {
 
 // The pinned releases. Their versions live only in the pins' go.mod files.
 var (
-	// Kueue: its CRDs under config/components/crd/bases/.
+	// Kueue: its CRDs under config/components/crd/bases/, and its webhook
+	// configurations (whose directory's kustomization adds the
+	// namespaceSelectors of a real install).
 	Kueue = Module{"sigs.k8s.io/kueue", "third_party/upstream"}
 	// eksctl: the ClusterConfig JSON Schema.
 	Eksctl = Module{"github.com/eksctl-io/eksctl", "third_party/upstream"}
@@ -56,6 +58,7 @@ var (
 // Well-known files, relative to their module.
 const (
 	KueueCRDs         = "config/components/crd/bases/*.yaml"
+	KueueWebhooks     = "config/components/webhook/manifests.yaml"
 	EksctlSchema      = "pkg/apis/eksctl.io/v1alpha5/assets/schema.json"
 	KarpenterCRDs     = "pkg/apis/crds/*.yaml"
 	NodePoolCRD       = "pkg/apis/crds/karpenter.sh_nodepools.yaml"

@@ -17,6 +17,7 @@ func TestPins(t *testing.T) {
 		contains string
 	}{
 		{Kueue, KueueCRDs, 11, "kueue.x-k8s.io_workloads.yaml"},
+		{Kueue, KueueWebhooks, 1, "manifests.yaml"},
 		{Eksctl, EksctlSchema, 1, "schema.json"},
 		{Karpenter, KarpenterCRDs, 2, "karpenter.sh_nodepools.yaml"},
 		{KarpenterAWS, KarpenterCRDs, 3, "karpenter.k8s.aws_ec2nodeclasses.yaml"},
