@@ -29,9 +29,12 @@ type kueue struct {
 	fairSharing bool
 }
 
-// StartKueue runs Kueue v0.19.2's manager with the Job integration only,
-// no leader election, webhook and probes on loopback, and fair sharing as
-// the fleet needs it. With its internal certificate management off, Kueue
+// StartKueue runs Kueue v0.19.2's manager with the Job, pod, Deployment
+// and StatefulSet integrations (kueueFrameworks), no leader election,
+// webhook and probes on loopback, and fair sharing as the fleet needs it;
+// then registers its webhooks with kube-apiserver (registerWebhooks), as a
+// real install does, so that the workloads of those kinds are suspended
+// or gated on create. With its internal certificate management off, Kueue
 // reads its metrics certificate from the fixed path /etc/kueue/metrics/
 // certs; a private mount namespace lays an overlay on /etc that holds it,
 // so nothing on the host changes.
@@ -52,7 +55,8 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool) (*kueu
 			return nil, err
 		}
 	}
-	if err := selfSigned(certs); err != nil {
+	caPEM, err := selfSigned(certs)
+	if err != nil {
 		return nil, err
 	}
 	webhook, err := freePort()
@@ -73,7 +77,11 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool) (*kueu
 		"webhook":                    map[string]any{"host": "127.0.0.1", "port": webhook, "certDir": certs},
 		"health":                     map[string]any{"healthProbeBindAddress": "127.0.0.1:" + strconv.Itoa(health)},
 		"metrics":                    map[string]any{"bindAddress": "0"},
-		"integrations":               map[string]any{"frameworks": []string{"batch/job"}},
+		"integrations":               map[string]any{"frameworks": kueueFrameworks},
+		// As the webhooks' namespaceSelector: the system pods are not Kueue's.
+		"managedJobsNamespaceSelector": map[string]any{"matchExpressions": []any{
+			map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": unmanagedNamespaces},
+		}},
 	}
 	if fairSharing {
 		// Kueue's v1beta2 Configuration turns fair sharing on by the
@@ -119,6 +127,9 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool) (*kueu
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, nil
 	})
+	if err == nil {
+		err = cp.registerWebhooks(ctx, webhook, caPEM)
+	}
 	if err != nil {
 		p.stop(5 * time.Second)
 		return nil, fmt.Errorf("kueue: %w\n%s", err, p.tail(30))
@@ -149,40 +160,51 @@ func (k *kueues) get(ctx context.Context, fairSharing bool) (*kueue, error) {
 	return cur, nil
 }
 
+// stop stops the manager, its webhooks first: kube-apiserver would refuse
+// every create they match while nothing answers them.
 func (k *kueues) stop() {
 	if k.cur != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := k.cp.unregisterWebhooks(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "kueue: webhooks: %v\n", err)
+		}
 		k.cur.p.stop(10 * time.Second)
 		k.cur = nil
 	}
 }
 
-// selfSigned writes tls.crt and tls.key for 127.0.0.1 into dir: Kueue's
-// webhook and metrics servers need one, and no client checks it here.
-func selfSigned(dir string) error {
+// selfSigned writes tls.crt and tls.key for 127.0.0.1 into dir, for
+// Kueue's webhook and metrics servers, and returns the certificate's PEM:
+// its own CA, which kube-apiserver trusts for the webhooks (caBundle).
+func selfSigned(dir string) ([]byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "kueue"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "kueue"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		return err
+	crt := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), crt, 0o600); err != nil {
+		return nil, err
 	}
-	return os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
+	return crt, os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
 }
