@@ -6,12 +6,10 @@ import (
 	"strings"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/gpufleet/gpufleet/compiler"
@@ -23,11 +21,13 @@ import (
 
 var workloads = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}
 
-// kueueDecision is what the running Kueue did with a submitted Job.
+// kueueDecision is what the running Kueue did with one Workload.
 type kueueDecision struct {
 	admitted bool
 	flavors  map[string]string
 	message  string
+	// workload is the Workload's name.
+	workload string
 }
 
 func (d kueueDecision) String() string {
@@ -38,61 +38,83 @@ func (d kueueDecision) String() string {
 }
 
 // admission submits, for every tenant that queues a class, each such
-// class's example Job (suspended, labelled for the tenant's LocalQueue) in
-// the tenant's first namespace, one at a time on an otherwise empty
-// cluster, and holds the running Kueue's decision to the checker's: the
-// flavor it admits to, or the message it leaves the Workload pending with.
+// class's example workload (a Job, a StatefulSet or a Deployment, as the
+// tree writes it: labelled for the tenant's LocalQueue) in the tenant's
+// first namespace, one at a time on an otherwise empty cluster. Kueue's
+// webhooks suspend or gate it, and Kueue's Job, StatefulSet and pod
+// controllers make its Workloads. It holds the running Kueue's decision to
+// the checker's (the flavor it admits one unit to, or the message it
+// leaves the Workload pending with; a Deployment's replicas to the flavors
+// the checker's unit fills), then the admitted pods to the unit's Pinned
+// (queuedPods).
 func (fr *fleetRun) admission() {
 	m, err := kueuemodel.New(tree.Bytes(fr.res.Tree))
 	if err != nil {
 		fr.t.Fatal(err)
 	}
+	fr.model = m
 	dyn, err := dynamic.NewForConfig(fr.cp.Config)
 	if err != nil {
 		fr.t.Fatal(err)
 	}
-	// clearExamples took the tree's own example Jobs away: each submission
-	// below meets an empty cluster.
+	// clearExamples took the tree's own example workloads away: each
+	// submission below meets an empty cluster.
 	for _, q := range compiler.KueueIntent(fr.res.Fleet) {
 		ns := q.Namespace
 		for _, class := range q.Classes {
 			c := fr.cl.Class(class)
-			pods := kueuemodel.UnitPods(c)
-			a := m.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), m.LimitRanges[ns]), pods)
+			a := m.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), m.LimitRanges[ns]), kueuemodel.UnitPods(c))
 			want := kueueDecision{admitted: a.Admitted(), flavors: map[string]string{}, message: a.Message}
 			if want.admitted {
 				for r, f := range a.Flavors {
 					want.flavors[string(r)] = f
 				}
 			}
-			// The admitted Job's pods need the nodes of its flavor's pool.
+			u := unitOf(fr.res.Report, q.Tenant, class)
+			if u == nil {
+				fr.fail("tenant %s, class %s: the report lists no unit for a queued class", q.Tenant, class)
+				continue
+			}
+			// The admitted pods need the nodes of their flavor's pool.
 			fr.ensureNodes(fr.fullSize(class))
-			got, job, err := fr.submit(dyn, ns, class)
+			s, err := fr.submit(dyn, ns, class, u)
 			if err != nil {
 				fr.fail("tenant %s, class %s: %v", q.Tenant, class, err)
-				if job != "" {
-					fr.clearJob(dyn, ns, job)
+				if s != nil {
+					fr.clearSubmission(dyn, s)
 				}
 				continue
 			}
-			fr.st.Queued++
-			if got.admitted {
-				fr.st.Admitted++
-			}
-			fr.t.Logf("tenant %s, class %s in %s: Kueue %s", q.Tenant, class, ns, got)
+			fr.count(s)
+			got := s.first(want.flavor())
+			fr.t.Logf("tenant %s, class %s (%s %s in %s): Kueue %s", q.Tenant, class, s.kind, s.name, ns, s)
 			if got.admitted != want.admitted || got.message != want.message || !maps.Equal(got.flavors, want.flavors) {
 				fr.fail("tenant %s, class %s: the running Kueue and the checker disagree:\n  checker: %s\n  Kueue:   %s", q.Tenant, class, want, got)
 			}
-			if got.admitted {
-				fr.admittedPods(q, class, ns, job, got, int(pods))
+			if bad := fills(s, u); bad != "" {
+				fr.fail("tenant %s, class %s: the running Kueue and the checker's unit disagree on the %s's replicas: %s", q.Tenant, class, s.kind, bad)
 			}
-			fr.clearJob(dyn, ns, job)
+			if s.anyAdmitted() {
+				fr.queuedPods(q.Tenant, class, s, u)
+			}
+			fr.clearSubmission(dyn, s)
 		}
-		if hasFinding(fr.res.Report, check.IDKueueResourceQuota, q.Tenant) && len(q.Classes) > 0 {
-			fr.ensureNodes(fr.fullSize(q.Classes[0]))
-			fr.overQuota(dyn, q, q.Classes[0], 8)
+		if jc := firstJob(fr, q.Classes); jc != "" && hasFinding(fr.res.Report, check.IDKueueResourceQuota, q.Tenant) {
+			fr.ensureNodes(fr.fullSize(jc))
+			fr.overQuota(dyn, q, jc, 8)
 		}
 	}
+}
+
+// firstJob is the first Job class of classes: overQuota reads the Job
+// controller's FailedCreate events.
+func firstJob(fr *fleetRun, classes []string) string {
+	for _, c := range classes {
+		if fr.res.Fleet.Class(c).Spec.Kind == keys.KindJob {
+			return c
+		}
+	}
+	return ""
 }
 
 func hasFinding(r *check.Report, id check.ID, tenant string) bool {
@@ -104,25 +126,38 @@ func hasFinding(r *check.Report, id check.ID, tenant string) bool {
 	return false
 }
 
-// admittedPods holds the pods the Job controller makes of an admitted Job
-// to the checker (judgeJobPods).
-func (fr *fleetRun) admittedPods(q kueuemodel.Queue, class, ns, job string, d kueueDecision, want int) {
-	flavor := d.flavors[keys.ResourceGPU]
-	if flavor == "" {
-		for _, f := range d.flavors {
-			flavor = f // one resource group: every resource has the same flavor
-		}
-	}
-	o, err := fr.jobPods(ns, job, want)
+// submit creates the class's example workload in ns and waits for Kueue's
+// decisions (await; a Deployment's until they are the unit's, or hold
+// still). The caller clears it.
+func (fr *fleetRun) submit(dyn dynamic.Interface, ns, class string, u *check.Unit) (*submission, error) {
+	// A name of its own: Kueue, still finishing the Workload of the tree's
+	// example of the same name (deleted just before), took the new
+	// workload's Workload for that orphan and finished it. Short enough
+	// for a StatefulSet's controller-revision-hash label.
+	return fr.submitAs(dyn, ns, class, strings.TrimSuffix(class[:min(len(class), 40)], "-")+"-kq", func(s *submission) bool { return fills(s, u) == "" })
+}
+
+// submitAs is submit under name.
+func (fr *fleetRun) submitAs(dyn dynamic.Interface, ns, class, name string, enough func(*submission) bool) (*submission, error) {
+	s, err := fr.create(ns, class, name)
 	if err != nil {
-		fr.t.Fatal(err)
+		return nil, err
 	}
-	fr.st.JobPods += o.created
-	fr.st.JobPodsBound += len(o.bound)
-	fr.t.Logf("tenant %s, class %s: Job %s's pods on flavor %s: %s", q.Tenant, class, job, flavor, o)
-	if bad := fr.judgeJobPods(q, class, flavor, want, o); len(bad) > 0 {
-		fr.fail("tenant %s, class %s: the pods of the Job Kueue admitted disagree with the checker:\n  %s", q.Tenant, class, strings.Join(bad, "\n  "))
-		fr.diagnose(ns, job)
+	return s, fr.await(dyn, s, enough)
+}
+
+// clearSubmission deletes a submitted workload, its pods and every
+// Workload in its namespace.
+func (fr *fleetRun) clearSubmission(dyn dynamic.Interface, s *submission) {
+	if s.kind == keys.KindJob {
+		fr.clearJob(dyn, s.ns, s.name)
+		return
+	}
+	if err := fr.clearWorkload(dyn, s.kind, s.ns, s.name); err != nil {
+		fr.fail("%v", err)
+	}
+	if err := clearWorkloads(fr, dyn, s.ns); err != nil {
+		fr.fail("%v", err)
 	}
 }
 
@@ -130,60 +165,6 @@ func (fr *fleetRun) clearJob(dyn dynamic.Interface, ns, job string) {
 	if err := clearJobs(fr, dyn, ns, job); err != nil {
 		fr.fail("%v", err)
 	}
-}
-
-// submit creates the class's example Job in ns and waits for Kueue to
-// reserve quota for its Workload or to say why it cannot. It returns the
-// Job's name, for the caller to delete it.
-func (fr *fleetRun) submit(dyn dynamic.Interface, ns, class string) (kueueDecision, string, error) {
-	// A name of its own: Kueue, still finishing the Workload of the tree's
-	// example Job of the same name (deleted just before), took the new
-	// Job's Workload for that orphan and finished it.
-	return fr.submitAs(dyn, ns, class, strings.TrimSuffix(class[:min(len(class), 60)], "-")+"-kq")
-}
-
-// submitAs is submit with the Job renamed, unless name is empty.
-func (fr *fleetRun) submitAs(dyn dynamic.Interface, ns, class, name string) (kueueDecision, string, error) {
-	var j batchv1.Job
-	if err := tree.Decode(fr.res.Tree[tree.ClassExample(class)], &j); err != nil {
-		return kueueDecision{}, "", err
-	}
-	j.Namespace = ns
-	if name != "" {
-		j.Name = name
-	}
-	jobs := fr.cp.Client.BatchV1().Jobs(ns)
-	created, err := jobs.Create(fr.ctx, &j, metav1.CreateOptions{})
-	if err != nil {
-		return kueueDecision{}, "", fmt.Errorf("create Job: %w", err)
-	}
-	d, err := fr.decision(dyn, ns, j.Name, created.UID)
-	return d, j.Name, err
-}
-
-// decision waits for Kueue to reserve quota for the Workload of the Job
-// with that UID, or to say why it cannot.
-func (fr *fleetRun) decision(dyn dynamic.Interface, ns, job string, uid types.UID) (kueueDecision, error) {
-	var d kueueDecision
-	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
-		list, err := dyn.Resource(workloads).Namespace(ns).List(fr.ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, w := range list.Items {
-			if !ownedBy(&w, uid) {
-				continue
-			}
-			var ok bool
-			d, ok = decisionOf(&w)
-			return ok, nil
-		}
-		return false, nil
-	})
-	if err != nil {
-		return d, fmt.Errorf("Kueue made no decision on Job %s/%s: %w\n%s", ns, job, err, fr.kueue.p.grep(20, job))
-	}
-	return d, nil
 }
 
 // clearJobs deletes the Job called name in ns (every Job, if name is
@@ -242,13 +223,29 @@ func clearJobs(fr *fleetRun, dyn dynamic.Interface, ns, name string) error {
 	return nil
 }
 
-func ownedBy(u *unstructured.Unstructured, uid any) bool {
-	for _, o := range u.GetOwnerReferences() {
-		if string(o.UID) == fmt.Sprint(uid) {
-			return true
+// clearWorkloads deletes every Workload in ns and waits until they are
+// gone: with no garbage collector, a StatefulSet's or a pod's Workload
+// outlives it, and would keep its quota.
+func clearWorkloads(fr *fleetRun, dyn dynamic.Interface, ns string) error {
+	wls := dyn.Resource(workloads).Namespace(ns)
+	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
+		list, err := wls.List(fr.ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
 		}
+		for _, w := range list.Items {
+			if w.GetDeletionTimestamp() == nil {
+				if err := wls.Delete(fr.ctx, w.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return false, err
+				}
+			}
+		}
+		return len(list.Items) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("Workloads in %s did not go: %w", ns, err)
 	}
-	return false
+	return nil
 }
 
 // decisionOf reads a Workload's QuotaReserved condition: true with the
@@ -261,7 +258,7 @@ func decisionOf(w *unstructured.Unstructured) (kueueDecision, bool) {
 			continue
 		}
 		if cond["status"] == "True" {
-			d := kueueDecision{admitted: true, flavors: map[string]string{}}
+			d := kueueDecision{admitted: true, flavors: map[string]string{}, workload: w.GetName()}
 			psas, _, _ := unstructured.NestedSlice(w.Object, "status", "admission", "podSetAssignments")
 			for _, psa := range psas {
 				fl, _, _ := unstructured.NestedStringMap(psa.(map[string]any), "flavors")
@@ -270,7 +267,7 @@ func decisionOf(w *unstructured.Unstructured) (kueueDecision, bool) {
 			return d, true
 		}
 		msg, _ := cond["message"].(string)
-		return kueueDecision{message: msg}, msg != ""
+		return kueueDecision{message: msg, workload: w.GetName()}, msg != ""
 	}
 	return kueueDecision{}, false
 }

@@ -49,7 +49,11 @@ func (fr *fleetRun) class(c *sched.Class) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, held, err = fr.runWorkload(dyn, kind, ns, run, objs, int(c.Pods), ok)
+		var enough func(*submission) bool
+		if u := unitOf(fr.res.Report, tenant, c.Name); u != nil {
+			enough = func(s *submission) bool { return fills(s, u) == "" }
+		}
+		o, held, err = fr.runWorkload(dyn, kind, ns, run, objs, int(c.Pods), enough, ok)
 		if err != nil {
 			t.Fatalf("class %s: %v", c.Name, err)
 		}
@@ -88,6 +92,12 @@ func (fr *fleetRun) class(c *sched.Class) {
 	}
 	fr.st.Placed += len(o.bound)
 	fr.st.Refused += len(o.pending)
+	if u := unitOf(fr.res.Report, "", c.Name); u != nil && u.Admission == 0 && u.Waves > 1 {
+		// A Job that is not queued and runs in waves: its unit's AtOnce
+		// pods at once (judge holds them to it), the rest Pending.
+		fr.st.Waves++
+		fr.st.WavesBound += len(o.bound)
+	}
 	verdict := "placed"
 	if e.refused {
 		verdict = "refused"
@@ -114,6 +124,9 @@ func (fr *fleetRun) judge(c *sched.Class, e expectation, o outcome) []string {
 		if !requestsGPU(c.Pod) && !e.gpuOK && isGPU(fr.node(node)) {
 			bad = append(bad, fmt.Sprintf("CPU-only pod %s bound to GPU node %s", pod, node))
 		}
+	}
+	if len(o.gated) != o.heldByKueue {
+		bad = append(bad, fmt.Sprintf("Kueue left %d pods pending, %d are gated", o.heldByKueue, len(o.gated)))
 	}
 	refusals := append(slices.Clone(o.forbidden), o.failedCreate...)
 	if e.quota {

@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,44 +19,41 @@ import (
 
 // runWorkload applies a built user workload and settles the pods its
 // controller makes (want of them), with their controller's FailedCreate
-// events. A queued Job first waits for Kueue: if Kueue holds it, there
-// are no pods and held is Kueue's decision.
-func (fr *fleetRun) runWorkload(dyn dynamic.Interface, kind, ns, name string, objs []*unstructured.Unstructured, want int, done func(outcome) bool) (o outcome, held *kueueDecision, err error) {
-	var uid types.UID
-	suspended := false
+// events. A queued workload (the class Component labels it for the
+// tenant's LocalQueue) first waits for Kueue's decisions: if Kueue admits
+// none of it, there are no pods to place and held is its decision; pods
+// of a Deployment's replicas Kueue leaves pending stay gated.
+func (fr *fleetRun) runWorkload(dyn dynamic.Interface, kind, ns, name string, objs []*unstructured.Unstructured, want int, enough func(*submission) bool, done func(outcome) bool) (o outcome, held *kueueDecision, err error) {
+	s := &submission{kind: kind, ns: ns, name: name, pods: want, sel: runLabel + "=" + name, decisions: map[string]kueueDecision{}}
+	queued := false
 	for _, obj := range objs {
 		got, err := fr.a.Apply(fr.ctx, obj)
 		if err != nil {
 			return o, nil, fmt.Errorf("the API server refused %s: %w", id(obj), err)
 		}
 		if got.GetKind() == kind {
-			uid = got.GetUID()
-			suspended, _, _ = unstructured.NestedBool(obj.Object, "spec", "suspend")
+			s.uid = got.GetUID()
+			queued = got.GetLabels()[kueueQueueLabel] != ""
 		}
 	}
-	if kind == keys.KindJob && suspended {
-		d, err := fr.decision(dyn, ns, name, uid)
-		if err != nil || !d.admitted {
-			return o, &d, err
+	if queued {
+		if err := fr.await(dyn, s, enough); err != nil {
+			return o, nil, err
+		}
+		if !s.anyAdmitted() {
+			d := s.first("")
+			return o, &d, nil
 		}
 	}
-	sel := runLabel + "=" + name
-	owners := func() (map[types.UID]bool, error) {
-		if kind != keys.KindDeployment {
-			return map[types.UID]bool{uid: true}, nil
-		}
-		// A Deployment's pods are its ReplicaSets', and so are the events.
-		l, err := fr.cp.Client.AppsV1().ReplicaSets(ns).List(fr.ctx, metav1.ListOptions{LabelSelector: sel})
-		if err != nil {
-			return nil, err
-		}
-		out := map[types.UID]bool{}
-		for _, rs := range l.Items {
-			out[rs.UID] = true
-		}
-		return out, nil
+	_, pending := s.admittedTo()
+	if !queued {
+		pending = 0
 	}
-	o, err = settle(fr.ctx, fr.cp, ns, sel, want, len(fr.nodes.nodes), failedCreates(fr.ctx, fr.cp, ns, owners), done)
+	o, err = settle(fr.ctx, fr.cp, ns, s.sel, want, len(fr.nodes.nodes), failedCreates(fr.ctx, fr.cp, ns, fr.owners(kind, ns, s.sel, s.uid)), func(o outcome) bool {
+		o.heldByKueue = pending
+		return done(o)
+	})
+	o.heldByKueue = pending
 	return o, nil, err
 }
 
@@ -85,7 +85,8 @@ func (fr *fleetRun) clearWorkload(dyn dynamic.Interface, kind, ns, name string) 
 				apps.ControllerRevisions(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel))
 		}
 		errs = append(errs, apps.ReplicaSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel),
-			fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel))
+			fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel),
+			fr.releasePods(ns, sel))
 		for _, err := range errs {
 			if err != nil {
 				return false, err
@@ -144,34 +145,42 @@ func (fr *fleetRun) clearExamplesOnce(dyn dynamic.Interface) {
 	apps, zero, all := fr.cp.Client.AppsV1(), int64(0), metav1.ListOptions{}
 	for _, tn := range fr.res.Fleet.Tenants {
 		for _, ns := range tn.Spec.Namespaces {
-			if err := clearJobs(fr, dyn, ns, ""); err != nil {
-				fr.t.Fatalf("namespace %s: %v", ns, err)
-			}
-			var left string // what was still there at the last look
-			err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
-				for _, err := range []error{
+			deleteApps := func() error {
+				return errors.Join(
 					apps.Deployments(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
 					apps.StatefulSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
 					apps.ReplicaSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
 					apps.ControllerRevisions(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, all),
 					fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, all),
-				} {
-					if err != nil {
-						return false, err
-					}
+					fr.releasePods(ns, all))
+			}
+			// The Deployments' and StatefulSets' first: Kueue keeps their
+			// pods' Workloads while the pods are there.
+			if err := deleteApps(); err != nil {
+				fr.t.Fatalf("namespace %s: %v", ns, err)
+			}
+			if err := clearJobs(fr, dyn, ns, ""); err != nil {
+				fr.t.Fatalf("namespace %s: %v", ns, err)
+			}
+			var left string // what was still there at the last look
+			err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
+				if err := deleteApps(); err != nil {
+					return false, err
 				}
 				d, err1 := apps.Deployments(ns).List(fr.ctx, all)
 				s, err2 := apps.StatefulSets(ns).List(fr.ctx, all)
 				r, err3 := apps.ReplicaSets(ns).List(fr.ctx, all)
 				p, err4 := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, all)
-				for _, err := range []error{err1, err2, err3, err4} {
-					if err != nil {
-						return false, err
-					}
+				if err := errors.Join(err1, err2, err3, err4); err != nil {
+					return false, err
 				}
 				if len(d.Items)+len(s.Items)+len(r.Items)+len(p.Items) > 0 {
 					left = fmt.Sprintf("%d Deployments, %d StatefulSets, %d ReplicaSets, %d pods", len(d.Items), len(s.Items), len(r.Items), len(p.Items))
 					return false, nil
+				}
+				// The examples' Workloads outlive them (no garbage collector).
+				if err := clearWorkloads(fr, dyn, ns); err != nil {
+					return false, err
 				}
 				used, err := quotaUsed(fr.ctx, fr.cp, ns)
 				left = fmt.Sprintf("quota in use %v", used)
@@ -182,6 +191,33 @@ func (fr *fleetRun) clearExamplesOnce(dyn dynamic.Interface) {
 			}
 		}
 	}
+}
+
+// releasePods removes Kueue's finalizer from pods deleted a while ago that
+// still carry it: Kueue removes it once a kubelet has stopped the pod (or
+// a grace period has passed), and here no kubelet runs.
+func (fr *fleetRun) releasePods(ns string, sel metav1.ListOptions) error {
+	pods, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, sel)
+	if err != nil {
+		return err
+	}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil || time.Since(p.DeletionTimestamp.Time) < 2*time.Second || !slices.Contains(p.Finalizers, kueuePodFinalizer) {
+			continue
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"finalizers":      slices.DeleteFunc(slices.Clone(p.Finalizers), func(f string) bool { return f == kueuePodFinalizer }),
+			"resourceVersion": p.ResourceVersion,
+		}})
+		if err != nil {
+			return err
+		}
+		_, err = fr.cp.Client.CoreV1().Pods(ns).Patch(fr.ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 func unused(used map[string]corev1.ResourceList) bool {

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 )
 
@@ -32,39 +31,6 @@ func (fr *fleetRun) jobPods(ns, job string, want int) (outcome, error) {
 	})
 }
 
-// judgeJobPods holds an admitted Job's pods to the checker: bound only to
-// nodes of the pool Kueue admitted it to; all of them bound where the
-// checker proved the whole workload fits that pool; and refused by quota
-// admission only where the checker found the tenant's quota too small for
-// one workload (QuotaFit; KueueResourceQuota needs several: overQuota).
-func (fr *fleetRun) judgeJobPods(q kueuemodel.Queue, class, flavor string, want int, o outcome) []string {
-	var bad []string
-	for pod, node := range o.bound {
-		if pool := fr.nodes.poolOf[node]; pool != flavor {
-			bad = append(bad, fmt.Sprintf("pod %s bound to node %s of pool %s, not of flavor %s's", pod, node, pool, flavor))
-		}
-	}
-	quota := false
-	for _, f := range fr.res.Report.Findings {
-		if f.Tenant == q.Tenant && f.Class == class && f.Check == check.IDQuotaFit {
-			quota = true
-		}
-	}
-	cell := fr.res.Report.Cell(class, flavor)
-	fits := cell != nil && cell.Fits && cell.Capacity >= int64(want)
-	switch {
-	case quota && len(o.failedCreate) == 0:
-		bad = append(bad, fmt.Sprintf("the checker found tenant %s's quota too small, but the Job controller created every pod (%d)", q.Tenant, o.created))
-	case !quota && len(o.failedCreate) > 0:
-		bad = append(bad, fmt.Sprintf("the Job controller could not create pods, which the checker did not predict: %s", o.failedCreate[0]))
-	case !quota && fits && len(o.bound) != want:
-		bad = append(bad, fmt.Sprintf("the checker proved %d pods fit pool %s, but %d of %d created were bound (%s)", want, flavor, len(o.bound), o.created, firstMessage(o)))
-	case !quota && !fits && len(o.pending) == 0:
-		bad = append(bad, fmt.Sprintf("the checker found that pool %s cannot hold the %d pods, but all %d were bound", flavor, want, len(o.bound)))
-	}
-	return bad
-}
-
 // overQuota proves a KueueResourceQuota finding on the running Kueue: it
 // submits copies of the class's example Job until Kueue stops admitting
 // them (at most max), and requires the Job controller to have been refused
@@ -81,18 +47,18 @@ func (fr *fleetRun) overQuota(dyn dynamic.Interface, q kueuemodel.Queue, class s
 	}
 	refused := ""
 	for i := 0; i < max && refused == ""; i++ {
-		d, job, err := fr.submitAs(dyn, ns, class, fmt.Sprintf("%s-over-%d", class, i))
-		if job != "" {
-			jobs = append(jobs, job)
+		sub, err := fr.submitAs(dyn, ns, class, fmt.Sprintf("%s-over-%d", class, i), nil)
+		if sub != nil {
+			jobs = append(jobs, sub.name)
 		}
 		if err != nil {
 			fr.fail("tenant %s: %v", q.Tenant, err)
 			return
 		}
-		if !d.admitted {
+		if !sub.anyAdmitted() {
 			break
 		}
-		o, err := fr.jobPods(ns, job, want)
+		o, err := fr.jobPods(ns, sub.name, want)
 		if err != nil {
 			fr.t.Fatal(err)
 		}

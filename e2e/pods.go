@@ -32,6 +32,10 @@ type outcome struct {
 	// controller that makes the pods (quota admission's refusals among
 	// them).
 	forbidden, failedCreate []string
+	// gated are the pods Kueue holds (its admission gate): settled until
+	// Kueue admits them; heldByKueue is how many Kueue left pending.
+	gated       map[string]bool
+	heldByKueue int
 	// waiting is pod name → its PodScheduled message so far, for pods
 	// neither bound nor tried against every node when the wait ended.
 	waiting map[string]string
@@ -39,6 +43,9 @@ type outcome struct {
 
 func (o outcome) String() string {
 	s := fmt.Sprintf("%d created, %d bound, %d pending, %d refused by the API server", o.created, len(o.bound), len(o.pending), len(o.forbidden))
+	if len(o.gated) > 0 {
+		s += fmt.Sprintf(", %d gated by Kueue", len(o.gated))
+	}
 	if len(o.failedCreate) > 0 {
 		s += fmt.Sprintf(", FailedCreate %q", o.failedCreate[0])
 	}
@@ -88,7 +95,7 @@ func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes i
 		if err != nil {
 			return false, err
 		}
-		cur := outcome{created: len(list.Items), bound: map[string]string{}, pending: map[string]string{}, waiting: map[string]string{}}
+		cur := outcome{created: len(list.Items), bound: map[string]string{}, pending: map[string]string{}, gated: map[string]bool{}, waiting: map[string]string{}}
 		if failedCreate != nil {
 			if cur.failedCreate, err = failedCreate(); err != nil {
 				return false, err
@@ -97,6 +104,10 @@ func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes i
 		for _, p := range list.Items {
 			if p.Spec.NodeName != "" {
 				cur.bound[p.Name] = p.Spec.NodeName
+				continue
+			}
+			if gated(&p) {
+				cur.gated[p.Name] = true
 				continue
 			}
 			cur.waiting[p.Name] = ""
@@ -113,14 +124,14 @@ func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes i
 			}
 		}
 		o = cur
-		if len(cur.bound)+len(cur.pending) < cur.created || (cur.created < want && len(cur.failedCreate) == 0) {
+		if len(cur.bound)+len(cur.pending)+len(cur.gated) < cur.created || (cur.created < want && len(cur.failedCreate) == 0) {
 			stillSince = time.Now()
 			return false, nil
 		}
 		if done(cur) {
 			return true, nil
 		}
-		if cur.created != last.created || !maps.Equal(cur.bound, last.bound) || !maps.Equal(cur.pending, last.pending) || len(cur.failedCreate) != len(last.failedCreate) {
+		if cur.created != last.created || !maps.Equal(cur.bound, last.bound) || !maps.Equal(cur.pending, last.pending) || !maps.Equal(cur.gated, last.gated) || len(cur.failedCreate) != len(last.failedCreate) {
 			last, stillSince = cur, time.Now()
 		}
 		return time.Since(stillSince) > 5*time.Second, nil

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 )
@@ -19,13 +20,24 @@ import (
 // Stats are the run's totals, for the summary line.
 type Stats struct {
 	Fleets, Objects, Classes, Placed, Refused, Forbidden, Probes int
-	Queued, Admitted                                             int
+	// Queued is kind → tenant×class workloads submitted to Kueue, and
+	// Admitted those it admitted (a Deployment: any of its replicas);
+	// Workloads are Kueue's Workloads of them (a Deployment's one a pod).
+	Queued, Admitted map[string]int
+	Workloads        int
 	// ByController is kind → the pods its controller made of the classes'
 	// user workloads; Held counts the queued ones Kueue held.
 	ByController map[string]int
 	Held         int
-	// JobPods the Job controller made of admitted Jobs, and of them bound.
-	JobPods, JobPodsBound int
+	// UnitPods are kind → the pods the controllers made of the admitted
+	// workloads; of all of them, UnitBound were bound to their flavor's
+	// pool, UnitPending left Pending and UnitGated still gated by Kueue,
+	// as the checker's units said.
+	UnitPods                          map[string]int
+	UnitBound, UnitPending, UnitGated int
+	// Waves are the Jobs not queued that run in waves, and WavesBound of
+	// their pods bound at once, as the units' AtOnce said.
+	Waves, WavesBound int
 	// OverQuota counts tenants whose Kueue admitted pods quota admission
 	// refused, as KueueResourceQuota said.
 	OverQuota int
@@ -50,6 +62,7 @@ type fleetRun struct {
 	cl      *sched.Cluster
 	st      *Stats
 	kueue   *kueue
+	model   *kueuemodel.Model
 	nodeKey string
 	nodes   nodeSet
 	// The fleet's pools as its infrastructure files declare them, the
