@@ -24,6 +24,7 @@ func Intent(d *derive.Fleet) check.Intent {
 	}
 	if d.Cloud != nil {
 		in.SpotNoticeSeconds = d.Cloud.SpotNoticeSeconds()
+		in.AutoscalerGPULabel = d.Cloud.AutoscalerGPULabel()
 	}
 	for _, c := range d.Classes {
 		in.OnDemandOnly[c.Name] = c.Spec.Capacity == spec.OnDemand

@@ -14,8 +14,10 @@ type Intent struct {
 	// Version is the cluster's Kubernetes minor version.
 	Version string
 	// SpotNoticeSeconds is how long the cloud warns before it reclaims a
-	// spot instance (cloud.Cloud).
-	SpotNoticeSeconds int64
+	// spot instance, and AutoscalerGPULabel the label by which
+	// cluster-autoscaler expects a node's GPUs (cloud.Cloud).
+	SpotNoticeSeconds  int64
+	AutoscalerGPULabel string
 }
 
 // Namespaces maps each class to the namespaces its tenants run it in.

@@ -34,6 +34,7 @@ var Registry = []Check{
 	{IDDevicePlugin, OnCluster(DevicePlugin), Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
 	{IDDevicePluginAllocate, OnRow(DevicePluginAllocate), Error, false, "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
 	{IDEFADevicePlugin, OnCluster(EFADevicePlugin), Error, false, "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
+	{IDAutoscalerGPUReady, OnCluster(AutoscalerGPUReady), Error, false, "no node group cluster-autoscaler scales carries its GPU label without advertising nvidia.com/gpu, which it would count unready for ever (MIG pools)"},
 	{IDZoneSpreadNodeGroup, OnRow(ZoneSpreadNodeGroup), Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
 	{IDKarpenterLaunch, OnRow(KarpenterLaunch), Error, false, "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
 	{IDMixedTypes, OnCluster(MixedTypes), Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},

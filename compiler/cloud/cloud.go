@@ -54,6 +54,9 @@ type Cloud interface {
 	// spot node: the default termination grace period of Jobs that may
 	// run on spot.
 	SpotNoticeSeconds() int64
+	// AutoscalerGPULabel is the node label by which cluster-autoscaler's
+	// provider for the cloud expects a node to advertise nvidia.com/gpu.
+	AutoscalerGPULabel() string
 }
 
 // All are the clouds. A stage that reads a tree, which does not say which

@@ -6,6 +6,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 func TestNodeLabelsAccelerator(t *testing.T) {
@@ -34,5 +35,21 @@ func TestNodeLabelsAccelerator(t *testing.T) {
 				t.Error("NodeLabels changed the pool's Labels, which Kueue's flavors use")
 			}
 		})
+	}
+}
+
+// A MIG pool's nodes advertise slices, never nvidia.com/gpu: without the
+// accelerator label, cluster-autoscaler does not wait for GPUs on them
+// (the AutoscalerGPUReady check).
+func TestMIGPoolHasNoAccelerator(t *testing.T) {
+	cat := aws.Catalog(nil)
+	for _, tc := range []struct {
+		mig  string
+		want bool
+	}{{"", true}, {"all-1g.5gb", false}} {
+		p := derivePool("a100", spec.Pool{InstanceTypes: []string{"p4d.24xlarge"}, MIG: tc.mig}, []string{"us-east-1a"}, aws.Cloud{}, cat)
+		if _, ok := p.NodeLabels()[aws.LabelAccelerator]; ok != tc.want {
+			t.Errorf("mig %q: accelerator label present %v, want %v", tc.mig, ok, tc.want)
+		}
 	}
 }

@@ -22,7 +22,12 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cl cloud.Cloud,
 		pool.Instances = append(pool.Instances, cat[it])
 	}
 	pool.GPU = poolGPU(pool.Instances)
-	pool.CloudLabels = cl.NodeLabels(pool.GPU)
+	// A MIG pool's nodes advertise slices and no nvidia.com/gpu: the
+	// cloud's GPU label would tell cluster-autoscaler to wait for GPUs
+	// that never come (the AutoscalerGPUReady check).
+	if p.MIG == "" {
+		pool.CloudLabels = cl.NodeLabels(pool.GPU)
+	}
 
 	pool.Labels[keys.LabelPool] = name
 	pool.Labels[keys.LabelCapacity] = p.Capacity

@@ -113,6 +113,11 @@ func (Cloud) ManagedTaints() []string { return []string{karpenterDomain + "/"} }
 // instance: two minutes.
 const SpotNoticeSeconds = 120
 
+// AutoscalerGPULabel implements cloud.Cloud: cluster-autoscaler's AWS
+// provider's GPULabel (kubernetes/autoscaler cluster-autoscaler/
+// cloudprovider/aws/aws_cloud_provider.go).
+func (Cloud) AutoscalerGPULabel() string { return LabelAccelerator }
+
 // SpotNoticeSeconds implements cloud.Cloud.
 func (Cloud) SpotNoticeSeconds() int64 { return SpotNoticeSeconds }
 
