@@ -84,7 +84,9 @@ func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queu
 			found[i] = append(found[i], run.queue(a)...)
 		}
 		for k := range a.Classes {
-			units[i] = append(units[i], a.Classes[k].unit(a.Queue.Tenant))
+			u := a.Classes[k].unit(a.Queue.Tenant)
+			u.Preempts = a.preempts(k)
+			units[i] = append(units[i], u)
 		}
 	})
 	for i, f := range found {

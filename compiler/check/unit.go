@@ -34,6 +34,10 @@ type Unit struct {
 	// completions in Waves.
 	AtOnce int64 `json:"atOnce"`
 	Waves  int64 `json:"waves,omitempty"`
+	// Preempts are the tenant's queued classes whose workloads Kueue may
+	// preempt within the ClusterQueue to admit this one; those not listed
+	// are protected from it.
+	Preempts []string `json:"preempts,omitempty"`
 }
 
 // Pinned is what kube-scheduler places of a queued class's pods that Kueue

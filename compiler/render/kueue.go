@@ -53,8 +53,8 @@ func (r *renderer) kueue() {
 	if queued {
 		files = append(files, path.Base(tree.KueueQueuesPath))
 	}
-	files = append(files, "workloadpriorityclasses.yaml")
-	r.emit("kueue/workloadpriorityclasses.yaml", wpcs...)
+	files = append(files, path.Base(tree.KueuePrioritiesPath))
+	r.emit(tree.KueuePrioritiesPath, wpcs...)
 	r.kustomization("kueue", files)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 )
@@ -20,8 +21,8 @@ func unitsMarkdown(b *bytes.Buffer, units []check.Unit) {
 		return
 	}
 	b.WriteString("\n## Admission, then placement\n\n")
-	b.WriteString("Kueue admits a queued workload as one unit (a Job's pods, a StatefulSet's replicas, each pod of a Deployment) and pins it to one flavor's pool; kube-scheduler then places the pinned pods there.\n\n")
-	b.WriteString("| class | tenant | kind | pods | Kueue admits | in flavor (placed of admitted) | run at once | waves |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("Kueue admits a queued workload as one unit (a Job's pods, a StatefulSet's replicas, each pod of a Deployment) and pins it to one flavor's pool; kube-scheduler then places the pinned pods there. A class may preempt, within its ClusterQueue, the tenant's classes listed; the others are protected from it.\n\n")
+	b.WriteString("| class | tenant | kind | pods | Kueue admits | in flavor (placed of admitted) | run at once | waves | may preempt |\n|---|---|---|---|---|---|---|---|---|\n")
 	for i, u := range units {
 		if i == maxUnitLines {
 			fmt.Fprintf(b, "\n%d more in `report/placement.json`.\n", len(units)-i)
@@ -49,6 +50,10 @@ func unitsMarkdown(b *bytes.Buffer, units []check.Unit) {
 		if u.Waves > 0 {
 			waves = strconv.FormatInt(u.Waves, 10)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %d | %s |\n", u.Class, tenant, kind, u.Pods, admits, pinned, u.AtOnce, waves)
+		preempts := "-"
+		if len(u.Preempts) > 0 {
+			preempts = strings.Join(u.Preempts, ", ")
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %d | %s | %s |\n", u.Class, tenant, kind, u.Pods, admits, pinned, u.AtOnce, waves, preempts)
 	}
 }

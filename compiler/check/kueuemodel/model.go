@@ -32,6 +32,8 @@ type Model struct {
 	LimitRanges map[string][]corev1.LimitRange
 	// ResourceQuotas of each namespace, from the same directories.
 	ResourceQuotas map[string][]corev1.ResourceQuota
+	// Priorities are the WorkloadPriorityClasses' values, by name.
+	Priorities map[string]int32
 	nodes          map[string]*quotaNode // ClusterQueues by name
 }
 
@@ -76,6 +78,10 @@ func New(tr tree.Typed) (*Model, error) {
 	if err := readback.DecodeAll(tr, tree.KueueCohortsPath, &cohorts); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
 	}
+	var wpcs []kueue.WorkloadPriorityClass
+	if err := readback.DecodeAll(tr, tree.KueuePrioritiesPath, &wpcs); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", tree.KueuePrioritiesPath, err)
+	}
 	m := &Model{Flavors: make(map[string]kueue.ResourceFlavorSpec, len(fs)), Queues: make(map[string]*kueue.ClusterQueue, len(cqs)),
 		LimitRanges: map[string][]corev1.LimitRange{}, ResourceQuotas: map[string][]corev1.ResourceQuota{}, nodes: make(map[string]*quotaNode, len(cqs))}
 	// A big tree has thousands of namespaces' files: they are read while
@@ -84,6 +90,10 @@ func New(tr tree.Typed) (*Model, error) {
 	go func() { read <- m.readNamespaces(tr) }()
 	for _, f := range fs {
 		m.Flavors[f.Name] = f.Spec
+	}
+	m.Priorities = make(map[string]int32, len(wpcs))
+	for _, w := range wpcs {
+		m.Priorities[w.Name] = w.Value
 	}
 	cohort := map[string]*quotaNode{}
 	node := func(name string) *quotaNode {

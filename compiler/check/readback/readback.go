@@ -176,6 +176,7 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, error) {
 	// Kueue manages the workload whose own labels name a LocalQueue (its
 	// webhooks copy the name onto a Deployment's or StatefulSet's pods).
 	c.Queued = meta.Labels[kueue.LabelQueueName] != ""
+	c.PriorityClass = meta.Labels[kueue.LabelPriorityClass]
 	tpl = tpl.DeepCopy()
 	c.Pod = &corev1.Pod{ObjectMeta: tpl.ObjectMeta, Spec: tpl.Spec}
 	c.Pod.Name = name

@@ -101,8 +101,11 @@ type Class struct {
 	// gang); a Job without it runs its completions in waves.
 	Gang bool
 	// Queued is true where Kueue admits the workload: it then pins each
-	// unit it admits to one flavor's pool (kueuemodel.Pin).
-	Queued bool
+	// unit it admits to one flavor's pool (kueuemodel.Pin). PriorityClass
+	// is then its WorkloadPriorityClass, which Kueue orders and preempts
+	// workloads by.
+	Queued        bool
+	PriorityClass string
 	// MaxSurge and MaxUnavailable are a Deployment's rolling update in
 	// pods, resolved as its controller resolves them.
 	MaxSurge, MaxUnavailable int32

@@ -70,6 +70,14 @@ type ResourceQuota struct {
 	LendingLimit   *resource.Quantity  `json:"lendingLimit,omitempty"`
 }
 
+// Kueue's preemption policies (v1beta2 PreemptionPolicy).
+const (
+	PreemptionNever                     = "Never"
+	PreemptionLowerPriority             = "LowerPriority"
+	PreemptionLowerOrNewerEqualPriority = "LowerOrNewerEqualPriority"
+	PreemptionAny                       = "Any"
+)
+
 type Preemption struct {
 	ReclaimWithinCohort string              `json:"reclaimWithinCohort"`
 	WithinClusterQueue  string              `json:"withinClusterQueue"`
