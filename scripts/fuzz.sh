@@ -15,6 +15,8 @@ targets=(
 	"./compiler/encode FuzzWriteJSON"
 	"./compiler/load FuzzSplitJSON"
 	"./compiler/write FuzzTreeEscape"
+	"./internal/cli FuzzLogText"
+	"./internal/cli FuzzRunnerCommands"
 )
 
 for t in "${targets[@]}"; do

@@ -67,7 +67,7 @@ run at once and in how many waves.`,
 			// With --pool, the findings on other pools are not this cell's.
 			for _, f := range r.Findings {
 				if f.Class == class && (pool == "" || f.Pool == "" || f.Pool == pool) {
-					fmt.Fprintln(stdout, f.String())
+					fmt.Fprintln(stdout, logLine(f.String()))
 				}
 			}
 			return nil

@@ -166,7 +166,8 @@ func TestGitHubNoInjectedCommands(t *testing.T) {
 		}
 		check(name, "diff", "--format", "github", filepath.Join(dir, "missing", name), "-o", "out")
 	}
-	// A committed file whose content has a CR: the diff prints it.
+	// A committed file whose content has a CR: the diff prints it, the CR
+	// escaped, and fenced.
 	if err := os.WriteFile("fleet.cue", []byte(fleet), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestGitHubNoInjectedCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stdout, _ := run("diff", "--format", "github", "fleet.cue", "-o", "out")
-	m := regexp.MustCompile(`(?s)^::stop-commands::([0-9a-f]{32})\n.*-x\r::error::pwned\n.*::([0-9a-f]{32})::\n$`).FindStringSubmatch(stdout)
+	m := regexp.MustCompile(`(?s)^::stop-commands::([0-9a-f]{32})\n.*-x\\r::error::pwned\n.*::([0-9a-f]{32})::\n$`).FindStringSubmatch(stdout)
 	if m == nil || m[1] != m[2] {
 		t.Errorf("the diff is not fenced from the runner:\n%q", stdout)
 	}

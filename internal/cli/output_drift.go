@@ -86,7 +86,7 @@ func (o *jsonOutput) driftReport(res *compiler.Result, r *drift.Report) error {
 // stderr.
 func (o *githubOutput) driftReport(_ *compiler.Result, r *drift.Report) error {
 	for _, f := range r.Findings {
-		fmt.Fprintln(o.stdout, ghCommand("error", f.Pos, "gpufleet drift "+string(f.Kind), f.Message))
+		ghPrint(o.stdout, ghCommand("error", f.Pos, "gpufleet drift "+string(f.Kind), f.Message))
 	}
 	fmt.Fprintln(o.stderr, driftCountLine(r))
 	return nil

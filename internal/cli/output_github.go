@@ -88,6 +88,20 @@ func ghCommand(level string, pos diag.Pos, title, msg string) string {
 	return cmd + "::" + ghEscapeData(msg)
 }
 
+// ghMeant, when a test sets it, is told each workflow command gpufleet
+// prints on purpose (its annotations, and the fence around a diff), so the
+// test can hold everything else in the output to the runner's model
+// (internal/runnerlog).
+var ghMeant func(line string)
+
+// ghPrint prints one workflow command gpufleet means, on its own line.
+func ghPrint(w io.Writer, line string) {
+	if ghMeant != nil {
+		ghMeant(line)
+	}
+	fmt.Fprintln(w, line)
+}
+
 func ghLevel(severity string) string {
 	if severity == check.Error {
 		return "error"
@@ -98,7 +112,7 @@ func ghLevel(severity string) string {
 // writeGitHubFindings prints one annotation per checker finding.
 func writeGitHubFindings(w io.Writer, r *check.Report) {
 	for _, f := range r.Findings {
-		fmt.Fprintln(w, ghCommand(ghLevel(f.Severity), f.Pos, "gpufleet "+string(f.Check), f.Message))
+		ghPrint(w, ghCommand(ghLevel(f.Severity), f.Pos, "gpufleet "+string(f.Check), f.Message))
 	}
 }
 
@@ -109,7 +123,7 @@ func writeGitHubDiags(w io.Writer, dl diag.List) {
 		if d.Path != "" {
 			msg = d.Path + ": " + msg
 		}
-		fmt.Fprintln(w, ghCommand("error", d.Pos, "gpufleet spec", msg))
+		ghPrint(w, ghCommand("error", d.Pos, "gpufleet spec", msg))
 	}
 }
 
@@ -123,8 +137,8 @@ func (o *githubOutput) diff(dir string, changes []write.Change) error {
 	var b [16]byte
 	rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
-	fmt.Fprintf(o.stdout, "::stop-commands::%s\n", token)
+	ghPrint(o.stdout, "::stop-commands::"+token)
 	err := o.textOutput.diff(dir, changes)
-	fmt.Fprintf(o.stdout, "::%s::\n", token)
+	ghPrint(o.stdout, "::"+token+"::")
 	return err
 }

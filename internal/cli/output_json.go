@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,7 +41,7 @@ func (o *jsonOutput) checkReport(res *compiler.Result) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stdout, "%s\n", j)
+	fmt.Fprintf(o.stdout, "%s\n", jsonSafe(j))
 	return nil
 }
 
@@ -82,10 +83,17 @@ func (o *jsonOutput) diff(dir string, changes []write.Change) error {
 	return writeJSON(o.stdout, map[string]any{"upToDate": len(changes) == 0, "output": dir, "changes": changes})
 }
 
+// writeJSON writes v as an indented JSON document, safe in a CI log
+// (jsonSafe).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonSafe(b.Bytes()))
+	return err
 }
 
 // nonNil makes an empty list [] in JSON, not null.

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
@@ -69,10 +70,20 @@ func (o *textOutput) built(dir string, sum summary, wr *write.Result) error {
 func (o *textOutput) diff(dir string, changes []write.Change) error {
 	for _, ch := range changes {
 		if ch.Kind == "blocked" {
-			fmt.Fprintf(o.stdout, "%s: %s\n", ch.Path, ch.Reason)
+			fmt.Fprintf(o.stdout, "%s: %s\n", logLine(ch.Path), ch.Reason)
 			continue
 		}
-		fmt.Fprint(o.stdout, ch.Diff)
+		// The committed tree's lines and paths: each made safe for a CI
+		// log (logline.go).
+		for _, l := range strings.SplitAfter(ch.Diff, "\n") {
+			if l != "" {
+				line, nl := strings.CutSuffix(l, "\n")
+				fmt.Fprint(o.stdout, diffLine(line))
+				if nl {
+					fmt.Fprintln(o.stdout)
+				}
+			}
+		}
 	}
 	if len(changes) == 0 {
 		fmt.Fprintf(o.stderr, "%s is up to date\n", dir)
