@@ -7,11 +7,24 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/argocd"
+	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 )
 
 // reservedNamespaces belong to the cluster, not to a tenant.
 func reservedNamespace(ns string) bool {
 	return ns == "default" || strings.HasPrefix(ns, "kube-")
+}
+
+// ownedNamespaces are the namespaces the tree puts gpufleet's own objects
+// in, and why. A tenant's would give the tree a second Namespace object
+// (which kustomize refuses) and put the agent's pods under the tenant's
+// ResourceQuota and LimitRange. (The scheduler's, kube-system, is
+// reserved.) TestOwnedNamespacesRefused holds this list to the example
+// fleets' trees.
+var ownedNamespaces = map[string]string{
+	deviceplugin.Namespace: "the tree creates it for the NVIDIA device plugin",
+	argocd.Namespace:       "the tree puts the device plugin's Argo CD Application there",
 }
 
 func (c *checker) tenants() {
@@ -31,6 +44,9 @@ func (c *checker) tenants() {
 			}
 			if reservedNamespace(ns) {
 				c.errorf(np, "namespace %q is reserved for the cluster", ns)
+			}
+			if why, ok := ownedNamespaces[ns]; ok {
+				c.errorf(np, "namespace %q is gpufleet's: %s, and a tenant's quota would govern its pods", ns, why)
 			}
 			if prev, ok := owner[ns]; ok {
 				if prev.tenant == name {
