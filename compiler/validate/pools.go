@@ -2,6 +2,9 @@ package validate
 
 import (
 	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -34,6 +37,9 @@ func (c *checker) pools() {
 		for _, k := range spec.Keys(pool.Labels) {
 			if keys.Reserved(k) {
 				c.errorf(p("pools", name, "labels", k), "label key %q is reserved: gpufleet derives it", k)
+			}
+			if pool.HasNodeGroup() && kubeletRestricted(k) {
+				c.errorf(p("pools", name, "labels", k), "label key %q is in a domain the kubelet restricts (kubernetes.io, k8s.io): a node group's nodes take their labels from the kubelet's --node-labels, which allows there only its own labels and the node.kubernetes.io and kubelet.kubernetes.io domains", k)
 			}
 		}
 		for i, t := range pool.Taints {
@@ -230,4 +236,41 @@ func (c *checker) zoneGroups(name string, pool spec.Pool) {
 	case pool.Size.Max < int32(len(zones)):
 		c.errorf(p("pools", name, "size", "max"), "zoneGroups splits max over %d zones, and max %d leaves a zone's group no node: raise max to %d or more", len(zones), pool.Size.Max, len(zones))
 	}
+}
+
+// kubeletRestricted reports whether the kubelet refuses key in its
+// --node-labels, as a managed node group's nodes get their labels: a key
+// in kubernetes.io or k8s.io (or a subdomain) that is not one the kubelet
+// sets itself. This is the rule eksctl v0.230.0 refuses a node group's
+// labels by (pkg/apis/eksctl.io/v1alpha5/validation.go, validateLabels
+// and isKubernetesLabel), whose exceptions are k8s.io/kubelet v0.34.1's
+// IsKubeletLabel (pkg/apis/well_known_labels.go), as the kubelet's own
+// flag validation is. Karpenter's NodePools refuse a wider set
+// (compiler/cloud/aws's karpenterPool), with other exceptions.
+func kubeletRestricted(key string) bool {
+	domain, _, ok := strings.Cut(key, "/")
+	if !ok {
+		return false
+	}
+	under := func(d string) bool { return domain == d || strings.HasSuffix(domain, "."+d) }
+	if !under("kubernetes.io") && !under("k8s.io") {
+		return false
+	}
+	return !kubeletLabels[key] && !under(corev1.LabelNamespaceSuffixKubelet) && !under(corev1.LabelNamespaceSuffixNode)
+}
+
+// kubeletLabels are the keys the kubelet sets on its own Node, which its
+// --node-labels may hold (IsKubeletLabel's kubeletLabels).
+var kubeletLabels = map[string]bool{
+	corev1.LabelHostname:                true,
+	corev1.LabelTopologyZone:            true,
+	corev1.LabelTopologyRegion:          true,
+	corev1.LabelFailureDomainBetaZone:   true,
+	corev1.LabelFailureDomainBetaRegion: true,
+	corev1.LabelInstanceType:            true,
+	corev1.LabelInstanceTypeStable:      true,
+	corev1.LabelOSStable:                true,
+	corev1.LabelArchStable:              true,
+	"beta.kubernetes.io/os":             true,
+	"beta.kubernetes.io/arch":           true,
 }
