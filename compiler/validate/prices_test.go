@@ -27,6 +27,20 @@ func TestPrices(t *testing.T) {
 			t.Errorf("%s: got %v; want a positioned bound error", extra, err)
 		}
 	}
+	// And below 100000 an hour, so that no sum of them becomes +Inf (a
+	// build of 1.7e308 failed writing the report, "json: unsupported
+	// value: +Inf", with no position; 1e400 failed to decode, with none
+	// either; issue 36, Medium 10).
+	for _, extra := range []string{
+		`prices: instanceTypes: "p5.48xlarge": onDemand: 1.7e308`,
+		`prices: instanceTypes: "p5.48xlarge": spot: 1e400`,
+		`prices: instanceTypes: "p5.48xlarge": spot: 100000.01`,
+	} {
+		_, err := load.Load([]string{testfleet.Write(t, base+"\n"+extra)})
+		if err == nil || !strings.Contains(err.Error(), "out of bound <=100000") || !strings.Contains(err.Error(), "fleet.cue:8:") {
+			t.Errorf("%s: got %v; want a bound error at its position", extra, err)
+		}
+	}
 	for _, extra := range []string{
 		`prices: region: "us-east-1"`,
 		`prices: instanceTypes: "p5.48xlarge": {onDemand: 55.04, spot: 21.5}`,
