@@ -89,7 +89,7 @@ into it fails at once (exit 2).`,
 			}
 			wr, err := write.Tree(dir, res.Tree, write.Options{Prune: pruneOld, Inputs: args, Stop: intr.done,
 				Notice: func(msg string) { fmt.Fprintln(stderr, logLine("gpufleet build: "+msg)) }})
-			return written(out, dir, summarize(res), wr, err, intr)
+			return written(c, out, dir, summarize(res), wr, err, intr)
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "output directory")
@@ -123,7 +123,7 @@ func compileUnless(intr *interrupts, out output, args []string, opts compiler.Op
 
 // written reports what write.Tree did, and exits as it and any signal
 // say.
-func written(out treeOutput, dir string, sum summary, wr *write.Result, err error, intr *interrupts) error {
+func written(c *cobra.Command, out treeOutput, dir string, sum summary, wr *write.Result, err error, intr *interrupts) error {
 	var pe *write.PruneError
 	switch {
 	case errors.Is(err, write.ErrInterrupted):
@@ -135,7 +135,7 @@ func written(out treeOutput, dir string, sum summary, wr *write.Result, err erro
 		}
 		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
 	case err != nil:
-		return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet build: %v", err)}
+		return out.buildFailed(c.CommandPath(), dir, sum, err)
 	}
 	if err := out.built(dir, sum, wr); err != nil {
 		return err

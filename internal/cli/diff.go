@@ -70,7 +70,7 @@ blocked and never followed, so what it points to is never printed.`,
 func stale(c *cobra.Command, out treeOutput, dir string, res *compiler.Result) error {
 	changes, err := write.Compare(dir, res.Tree)
 	if err != nil {
-		return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %v", c.CommandPath(), err)}
+		return out.diffFailed(c.CommandPath(), dir, err)
 	}
 	if err := out.diff(dir, changes); err != nil {
 		return err

@@ -62,3 +62,24 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	code = cli.Run(args, &o, &e)
 	return code, o.String(), e.String()
 }
+
+// A locked tree refuses a build with --format json as one document.
+func TestBuildJSONWhenTreeLocked(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "fleet.cue", validFleet)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI("build", spec, "-o", out); code != cli.ExitOK {
+		t.Fatalf("build: exit %d\n%s", code, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	changed := writeFile(t, dir, "changed.cue", strings.Replace(validFleet, "value: 1000", "value: 2000", 1))
+	treeRefusedJSON(t, "is being written by another gpufleet build", "build", changed, "-o", out)
+}

@@ -56,6 +56,14 @@ type treeOutput interface {
 	// diff reports how the tree in dir differs from the compiled one, for
 	// diff and 'build --check'; changes is empty when it is up to date.
 	diff(dir string, changes []write.Change) error
+	// buildFailed reports a build that wrote nothing because the output
+	// tree refused it (a link, a lock, a bad manifest, -o naming a file),
+	// and returns the error build fails with (exit 2); cmd prefixes the
+	// error on stderr.
+	buildFailed(cmd, dir string, sum summary, err error) error
+	// diffFailed is buildFailed for diff and 'build --check', which could
+	// not read the tree.
+	diffFailed(cmd, dir string, err error) error
 }
 
 // The compiling commands, for outputs' lists: all of them, or those that

@@ -76,6 +76,29 @@ func (o *jsonOutput) refused(dir string, sum summary, r *check.Report) error {
 	})
 }
 
+// buildFailed is the built document with nothing written, ok false, and
+// the error that stopped the build: a program reads one document either
+// way, and stderr stays empty, as for an invalid spec.
+func (o *jsonOutput) buildFailed(_, dir string, sum summary, err error) error {
+	if werr := writeJSON(o.stdout, map[string]any{
+		"ok": false, "output": dir, "summary": sum,
+		"written": []string{}, "unchanged": []string{}, "pruned": []string{},
+		"error": err.Error(),
+	}); werr != nil {
+		return werr
+	}
+	return &exitError{code: ExitInvalid}
+}
+
+// diffFailed is the diff document with no changes, not up to date, and
+// the error that stopped the comparison.
+func (o *jsonOutput) diffFailed(_, dir string, err error) error {
+	if werr := writeJSON(o.stdout, map[string]any{"upToDate": false, "output": dir, "changes": []write.Change{}, "error": err.Error()}); werr != nil {
+		return werr
+	}
+	return &exitError{code: ExitInvalid}
+}
+
 func (o *jsonOutput) diff(dir string, changes []write.Change) error {
 	if changes == nil {
 		changes = []write.Change{}

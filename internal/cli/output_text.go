@@ -50,6 +50,16 @@ func (o *textOutput) buildFindings(*check.Report) {}
 // refused prints nothing on stdout: build's log on stderr says it all.
 func (o *textOutput) refused(string, summary, *check.Report) error { return nil }
 
+// buildFailed and diffFailed leave the error to Run, which prints it on
+// stderr.
+func (o *textOutput) buildFailed(cmd, _ string, _ summary, err error) error {
+	return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %v", cmd, err)}
+}
+
+func (o *textOutput) diffFailed(cmd, _ string, err error) error {
+	return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %v", cmd, err)}
+}
+
 func (o *textOutput) built(dir string, sum summary, wr *write.Result) error {
 	fmt.Fprintf(o.stdout, "%s\nwrote %s to %s (%d unchanged)\n", sum, plural(len(wr.Written), "file", "files"), dir, len(wr.Unchanged))
 	// The manifest, and so these paths, are the committed tree's.
