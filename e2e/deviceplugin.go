@@ -314,6 +314,12 @@ func (fr *fleetRun) daemonPods(daemonSets []*unstructured.Unstructured) (map[str
 		placed = map[string][]string{}
 		zero := int64(0)
 		for _, p := range pods {
+			// Only the DaemonSets' pods: the namespace may hold others,
+			// such as the tree's own scheduler, which SystemLands may
+			// find fits no node.
+			if ref := metav1.GetControllerOf(&p); ref == nil || ref.Kind != "DaemonSet" {
+				continue
+			}
 			// A pod the DaemonSet controller deleted (a surplus one on a
 			// node) would wait for a kubelet forever, still counted on its
 			// node: confirm it gone, as the kubelet would.
@@ -331,10 +337,7 @@ func (fr *fleetRun) daemonPods(daemonSets []*unstructured.Unstructured) (map[str
 				done = false
 				continue
 			}
-			owner := "(no DaemonSet)"
-			if ref := metav1.GetControllerOf(&p); ref != nil {
-				owner = ref.Name
-			}
+			owner := metav1.GetControllerOf(&p).Name
 			placed[p.Spec.NodeName] = append(placed[p.Spec.NodeName], owner)
 		}
 		for node, ds := range placed {
