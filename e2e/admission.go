@@ -139,7 +139,7 @@ func (fr *fleetRun) submit(dyn dynamic.Interface, ns, class string, u *check.Uni
 
 // submitAs is submit under name.
 func (fr *fleetRun) submitAs(dyn dynamic.Interface, ns, class, name string, enough func(*submission) bool) (*submission, error) {
-	s, err := fr.create(ns, class, name)
+	s, err := fr.create(ns, class, name, nil)
 	if err != nil {
 		return nil, err
 	}

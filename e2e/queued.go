@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -112,8 +113,12 @@ func (d kueueDecision) flavor() string {
 // create makes the class's example workload in ns under name: the tree's
 // example of the class's kind, a StatefulSet's or Deployment's pods
 // selected by their own label (runLabel) beside the example's, which its
-// anti-affinity and spreads select.
-func (fr *fleetRun) create(ns, class, name string) (*submission, error) {
+// anti-affinity and spreads select. tweak, if not nil, edits the
+// workload's metadata and pod template (preemption's priorities).
+func (fr *fleetRun) create(ns, class, name string, tweak func(*metav1.ObjectMeta, *corev1.PodTemplateSpec)) (*submission, error) {
+	if tweak == nil {
+		tweak = func(*metav1.ObjectMeta, *corev1.PodTemplateSpec) {}
+	}
 	kind := fr.res.Fleet.Class(class).Spec.Kind
 	var doc []byte
 	for _, d := range tree.Docs(fr.res.Tree[tree.ClassExample(class)]) {
@@ -136,6 +141,7 @@ func (fr *fleetRun) create(ns, class, name string) (*submission, error) {
 		}
 		j.Namespace, j.Name, s.sel = ns, name, jobNameLabel+"="+name
 		s.pods = int(ptrOr(j.Spec.Parallelism, 1))
+		tweak(&j.ObjectMeta, &j.Spec.Template)
 		var got *batchv1.Job
 		if got, err = fr.cp.Client.BatchV1().Jobs(ns).Create(fr.ctx, &j, metav1.CreateOptions{}); err == nil {
 			meta = got.ObjectMeta
@@ -149,6 +155,7 @@ func (fr *fleetRun) create(ns, class, name string) (*submission, error) {
 		w.Spec.Selector = &metav1.LabelSelector{MatchLabels: own}
 		w.Spec.Template.Labels = withOwn(w.Spec.Template.Labels, name)
 		s.pods = int(ptrOr(w.Spec.Replicas, 1))
+		tweak(&w.ObjectMeta, &w.Spec.Template)
 		var got *appsv1.StatefulSet
 		if got, err = fr.cp.Client.AppsV1().StatefulSets(ns).Create(fr.ctx, &w, metav1.CreateOptions{}); err == nil {
 			meta = got.ObjectMeta
@@ -162,6 +169,7 @@ func (fr *fleetRun) create(ns, class, name string) (*submission, error) {
 		w.Spec.Selector = &metav1.LabelSelector{MatchLabels: own}
 		w.Spec.Template.Labels = withOwn(w.Spec.Template.Labels, name)
 		s.pods = int(ptrOr(w.Spec.Replicas, 1))
+		tweak(&w.ObjectMeta, &w.Spec.Template)
 		var got *appsv1.Deployment
 		if got, err = fr.cp.Client.AppsV1().Deployments(ns).Create(fr.ctx, &w, metav1.CreateOptions{}); err == nil {
 			meta = got.ObjectMeta

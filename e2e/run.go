@@ -35,6 +35,10 @@ type Stats struct {
 	// as the checker's units said.
 	UnitPods                          map[string]int
 	UnitBound, UnitPending, UnitGated int
+	// Preempted counts the fleets whose scenario's ClusterQueue let the
+	// higher class preempt the lower and Kueue did; Protected those whose
+	// ClusterQueue protects the lower and Kueue preempted none.
+	Preempted, Protected int
 	// Waves are the Jobs not queued that run in waves, and WavesBound of
 	// their pods bound at once, as the units' AtOnce said.
 	Waves, WavesBound int
