@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -26,8 +27,9 @@ func TestClassPlacement(t *testing.T) {
 	product := req(keys.LabelGPUProduct, corev1.NodeSelectorOpIn, "H100")
 	// Whole-GPU classes stay off time-sliced and MIG nodes.
 	noShare := req(keys.LabelDevicePluginConfig, corev1.NodeSelectorOpDoesNotExist)
-	noMIG := req(keys.LabelMIGConfig, corev1.NodeSelectorOpNotIn, "all-1g.10gb", "all-1g.18gb", "all-1g.5gb", "all-2g.10gb",
-		"all-2g.20gb", "all-2g.35gb", "all-3g.20gb", "all-3g.40gb", "all-3g.71gb")
+	// Every layout of the pinned MIG manager config for the catalog's GPUs
+	// (catalog.TestMIG lists them).
+	noMIG := req(keys.LabelMIGConfig, corev1.NodeSelectorOpNotIn, catalog.AllMIGLayouts()...)
 	for _, tc := range []struct {
 		name      string
 		class     spec.Class
@@ -106,7 +108,7 @@ func TestClassPlacement(t *testing.T) {
 				return c
 			}(),
 			tols: []corev1.Toleration{tolGPU, tolSpot},
-			required: [][]corev1.NodeSelectorRequirement{{product, req(keys.LabelMIGConfig, corev1.NodeSelectorOpIn, "all-1g.10gb"),
+			required: [][]corev1.NodeSelectorRequirement{{product, req(keys.LabelMIGConfig, corev1.NodeSelectorOpIn, "all-1g.10gb", "all-balanced"),
 				req(keys.LabelCapacity, corev1.NodeSelectorOpIn, "spot")}},
 		},
 		{

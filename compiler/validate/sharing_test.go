@@ -25,7 +25,7 @@ func TestSharingErrors(t *testing.T) {
 		{"sharing on a CPU pool", `pools: cpu: sharing: {strategy: "time-slicing", replicas: 2}`, `instance type "m7i.large" has no GPU: sharing needs a GPU pool`},
 		{"mig on a CPU pool", `pools: cpu: mig: "all-1g.10gb"`, `instance type "m7i.large" has no GPU: mig needs a GPU pool`},
 		{"mig on L4", `pools: g: {instanceTypes: ["g6.xlarge"], mig: "all-1g.10gb", size: {min: 0, max: 1}}`, `has L4 GPUs, which have no MIG`},
-		{"unknown layout", `pools: g: {instanceTypes: ["p4d.24xlarge"], mig: "all-1g.10gb", size: {min: 0, max: 1}}`, `unknown MIG layout "all-1g.10gb" for instance type "p4d.24xlarge" (A100 40 GB): known "all-1g.5gb", "all-2g.10gb", "all-3g.20gb"`},
+		{"unknown layout", `pools: g: {instanceTypes: ["p4d.24xlarge"], mig: "all-1g.20gb", size: {min: 0, max: 1}}`, `unknown MIG layout "all-1g.20gb" for instance type "p4d.24xlarge" (A100 40 GB): known "all-1g.10gb", "all-1g.5gb", "all-1g.5gb.me", "all-2g.10gb", "all-3g.20gb", "all-4g.20gb", "all-7g.40gb", "all-balanced"`},
 		{"mig and sharing", `pools: g: {instanceTypes: ["p5.48xlarge"], mig: "all-1g.10gb", sharing: {strategy: "mps", replicas: 2}, size: {min: 0, max: 1}}`, `mig and sharing are mutually exclusive`},
 		{"too many MPS clients", `pools: g: {instanceTypes: ["g6.xlarge"], sharing: {strategy: "mps", replicas: 64}, size: {min: 0, max: 1}}`, `MPS serves at most 48 clients per GPU, got 64`},
 		{"mig label by hand", `pools: cpu: labels: "nvidia.com/mig.config": "all-1g.10gb"`, `label key "nvidia.com/mig.config" is reserved`},

@@ -134,8 +134,10 @@ func (g *gen) fullPool(cat catalog.Catalog, name string) *fullPool {
 	case migSliced:
 		layouts := catalog.MIGLayouts(p.node.GPU)
 		p.spec.MIG = layouts[g.r.IntN(len(layouts))]
-		prof, _ := catalog.MIGLayout(p.node.GPU, p.spec.MIG)
-		p.gpuRes, p.gpus = prof.Name, p.node.GPU.Count*prof.PerGPU
+		// A mixed layout (all-balanced) offers several profiles: classes
+		// here ask for its first.
+		profs, _ := catalog.MIGLayout(p.node.GPU, p.spec.MIG)
+		p.gpuRes, p.gpus = profs[0].Name, p.node.GPU.Count*profs[0].PerGPU
 		p.spec.Provisioner = spec.Managed // Karpenter knows no MIG slices
 	case efaPool:
 		p.spec.EFA, p.spec.Provisioner = true, spec.Managed
