@@ -43,4 +43,3 @@ func system(pools []Pool) System {
 	})
 	return s
 }
-

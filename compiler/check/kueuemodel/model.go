@@ -34,7 +34,7 @@ type Model struct {
 	ResourceQuotas map[string][]corev1.ResourceQuota
 	// Priorities are the WorkloadPriorityClasses' values, by name.
 	Priorities map[string]int32
-	nodes          map[string]*quotaNode // ClusterQueues by name
+	nodes      map[string]*quotaNode // ClusterQueues by name
 }
 
 type flavorResource struct {
