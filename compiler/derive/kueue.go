@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -66,9 +67,15 @@ func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {
 		for _, p := range q.Flavors {
 			pq := t.PoolQuotas[p]
 			q.Nominal[p] = covered(&pq)
-			// The spec has no MIG or EFA quota: a flavor offers its pool's.
+			// The spec has no MIG or EFA quota: a flavor offers its pool's,
+			// or on a MIG pool the slices of the GPUs its quota names
+			// (migSlices), as split gives them.
 			for _, r := range q.Covered[len(CoveredResources):] {
-				q.Nominal[p][r] = *resource.NewQuantity(l.unitsOf(p, r), resource.DecimalSI)
+				n := l.unitsOf(p, r)
+				if catalog.IsMIGResource(r) && pq.GPU != nil {
+					n = l.migSlices(p, r, *pq.GPU)
+				}
+				q.Nominal[p][r] = *resource.NewQuantity(n, resource.DecimalSI)
 			}
 		}
 	} else {

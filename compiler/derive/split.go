@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -13,7 +14,10 @@ import (
 // flavor first gets the largest whole workload landing there, in flavor
 // order while the total allows; the rest goes in proportion to each pool's size at max, in whole
 // units, and what is left below a unit to one flavor. With no quota, each
-// flavor gets its pool's whole capacity.
+// flavor gets its pool's whole capacity. A MIG pool's GPUs take their
+// share of the GPU quota as whole GPUs do, and the flavor gets that share
+// of each of its slices (migShare), so tenants whose GPU quotas sum to the
+// pool's GPUs hold its slices between them, not each all of them.
 func split(q *Queue, total *spec.Quota, l *landing, need map[string]corev1.ResourceList) {
 	want := QuotaList(total)
 	for _, f := range q.Flavors {
@@ -21,19 +25,46 @@ func split(q *Queue, total *spec.Quota, l *landing, need map[string]corev1.Resou
 	}
 	caps, reserve := make([]int64, len(q.Flavors)), make([]int64, len(q.Flavors))
 	for _, r := range q.Covered {
+		if catalog.IsMIGResource(r) {
+			continue // with nvidia.com/gpu
+		}
 		unit := unitOf(r)
 		var sum int64
 		for i, f := range q.Flavors {
 			caps[i] = l.unitsOf(f, r)
-			sum += caps[i]
 			reserve[i] = min(ceilUnits(need[f][r], unit), caps[i])
+			if r == keys.ResourceGPU && l.migGPUs(f) > 0 {
+				caps[i] = l.migGPUs(f)
+				reserve[i] = min(l.migGPUsFor(f, q.Covered, need[f]), caps[i])
+			}
+			sum += caps[i]
 		}
 		tq, limited := want[quotaName(r)]
-		if !limited || catalog.IsMIGResource(r) {
+		if !limited {
 			tq = units2q(sum, unit)
 		}
 		for i, v := range apportion(caps, reserve, tq, unit) {
+			if r == keys.ResourceGPU {
+				migShare(q.Nominal[q.Flavors[i]], &v, q.Flavors[i], q.Covered, l)
+			}
 			q.Nominal[q.Flavors[i]][r] = v
+		}
+	}
+}
+
+// migShare turns the GPUs a MIG flavor was given into slices: gpus' share
+// of each MIG resource the tenant covers, and no whole GPU, which the
+// flavor's nodes do not advertise. Every other flavor gets no slices.
+func migShare(rl corev1.ResourceList, gpus *resource.Quantity, f string, covered []corev1.ResourceName, l *landing) {
+	g := gpus.Value()
+	if l.migGPUs(f) == 0 {
+		g = 0
+	} else {
+		*gpus = *resource.NewQuantity(0, resource.DecimalSI)
+	}
+	for _, r := range covered {
+		if catalog.IsMIGResource(r) {
+			rl[r] = *resource.NewQuantity(l.migSlices(f, r, g), resource.DecimalSI)
 		}
 	}
 }
@@ -43,12 +74,13 @@ func split(q *Queue, total *spec.Quota, l *landing, need map[string]corev1.Resou
 // ResourceQuota, never lets it hold more than quota plus borrow in all.
 // A flavor first gets what its largest whole workload needs beyond its
 // nominal quota, then the rest in proportion to its pool's size. A
-// resource the tenant does not list borrows nothing.
+// resource the tenant does not list borrows nothing. MIG slices borrow as
+// their GPUs do: a MIG flavor's share of the GPU borrow, in slices.
 func splitBorrow(q *Queue, total *spec.Quota, l *landing, need map[string]corev1.ResourceList) {
 	want := QuotaList(total)
 	q.Borrow = make(map[string]corev1.ResourceList, len(q.Flavors))
 	for _, f := range q.Flavors {
-		q.Borrow[f] = make(corev1.ResourceList, len(CoveredResources))
+		q.Borrow[f] = make(corev1.ResourceList, len(q.Covered))
 	}
 	caps, reserve := make([]int64, len(q.Flavors)), make([]int64, len(q.Flavors))
 	for _, r := range CoveredResources {
@@ -56,12 +88,27 @@ func splitBorrow(q *Queue, total *spec.Quota, l *landing, need map[string]corev1
 		if !listed {
 			for _, f := range q.Flavors {
 				q.Borrow[f][r] = *resource.NewQuantity(0, resource.DecimalSI)
+				if r == keys.ResourceGPU {
+					migShare(q.Borrow[f], new(resource.Quantity), f, q.Covered, l)
+				}
 			}
 			continue
 		}
 		unit := unitOf(r)
 		for i, f := range q.Flavors {
 			caps[i], reserve[i] = l.unitsOf(f, r), 0
+			if r == keys.ResourceGPU && l.migGPUs(f) > 0 {
+				short := corev1.ResourceList{}
+				for _, m := range q.Covered {
+					if catalog.IsMIGResource(m) {
+						s := need[f][m].DeepCopy()
+						s.Sub(q.Nominal[f][m])
+						short[m] = s
+					}
+				}
+				caps[i], reserve[i] = l.migGPUs(f), min(l.migGPUsFor(f, q.Covered, short), l.migGPUs(f))
+				continue
+			}
 			short := need[f][r].DeepCopy()
 			short.Sub(q.Nominal[f][r])
 			if short.Sign() > 0 {
@@ -69,6 +116,9 @@ func splitBorrow(q *Queue, total *spec.Quota, l *landing, need map[string]corev1
 			}
 		}
 		for i, v := range apportion(caps, reserve, tq, unit) {
+			if r == keys.ResourceGPU {
+				migShare(q.Borrow[q.Flavors[i]], &v, q.Flavors[i], q.Covered, l)
+			}
 			q.Borrow[q.Flavors[i]][r] = v
 		}
 	}
@@ -135,4 +185,48 @@ func ceilUnits(q resource.Quantity, unit resource.Quantity) int64 {
 
 func units2q(n int64, unit resource.Quantity) resource.Quantity {
 	return *resource.NewQuantity(n*unit.Value(), unit.Format)
+}
+
+// migGPUs is the GPUs of a MIG pool at max size, on its instance type with
+// the most (0 for a pool without MIG): the quota a tenant gives its flavor
+// is counted in them, as whole GPUs are.
+func (l *landing) migGPUs(pool string) int64 {
+	p := l.d.Pool(pool)
+	if p.Spec.MIG == "" {
+		return 0
+	}
+	var best int64
+	for _, in := range p.Instances {
+		if in.GPU != nil {
+			best = max(best, in.GPU.Count)
+		}
+	}
+	return best * int64(p.Spec.Size.Max)
+}
+
+// migSlices is the slices of r that gpus of a MIG pool's GPUs hold: the
+// pool's slices in proportion, rounded down, so that shares of GPUs that
+// sum to the pool's never hold more than its slices.
+func (l *landing) migSlices(pool string, r corev1.ResourceName, gpus int64) int64 {
+	all := l.migGPUs(pool)
+	if all == 0 {
+		return 0
+	}
+	return min(gpus, all) * l.unitsOf(pool, r) / all
+}
+
+// migGPUsFor is the fewest of a MIG pool's GPUs whose slices (migSlices)
+// hold what rl asks of each MIG resource in covered.
+func (l *landing) migGPUsFor(pool string, covered []corev1.ResourceName, rl corev1.ResourceList) int64 {
+	all := l.migGPUs(pool)
+	var g int64
+	for _, r := range covered {
+		q := rl[r]
+		slices := l.unitsOf(pool, r)
+		if !catalog.IsMIGResource(r) || q.Sign() <= 0 || slices == 0 {
+			continue
+		}
+		g = max(g, (q.Value()*all+slices-1)/slices)
+	}
+	return g
 }
