@@ -182,7 +182,10 @@ func deletePods(ctx context.Context, cp *ControlPlane, ns, run string, before ma
 	if err != nil {
 		return fmt.Errorf("pods of %s still there: %w", run, err)
 	}
-	err = poll(30*time.Second, 100*time.Millisecond, func() (bool, error) {
+	// The controller recounts on each pod's deletion event, which a
+	// loaded machine (CI runs two lanes on two cores) can take long to
+	// deliver: wait well past what an idle one needs (under 5 s).
+	err = poll(90*time.Second, 100*time.Millisecond, func() (bool, error) {
 		now, err := quotaUsed(ctx, cp, ns)
 		if err != nil {
 			return false, err
