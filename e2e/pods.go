@@ -156,13 +156,23 @@ func failedCreates(ctx context.Context, cp *ControlPlane, ns string, owners func
 		}
 		var out []string
 		for _, e := range evs.Items {
-			if uids[e.InvolvedObject.UID] {
+			if uids[e.InvolvedObject.UID] && !ownerNotYetCached(e.Message) {
 				out = append(out, e.Message)
 			}
 		}
 		sort.Strings(out)
 		return out, nil
 	}
+}
+
+// ownerNotYetCached reports Kueue's pod webhook refusing a pod whose owner
+// its informer has not seen yet: v0.19.2 pkg/controller/jobs/pod
+// pod_webhook.go Default asks jobframework.FindAncestorJobManagedByKueue,
+// which reads the new ReplicaSet through the manager's cache and fails
+// with NotFound. The ReplicaSet controller retries the pod, so it is no
+// refusal of the workload's, and settle still waits for every pod.
+func ownerNotYetCached(msg string) bool {
+	return strings.Contains(msg, `admission webhook "mpod.kb.io" denied the request`) && strings.HasSuffix(strings.TrimSpace(msg), "not found")
 }
 
 // deletePods force-deletes a batch (no kubelet will confirm a graceful
