@@ -195,12 +195,8 @@ func clearJobs(fr *fleetRun, dyn dynamic.Interface, ns, name string) error {
 		if err != nil {
 			return false, err
 		}
-		for _, w := range list.Items {
-			if w.GetDeletionTimestamp() == nil {
-				if err := wls.Delete(fr.ctx, w.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					return false, err
-				}
-			}
+		if err := deleteAll(fr, wls, list.Items); err != nil {
+			return false, err
 		}
 		left, err := jobs.List(fr.ctx, metav1.ListOptions{})
 		if err != nil {
@@ -233,12 +229,8 @@ func clearWorkloads(fr *fleetRun, dyn dynamic.Interface, ns string) error {
 		if err != nil {
 			return false, err
 		}
-		for _, w := range list.Items {
-			if w.GetDeletionTimestamp() == nil {
-				if err := wls.Delete(fr.ctx, w.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					return false, err
-				}
-			}
+		if err := deleteAll(fr, wls, list.Items); err != nil {
+			return false, err
 		}
 		return len(list.Items) == 0, nil
 	})
@@ -270,4 +262,16 @@ func decisionOf(w *unstructured.Unstructured) (kueueDecision, bool) {
 		return kueueDecision{message: msg, workload: w.GetName()}, msg != ""
 	}
 	return kueueDecision{}, false
+}
+
+// deleteAll deletes each of the Workloads not being deleted already.
+func deleteAll(fr *fleetRun, wls dynamic.ResourceInterface, items []unstructured.Unstructured) error {
+	for _, w := range items {
+		if w.GetDeletionTimestamp() == nil {
+			if err := wls.Delete(fr.ctx, w.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -99,7 +99,7 @@ func (d disagreement) String() string {
 // class on every synthesised node, over the example fleets and generated
 // ones. Agreement must be total.
 func TestDifferential(t *testing.T) {
-	var nodePairs, poolPairs, fits, refused, mig, shared int
+	var nodePairs, poolPairs, fits, refused, mig, shared, system int
 	var cov coverage
 	var bad []disagreement
 	for _, fc := range fleetCases(t) {
@@ -110,8 +110,12 @@ func TestDifferential(t *testing.T) {
 				nodes = append(nodes, n.Node)
 			}
 		}
-		for i := range cl.Classes {
-			c := &cl.Classes[i]
+		// The tree's own workloads (its scheduler's Deployment) are held
+		// to the filters as classes are: SystemLands reads their cells.
+		system += len(cl.System)
+		all := append(slices.Clone(cl.Classes), cl.System...)
+		for i := range all {
+			c := &all[i]
 			theirs, err := Filter(c.Pod, nodes, nil)
 			if err != nil {
 				t.Fatalf("%s: class %s: %v", fc.name, c.Name, err)
@@ -144,7 +148,10 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("compared %d class × pool pairs (%d class × node pairs: %d fit, %d refused); %d disagreements",
 		poolPairs, nodePairs, fits, refused, len(bad))
-	t.Logf("%d MIG and %d shared-GPU classes compared", mig, shared)
+	t.Logf("%d MIG and %d shared-GPU classes compared; %d of the trees' own Deployments (their schedulers)", mig, shared, system)
+	if system == 0 {
+		t.Errorf("no tree's own Deployment compared: SystemLands' cells go unjudged")
+	}
 	record("empty", cov)
 	figures = append(figures, fmt.Sprintf("%-10s %d MIG and %d shared-GPU classes", "sharing", mig, shared))
 	if fits == 0 || refused == 0 {
