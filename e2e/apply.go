@@ -68,25 +68,38 @@ func (a *Applier) Apply(ctx context.Context, u *unstructured.Unstructured) (*uns
 
 // Delete deletes u and waits, bounded, until it is gone.
 func (a *Applier) Delete(ctx context.Context, u *unstructured.Unstructured, timeout time.Duration) error {
-	ri, _, err := a.resource(u)
+	wait, err := a.StartDelete(ctx, u)
 	if err != nil {
 		return err
+	}
+	return wait(timeout)
+}
+
+// StartDelete deletes u and returns the wait for it to be gone, so that
+// several deletions (namespaces above all, each about 6 s in the namespace
+// controller) proceed at once.
+func (a *Applier) StartDelete(ctx context.Context, u *unstructured.Unstructured) (func(timeout time.Duration) error, error) {
+	ri, _, err := a.resource(u)
+	if err != nil {
+		return nil, err
 	}
 	zero := int64(0)
 	err = ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{GracePeriodSeconds: &zero})
 	if apierrors.IsNotFound(err) {
-		return nil
+		return func(time.Duration) error { return nil }, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return poll(timeout, 100*time.Millisecond, func() (bool, error) {
-		_, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
+	return func(timeout time.Duration) error {
+		return poll(timeout, 100*time.Millisecond, func() (bool, error) {
+			_, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		})
+	}, nil
 }
 
 // Get reads u back.

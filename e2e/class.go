@@ -25,6 +25,11 @@ const poolLabel = "e2e.gpufleet.dev/pool"
 // copies of the checker's example pod.
 func (fr *fleetRun) class(c *sched.Class) {
 	t := fr.t
+	if s := fr.noScheduler(c.Name); s != "" {
+		fr.st.NoScheduler++
+		t.Logf("class %s: no process serves its scheduler %s (the tree's pod of it is Unschedulable, as SystemLands said), so none of its pods is ever scheduled", c.Name, s)
+		return
+	}
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
 	fr.ensureNodes(fr.fullSize(c.Name))
 	e := expect(fr.res.Report, c.Name, tenant, func(pool string) []string { return fr.cellReasons(c, pool) })
@@ -110,6 +115,13 @@ func (fr *fleetRun) class(c *sched.Class) {
 		t.Errorf("class %s: kube-scheduler or the %s controller disagrees with the checker (%s; checker findings: %v):\n  %s",
 			c.Name, kind, o, e.findings, strings.Join(problems, "\n  "))
 		fr.diagnose(ns, run)
+		return
+	}
+	// A Deployment whose every pod runs at max size is rolled out (a
+	// queued one's surge pod waits on Kueue first, which Rollout leaves to
+	// KueueDeployment).
+	if kind == keys.KindDeployment && !c.Queued && !e.refused && !e.quota && len(o.bound) == int(c.Pods) {
+		fr.rollout(c, ns, run)
 	}
 }
 

@@ -118,14 +118,16 @@ func TestEndToEnd(t *testing.T) {
 	}
 	t.Logf("e2e: %d fleets, %d objects applied, %d classes, pods made by controllers from a user workload plus the class Component: Deployment %d, StatefulSet %d, Job %d (%d queued workloads held by Kueue); %d pods placed, %d left Pending, %d refused by quota admission, %d class×pool probes; "+
 		"Kueue: %d tenant×class workloads through its webhooks and controllers (Job %d, StatefulSet %d, Deployment %d; %d Workloads), %d admitted (Job %d, StatefulSet %d, Deployment %d), %d left pending, each as the checker said; their controllers made %d pods of the admitted ones (Job %d, StatefulSet %d, Deployment %d): %d bound to their flavor's pool, %d Pending, %d left gated, as the checker's units said; preemption: %d ClusterQueues let a higher-priority class preempt a lower one and Kueue did, %d protect the lower one and Kueue preempted none; "+
-		"%d Jobs not queued ran in waves, %d pods bound at once, as their units said; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes) and eksctl's EFA device plugin %d EFA nodes, as the checker said; gpufleet drift found no drift on %d Node objects, and each mutated copy; %d spot Jobs survived an eviction (and failed without their podFailurePolicy)",
+		"%d Jobs not queued ran in waves, %d pods bound at once, as their units said; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes) and eksctl's EFA device plugin %d EFA nodes, as the checker said; gpufleet drift found no drift on %d Node objects, and each mutated copy; %d spot Jobs survived an eviction (and failed without their podFailurePolicy); the tree's own scheduler Deployment: %d pods bound or Unschedulable as SystemLands said (%d classes then never scheduled, as it says); Deployment rollouts at max size: %d completed, %d stalled as Rollout said",
 		st.Fleets, st.Objects, st.Classes, st.ByController[keys.KindDeployment], st.ByController[keys.KindStatefulSet], st.ByController[keys.KindJob], st.Held, st.Placed, st.Refused, st.Forbidden, st.Probes,
 		sum(st.Queued), st.Queued[kinds[0]], st.Queued[kinds[1]], st.Queued[kinds[2]], st.Workloads, sum(st.Admitted), st.Admitted[kinds[0]], st.Admitted[kinds[1]], st.Admitted[kinds[2]], sum(st.Queued)-sum(st.Admitted),
 		sum(st.UnitPods), st.UnitPods[kinds[0]], st.UnitPods[kinds[1]], st.UnitPods[kinds[2]], st.UnitBound, st.UnitPending, st.UnitGated, st.Preempted, st.Protected,
-		st.Waves, st.WavesBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.EFANodes, st.DriftNodes, st.Evictions)
+		st.Waves, st.WavesBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.EFANodes, st.DriftNodes, st.Evictions, st.SystemPods, st.NoScheduler, st.Rollouts, st.RolloutsStalled)
 }
 
 func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
+	ph := newPhases()
+	defer func() { t.Logf("phases: %s", ph) }()
 	res, err := compiler.Compile([]string{fc.path})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +147,8 @@ func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def 
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr := &fleetRun{t: t, ctx: ctx, cp: cp, a: a, res: res, cl: cl, st: st, kueue: k, scheds: []*proc{def}, probeNS: map[string]bool{}}
+	ph.mark("compile and Kueue")
+	fr := &fleetRun{t: t, ctx: ctx, cp: cp, a: a, res: res, cl: cl, st: st, kueue: k, scheds: []*proc{def}, probeNS: map[string]bool{}, unscheduled: map[string]bool{}}
 	if fr.region, fr.infra, err = readInfra(res.Tree); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +167,7 @@ func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def 
 		t.Fatal(err)
 	}
 	applied := fr.apply()
-	defer fr.cleanup(applied)
+	defer func() { fr.cleanup(applied); ph.mark("cleanup") }()
 	dyn, err := dynamic.NewForConfig(cp.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -180,37 +183,57 @@ func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def 
 			t.Fatalf("namespace %s: quotas have no status: %v", o.GetName(), err)
 		}
 	}
+	ph.mark("apply")
+	fr.clearExamples(dyn)
+	fr.devicePlugin()
+	defer func() { fr.removeDevicePlugin(fr.agents); ph.mark("agents removed") }()
+	ph.mark("agents")
+	bound := fr.systemPods()
 	if raw, ok := res.Tree[tree.SchedulerConfigPath]; ok {
 		var cm corev1.ConfigMap
 		if err := yaml.Unmarshal(raw, &cm); err != nil {
 			t.Fatal(err)
 		}
-		// The second scheduler runs as the tree's ServiceAccount for it,
-		// so its RBAC (its own lease above all) is the tree's, as in a
-		// cluster that runs the tree's Deployment of it.
-		kc, err := cp.ServiceAccountKubeconfig(ctx, schedconfig.Namespace, schedconfig.Name)
-		if err != nil {
-			t.Fatal(err)
+		// The second scheduler runs as the tree's pod of it, once
+		// kube-scheduler bound that pod (systemPods): under the tree's
+		// ServiceAccount for it, so its RBAC (its own lease above all) is
+		// the tree's.
+		if !bound[schedconfig.Namespace+"/"+schedconfig.Name] {
+			var cfg schedconfig.Config
+			if err := yaml.UnmarshalStrict([]byte(cm.Data[schedconfig.ConfigKey]), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range cfg.Profiles {
+				fr.unscheduled[p.SchedulerName] = true
+			}
+		} else {
+			kc, err := cp.ServiceAccountKubeconfig(ctx, schedconfig.Namespace, schedconfig.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := cp.StartScheduler(ctx, fc.name+"-scheduler", []byte(cm.Data[schedconfig.ConfigKey]), kc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr.scheds = append(fr.scheds, p)
+			fr.own = append(fr.own, p)
 		}
-		p, err := cp.StartScheduler(ctx, fc.name+"-scheduler", []byte(cm.Data[schedconfig.ConfigKey]), kc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fr.scheds = append(fr.scheds, p)
-		fr.own = append(fr.own, p)
 	}
-	fr.clearExamples(dyn)
-	fr.devicePlugin()
-	defer fr.removeDevicePlugin(fr.agents)
+	ph.mark("system pods")
 	if !fc.broken {
 		fr.drift()
+		ph.mark("drift")
 	}
 	fr.admission()
+	ph.mark("admission")
 	if !fc.broken {
 		fr.survivesEviction()
+		ph.mark("eviction")
 		fr.preemption(dyn)
+		ph.mark("preemption")
 	}
 	for i := range cl.Classes {
 		fr.class(&cl.Classes[i])
 	}
+	ph.mark("classes")
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
@@ -20,6 +21,11 @@ import (
 // Stats are the run's totals, for the summary line.
 type Stats struct {
 	Fleets, Objects, Classes, Placed, Refused, Forbidden, Probes int
+	// SystemPods are the tree's own workloads' pods held to SystemLands.
+	SystemPods, NoScheduler int
+	// Rollouts of Deployment classes that completed, and that stalled
+	// as Rollout said.
+	Rollouts, RolloutsStalled int
 	// Queued is kind → tenant×class workloads submitted to Kueue, and
 	// Admitted those it admitted (a Deployment: any of its replicas);
 	// Workloads are Kueue's Workloads of them (a Deployment's one a pod).
@@ -86,6 +92,9 @@ type fleetRun struct {
 	scheds, own []*proc
 	probeNS     map[string]bool
 	syncs       int
+	// unscheduled are the schedulerNames no process serves: the tree's
+	// pod of their scheduler fits no node (systemPods).
+	unscheduled map[string]bool
 }
 
 func (fr *fleetRun) fail(format string, args ...any) {
@@ -129,24 +138,41 @@ func (fr *fleetRun) cleanup(applied []*unstructured.Unstructured) {
 	sort.SliceStable(applied, func(i, j int) bool {
 		return applied[i].GetKind() != "ClusterQueue" && applied[j].GetKind() == "ClusterQueue"
 	})
+	ours := map[string]bool{}
+	for _, o := range applied {
+		if o.GetKind() == "Namespace" {
+			ours[o.GetName()] = true
+		}
+	}
 	for i := len(applied) - 1; i >= 0; i-- {
 		o := applied[i]
 		if o.GetKind() == "Namespace" {
 			namespaces = append(namespaces, o)
 			continue
 		}
-		if o.GetNamespace() != "" {
-			continue
+		if o.GetNamespace() != "" && ours[o.GetNamespace()] {
+			continue // the namespace controller deletes it
 		}
+
 		if err := fr.a.Delete(fr.ctx, o, 30*time.Second); err != nil {
 			fr.fail("cleanup: %s: %v", id(o), err)
+		}
+		if o.GetKind() == "Deployment" {
+			// In a namespace the tree does not own (kube-system, its
+			// scheduler's): with no garbage collector, its ReplicaSets
+			// and pods go by hand, or the next fleet's Deployment of the
+			// same template adopts a pod bound to a node that is gone.
+			fr.deleteReplicas(o)
 		}
 	}
 	for ns := range fr.probeNS {
 		namespaces = append(namespaces, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}})
 	}
 	zero := int64(0)
-	for _, ns := range namespaces {
+	// Namespaces go at once: the namespace controller takes seconds over
+	// each, and they do not wait on one another.
+	waits := make([]func(time.Duration) error, len(namespaces))
+	for i, ns := range namespaces {
 		// A pod bound to a node that is gone waits for a kubelet (or the
 		// pod garbage collector, not run here) to confirm it stopped, and
 		// the namespace with it: delete such pods now, as those would.
@@ -154,7 +180,15 @@ func (fr *fleetRun) cleanup(applied []*unstructured.Unstructured) {
 		if err != nil {
 			fr.fail("cleanup: pods in %s: %v", ns.GetName(), err)
 		}
-		if err := fr.a.Delete(fr.ctx, ns, 90*time.Second); err != nil {
+		if waits[i], err = fr.a.StartDelete(fr.ctx, ns); err != nil {
+			fr.fail("cleanup: %s: %v", id(ns), err)
+		}
+	}
+	for i, ns := range namespaces {
+		if waits[i] == nil {
+			continue
+		}
+		if err := waits[i](90 * time.Second); err != nil {
 			fr.fail("cleanup: %s: %v", id(ns), err)
 		}
 	}
@@ -210,4 +244,23 @@ func podsOf(c *sched.Class, run string, n int) []*corev1.Pod {
 		pods[i] = p
 	}
 	return pods
+}
+
+// deleteReplicas deletes a deleted Deployment's ReplicaSets and pods, as
+// the garbage collector (not run here) would.
+func (fr *fleetRun) deleteReplicas(d *unstructured.Unstructured) {
+	ns := d.GetNamespace()
+	labels, _, err := unstructured.NestedStringMap(d.Object, "spec", "selector", "matchLabels")
+	if err != nil || len(labels) == 0 {
+		fr.fail("cleanup: %s: no spec.selector.matchLabels (%v)", id(d), err)
+		return
+	}
+	zero := int64(0)
+	list := metav1.ListOptions{LabelSelector: k8slabels.SelectorFromSet(labels).String()}
+	if err := fr.cp.Client.AppsV1().ReplicaSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, list); err != nil {
+		fr.fail("cleanup: ReplicaSets of %s: %v", id(d), err)
+	}
+	if err := fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, list); err != nil {
+		fr.fail("cleanup: pods of %s: %v", id(d), err)
+	}
 }

@@ -89,6 +89,11 @@ func (fr *fleetRun) count(s *submission) {
 // to the checker's unit (judgeUnit); a StatefulSet's must be the pod group
 // of its one Workload.
 func (fr *fleetRun) queuedPods(tenant, class string, s *submission, u *check.Unit) {
+	if name := fr.noScheduler(class); name != "" {
+		fr.st.NoScheduler++
+		fr.t.Logf("tenant %s, class %s: Kueue admitted %s %s, but no process serves its scheduler %s (the tree's pod of it is Unschedulable, as SystemLands said), so none of its pods is ever scheduled", tenant, class, s.kind, s.name, name)
+		return
+	}
 	done := func(o outcome) bool { return len(fr.judgeUnit(tenant, class, s, u, o)) == 0 }
 	o, err := settle(fr.ctx, fr.cp, s.ns, s.sel, s.pods, len(fr.nodes.nodes), failedCreates(fr.ctx, fr.cp, s.ns, fr.owners(s.kind, s.ns, s.sel, s.uid)), done)
 	if err != nil {

@@ -1,0 +1,54 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+)
+
+const IDRolloutQuota ID = "RolloutQuota"
+
+// A rolling update with maxUnavailable 0 creates its surge pods beside
+// every old one (k8s.io/kubernetes pkg/controller/deployment/rolling.go,
+// reconcileNewReplicaSet), so the namespace's ResourceQuota must hold
+// replicas + maxSurge pods. When it holds only the replicas, the API
+// server's quota admission refuses the first new pod and the ReplicaSet
+// controller reports FailedCreate ("exceeded quota"): nothing Pending, and
+// the rollout ends in ProgressDeadlineExceeded. e2e holds the real
+// controllers to this (rollout.go).
+const reasonRolloutQuota = "a rollout of class %s cannot progress: maxUnavailable 0 keeps its %d old pods, and tenant %s's %s refuses the first of maxSurge %d new pods (exceeded quota: %s), so the ReplicaSet controller reports FailedCreate and the rollout ends in ProgressDeadlineExceeded; set rollout.maxUnavailable to 1 or more, or raise the quota by %d pods' requests"
+
+// RolloutQuota checks that each tenant's quotas hold a Deployment class's
+// replicas plus its surge pods when maxUnavailable is 0. A queued
+// Deployment's surge pod waits on Kueue first (KueueDeployment).
+func RolloutQuota(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
+	classes := map[string]*sched.Class{}
+	for i := range cl.Classes {
+		classes[cl.Classes[i].Name] = &cl.Classes[i]
+	}
+	var out []Finding
+	for _, t := range in.Tenants {
+		for _, name := range t.Classes {
+			c := classes[name]
+			if c == nil || c.Kind != keys.KindDeployment || c.Queued || c.MaxUnavailable > 0 || c.MaxSurge == 0 {
+				continue
+			}
+			// Where the replicas alone exceed the quota, QuotaFit says so.
+			if len(shortOf(c.Info.Request, int64(c.Pods), t.Hard, "quota")) > 0 {
+				continue
+			}
+			short, whose := shortOf(c.Info.Request, int64(c.Pods+c.MaxSurge), t.Hard, "quota"), "quota"
+			if pr := in.Priorities[name].Name; t.PriorityHard[pr] != nil && len(short) == 0 {
+				short, whose = shortOf(c.Info.Request, int64(c.Pods+c.MaxSurge), t.PriorityHard[pr], "priority "+pr+"'s quota"), "priority "+pr+"'s quota"
+			}
+			if len(short) == 0 {
+				continue
+			}
+			out = append(out, Finding{Severity: Error, Check: IDRolloutQuota, Class: name, Tenant: t.Name,
+				Message: fmt.Sprintf(reasonRolloutQuota, name, c.Pods, t.Name, whose, c.MaxSurge, strings.Join(short, "; "), c.MaxSurge)})
+		}
+	}
+	return out
+}
