@@ -118,9 +118,8 @@ func (fr *fleetRun) class(c *sched.Class) {
 		return
 	}
 	// A Deployment whose every pod runs at max size is rolled out (a
-	// queued one's surge pod waits on Kueue first, which Rollout leaves to
-	// KueueDeployment).
-	if kind == keys.KindDeployment && !c.Queued && !e.refused && !e.quota && len(o.bound) == int(c.Pods) {
+	// queued one's surge pod waits on Kueue first).
+	if kind == keys.KindDeployment && !e.refused && !e.quota && len(o.bound) == int(c.Pods) {
 		fr.rollout(c, ns, run)
 	}
 }

@@ -24,7 +24,9 @@ const rolloutAnnotation = "e2e.gpufleet.dev/rollout"
 // and RolloutQuota checks: the rollout completes, or it stalls exactly as
 // the checker said, with every old pod kept and the first new one either
 // Unschedulable over all nodes (Rollout) or refused by quota admission
-// (RolloutQuota). The harness does only what kubelets would: it marks bound pods
+// (RolloutQuota). A queued Deployment's surge pod is Kueue's to admit
+// first: one it holds gated with every old pod kept is a stall no check
+// predicts yet, so it fails the run (RolloutKueue names it). The harness does only what kubelets would: it marks bound pods
 // Running and Ready, and confirms the deletion of those the ReplicaSet
 // controller deletes.
 func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
@@ -87,6 +89,11 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 			if m := unschedulable(p); strings.HasPrefix(m, all) {
 				stuck, got = p.Name+": "+m, "room"
 			}
+			if gated(p) && p.CreationTimestamp.Add(5*time.Second).Before(time.Now()) {
+				// Kueue's pod integration holds it: no quota in the
+				// ClusterQueue for its Workload.
+				stuck, got = p.Name+": gated by Kueue for over 5 s", "kueue"
+			}
 		}
 		failed, err := refused()
 		if err != nil {
@@ -106,7 +113,7 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 		// fits no node or was refused by quota admission.
 		return stuck != "" && old == int(replicas), nil
 	})
-	what := map[string]string{"room": "Rollout", "quota": "RolloutQuota"}
+	what := map[string]string{"room": "Rollout", "quota": "RolloutQuota", "kueue": "RolloutKueue"}
 	switch {
 	case err != nil:
 		fr.fail("class %s: the rollout of Deployment %s neither completed nor stalled: %v (%s)", c.Name, name, err, state)
