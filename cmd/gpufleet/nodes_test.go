@@ -52,7 +52,7 @@ func editNode(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no node %s", name)
 	}
 	n := &l.Items[i]
-	want := map[string]int{"label-del": 1, "label-set": 2, "taint-add": 3, "taint-del": 1, "alloc": 2}
+	want := map[string]int{"label-del": 1, "label-set": 2, "taint-add": 3, "taint-del": 1, "alloc": 2, "cordon": 0}
 	if c, ok := want[op]; !ok || c != len(rest) {
 		ts.Fatalf("edit-node: %s takes %d arguments", op, want[op])
 	}
@@ -65,6 +65,8 @@ func editNode(ts *testscript.TestScript, neg bool, args []string) {
 		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: rest[0], Value: rest[1], Effect: corev1.TaintEffect(rest[2])})
 	case "taint-del":
 		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == rest[0] })
+	case "cordon":
+		n.Spec.Unschedulable = true // kubectl cordon, before the taint follows
 	case "alloc":
 		q, err := resource.ParseQuantity(rest[1])
 		ts.Check(err)

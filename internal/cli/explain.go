@@ -44,6 +44,9 @@ run at once and in how many waves.`,
 			if !contains(r.Classes, class) {
 				return usageError(c, "no class %q in the fleet (classes: %v)", class, r.Classes)
 			}
+			if c.Flags().Changed("pool") && pool == "" {
+				return usageError(c, "--pool wants a pool's name (pools: %v)", r.Pools)
+			}
 			if pool != "" && !contains(r.Pools, pool) {
 				return usageError(c, "no pool %q in the fleet (pools: %v)", pool, r.Pools)
 			}

@@ -95,6 +95,25 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec,
 	})
 	root.AddCommand(newBuildCmd(stdout, stderr), newCheckCmd(stdout, stderr), newDriftCmd(stdout, stderr), newExplainCmd(stdout, stderr),
 		newDiffCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout), newInitCmd(stdout, stderr))
+	// cobra's completion command prints its help and exits 0 for a shell
+	// it does not know; a script that pipes it into source would then
+	// load nothing without a word. Its shells are its subcommands, so
+	// any argument that reaches it is unknown.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError(c, "unknown shell %q (want bash, zsh, fish or powershell)", args[0])
+			}
+			return nil
+		}
+		c.RunE = func(c *cobra.Command, _ []string) error {
+			return usageError(c, "want a shell: bash, zsh, fish or powershell")
+		}
+	}
 	return root
 }
 

@@ -53,4 +53,4 @@ func (f NodeFilter) Run(pi *PodInfo, node *corev1.Node) Status {
 // NodeFilters run in kube-scheduler's default profile's Filter order. The
 // scheduler reports only the first filter that rejects a node, and so do
 // the checker's verdicts; explain runs them all.
-var NodeFilters = []NodeFilter{TaintToleration, NodeAffinity, NodeResourcesFit}
+var NodeFilters = []NodeFilter{NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit}

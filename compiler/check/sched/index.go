@@ -86,8 +86,10 @@ func (x *Index) taintGroup(nodes []Node) int {
 		return -1
 	}
 	ts := nodes[0].Spec.Taints
-	for _, n := range nodes[1:] {
-		if !slices.Equal(n.Spec.Taints, ts) {
+	for _, n := range nodes {
+		// A cordoned node (a live one) fails NodeUnschedulable before
+		// TaintToleration: its pool is evaluated node by node.
+		if n.Spec.Unschedulable || !slices.Equal(n.Spec.Taints, ts) {
 			return -1
 		}
 	}

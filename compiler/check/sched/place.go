@@ -103,7 +103,11 @@ func evaluate(c *Class, p *Pool, explain bool, w *Worker) Cell {
 				v.Reasons = rs
 			}
 			if explain {
-				v.Filters = append(v.Filters, FilterStatus{Name: f.Name, Status: Status{Reasons: rs, Compared: f.Explain(c.Info, n.Node)}})
+				// A filter with nothing to compare on this node (an
+				// uncordoned node's NodeUnschedulable) says nothing.
+				if cmp := f.Explain(c.Info, n.Node); cmp != "" || len(rs) > 0 {
+					v.Filters = append(v.Filters, FilterStatus{Name: f.Name, Status: Status{Reasons: rs, Compared: cmp}})
+				}
 			} else if len(rs) > 0 {
 				break
 			}
