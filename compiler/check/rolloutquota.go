@@ -24,14 +24,10 @@ const reasonRolloutQuota = "a rollout of class %s cannot progress: maxUnavailabl
 // replicas plus its surge pods when maxUnavailable is 0. A queued
 // Deployment's surge pod waits on Kueue first (KueueDeployment).
 func RolloutQuota(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
-	classes := map[string]*sched.Class{}
-	for i := range cl.Classes {
-		classes[cl.Classes[i].Name] = &cl.Classes[i]
-	}
 	var out []Finding
 	for _, t := range in.Tenants {
 		for _, name := range t.Classes {
-			c := classes[name]
+			c := cl.Class(name)
 			if c == nil || c.Kind != keys.KindDeployment || c.Queued || c.MaxUnavailable > 0 || c.MaxSurge == 0 {
 				continue
 			}
