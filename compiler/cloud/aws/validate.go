@@ -131,7 +131,8 @@ func (v validator) efa(name string, pool spec.Pool) {
 }
 
 // zoneGroups checks that the group per zone of a pool gets a name EKS
-// accepts.
+// accepts: the names spec.Pool.NodeGroups gives, as the node-group files
+// are written with them.
 func (v validator) zoneGroups(name string, pool spec.Pool) {
 	if !pool.ZoneGroups {
 		return
@@ -140,9 +141,9 @@ func (v validator) zoneGroups(name string, pool spec.Pool) {
 	if len(zones) == 0 {
 		zones = v.f.Cluster.Zones
 	}
-	for _, z := range zones {
-		if n := len(name) + 1 + len(z); n > maxNodeGroupName {
-			v.errorf(p("pools", name, "zoneGroups"), "node group name %s-%s is %d characters; EKS allows %d: shorten the pool's name", name, z, n, maxNodeGroupName)
+	for _, g := range pool.NodeGroups(name, zones) {
+		if n := len(g.Name); n > maxNodeGroupName {
+			v.errorf(p("pools", name, "zoneGroups"), "node group name %s is %d characters; EKS allows %d: shorten the pool's name", g.Name, n, maxNodeGroupName)
 			return
 		}
 	}
