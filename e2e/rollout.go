@@ -89,10 +89,10 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 			if m := unschedulable(p); strings.HasPrefix(m, all) {
 				stuck, got = p.Name+": "+m, "room"
 			}
-			if gated(p) && p.CreationTimestamp.Add(5*time.Second).Before(time.Now()) {
+			if gated(p) && p.CreationTimestamp.Add(15*time.Second).Before(time.Now()) {
 				// Kueue's pod integration holds it: no quota in the
 				// ClusterQueue for its Workload.
-				stuck, got = p.Name+": gated by Kueue for over 5 s", "kueue"
+				stuck, got = p.Name+": gated by Kueue for over 15 s", "kueue"
 			}
 		}
 		failed, err := refused()
