@@ -165,6 +165,19 @@ func TestSARIFURI(t *testing.T) {
 	if got := sarifURI(filepath.Join("a", "b.cue")); got != "a/b.cue" {
 		t.Errorf("relative: %q", got)
 	}
+	for file, want := range map[string]string{
+		"a b/c#d?.cue": "a%20b/c%23d%3F.cue",
+		"50%.cue":      "50%25.cue",
+		"x:y.cue":      "./x:y.cue",
+		"d/x:y.cue":    "d/x:y.cue",
+	} {
+		if got := sarifURI(filepath.FromSlash(file)); got != want {
+			t.Errorf("%q: %q, want %q", file, got, want)
+		}
+	}
+	if got, want := sarifURI(filepath.Join(filepath.Dir(filepath.Dir(wd)), "a b.cue")), "%20b.cue"; !strings.HasPrefix(got, "file:///") || !strings.HasSuffix(got, want) {
+		t.Errorf("outside, with a space: %q, want a file URI ending in %s", got, want)
+	}
 	outside := filepath.Join(filepath.Dir(filepath.Dir(wd)), "f.cue")
 	if got := sarifURI(outside); !strings.HasPrefix(got, "file:///") {
 		t.Errorf("outside the working directory: %q, want a file URI", got)

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,7 +120,10 @@ type sarifRegion struct {
 
 // sarifURI is a file name as a URI: relative and with forward slashes when
 // it lies below the working directory (the repository root in CI), else an
-// absolute file URI.
+// absolute file URI; percent-encoded either way (a space, '#', '?' or '%'
+// in a committed file's name would otherwise end or change the URI), and
+// a relative one whose first segment holds a ':' led by "./", so that it
+// is not read as a scheme (RFC 3986, 4.2).
 func sarifURI(file string) string {
 	if filepath.IsAbs(file) {
 		if wd, err := os.Getwd(); err == nil {
@@ -131,9 +135,9 @@ func sarifURI(file string) string {
 		if !strings.HasPrefix(u, "/") {
 			u = "/" + u // a Windows drive
 		}
-		return "file://" + u
+		return (&url.URL{Scheme: "file", Path: u}).String()
 	}
-	return u
+	return (&url.URL{Path: u}).String()
 }
 
 func sarifLocations(p diag.Pos) []sarifLocation {
