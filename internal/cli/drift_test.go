@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,26 @@ func TestDriftExitCodes(t *testing.T) {
 		code := Run(tc.args, &stdout, &stderr)
 		if code != tc.code || tc.stderr != "" && !strings.Contains(stderr.String(), tc.stderr) || code == ExitInvalid && stdout.Len() > 0 {
 			t.Errorf("%v: exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", tc.args, code, tc.code, tc.stderr, &stdout, &stderr)
+		}
+	}
+}
+
+// Drift findings in text stop at maxShown, as spec diagnostics do, with a
+// line that says how many more there are and where to find them.
+func TestPrintDriftCapped(t *testing.T) {
+	for _, tc := range []struct{ findings, lines int }{{3, 3}, {maxShown, maxShown}, {maxShown + 50, maxShown + 1}} {
+		r := &drift.Report{}
+		for i := range tc.findings {
+			r.Findings = append(r.Findings, drift.Finding{Kind: drift.NoPool, Node: fmt.Sprintf("n%d", i), Message: "differs"})
+		}
+		var b bytes.Buffer
+		printDrift(&b, r)
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")[1:] // after the count
+		if len(lines) != tc.lines {
+			t.Errorf("%d findings: %d lines, want %d", tc.findings, len(lines), tc.lines)
+		}
+		if tc.findings > maxShown && lines[len(lines)-1] != "gpufleet: 50 more drift findings not shown; --format json lists them all" {
+			t.Errorf("last line %q", lines[len(lines)-1])
 		}
 	}
 }

@@ -48,9 +48,16 @@ func nodesLine(r *drift.Report) string {
 	return s
 }
 
+// printDrift prints the count, then the findings up to maxShown, as spec
+// diagnostics are: a cluster whose every node drifted would bury the
+// first, and a CI log with it. JSON and SARIF list them all.
 func printDrift(w io.Writer, r *drift.Report) {
 	fmt.Fprintln(w, driftCountLine(r))
-	for _, f := range r.Findings {
+	for i, f := range r.Findings {
+		if i == maxShown {
+			fmt.Fprintf(w, "gpufleet: %d more drift findings not shown; --format json lists them all\n", len(r.Findings)-maxShown)
+			break
+		}
 		s := ""
 		if p := f.Pos.String(); p != "" {
 			s = logLine(p) + ": "
