@@ -85,7 +85,7 @@ func runPods(ctx context.Context, cp *ControlPlane, ns, run string, pods []*core
 // change.
 func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes int, failedCreate func() ([]string, error), done func(outcome) bool) (outcome, error) {
 	var o, last outcome
-	all := fmt.Sprintf("0/%d nodes are available", nodes)
+	all := allNodes(nodes)
 	stillSince := time.Now()
 	err := poll(60*time.Second, 100*time.Millisecond, func() (bool, error) {
 		if err := cp.Alive(); err != nil {
@@ -246,3 +246,7 @@ func waitServiceAccount(ctx context.Context, cp *ControlPlane, ns string) error 
 		return err == nil, nil
 	})
 }
+
+// allNodes is how kube-scheduler's Unschedulable message begins when it
+// weighed all n nodes: a pod made before some nodes were judged on fewer.
+func allNodes(n int) string { return fmt.Sprintf("0/%d nodes are available", n) }

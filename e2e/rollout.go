@@ -26,7 +26,7 @@ const rolloutAnnotation = "e2e.gpufleet.dev/rollout"
 // Unschedulable over all nodes (Rollout) or refused by quota admission
 // (RolloutQuota). A queued Deployment's surge pod is Kueue's to admit
 // first: one it holds gated with every old pod kept is a stall no check
-// predicts yet, so it fails the run (RolloutKueue names it). The harness does only what kubelets would: it marks bound pods
+// predicts yet, so it fails the run. The harness does only what kubelets would: it marks bound pods
 // Running and Ready, and confirms the deletion of those the ReplicaSet
 // controller deletes.
 func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
@@ -63,7 +63,7 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 	if _, err := apps.Patch(fr.ctx, name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		fr.t.Fatal(err)
 	}
-	all := fmt.Sprintf("0/%d nodes are available", len(fr.nodes.nodes))
+	all := allNodes(len(fr.nodes.nodes))
 	var state, stuck, got string
 	err = poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
 		if err := fr.kubelet(ns, sel); err != nil {
@@ -113,7 +113,7 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 		// fits no node or was refused by quota admission.
 		return stuck != "" && old == int(replicas), nil
 	})
-	what := map[string]string{"room": "Rollout", "quota": "RolloutQuota", "kueue": "RolloutKueue"}
+	what := map[string]string{"room": "Rollout", "quota": "RolloutQuota", "kueue": "Kueue holding the surge pod"}
 	switch {
 	case err != nil:
 		fr.fail("class %s: the rollout of Deployment %s neither completed nor stalled: %v (%s)", c.Name, name, err, state)
@@ -128,7 +128,7 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 	case got == "":
 		fr.fail("class %s: Deployment %s rolled out (%s), but %s said it stalls", c.Name, name, state, what[want])
 	default:
-		fr.fail("class %s: Deployment %s's rollout stalled (%s; %s), as %s would, but the checker said %s", c.Name, name, state, stuck, what[got], what[want])
+		fr.fail("class %s: Deployment %s's rollout stalled (%s; %s), which is %s's stall, but the checker said %s", c.Name, name, state, stuck, what[got], what[want])
 	}
 }
 

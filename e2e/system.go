@@ -68,7 +68,7 @@ func (fr *fleetRun) systemPod(c *sched.Class) (*corev1.Pod, error) {
 	}
 	var got *corev1.Pod
 	state := "no pod"
-	all := fmt.Sprintf("0/%d nodes are available", len(fr.nodes.nodes))
+	all := allNodes(len(fr.nodes.nodes))
 	err = poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
 		l, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{LabelSelector: sel.String()})
 		if err != nil {

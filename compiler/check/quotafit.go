@@ -22,14 +22,10 @@ var quotaResources = []corev1.ResourceName{catalog.ResourceGPU, corev1.ResourceC
 // any other kind): otherwise Kueue reports ExceedsMaxQuota and the quota
 // admission rejects pods.
 func QuotaFit(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
-	classes := map[string]*sched.Class{}
-	for i := range cl.Classes {
-		classes[cl.Classes[i].Name] = &cl.Classes[i]
-	}
 	var out []Finding
 	for _, t := range in.Tenants {
 		for _, name := range t.Classes {
-			c := classes[name]
+			c := cl.Class(name)
 			if c == nil {
 				continue
 			}
@@ -39,16 +35,7 @@ func QuotaFit(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 			// created while the checker said the quota held). A Job that
 			// runs in waves needs one pod at a time.
 			pods := max(int64(c.Need()), 1)
-			short := shortOf(c.Info.Request, pods, t.Hard, "quota")
-			whose := "quota plus borrowing"
-			if pr := in.Priorities[name].Name; t.PriorityHard[pr] != nil {
-				// The API server's quota admission checks every quota
-				// whose scope matches, the PriorityClass's among them.
-				if scoped := shortOf(c.Info.Request, pods, t.PriorityHard[pr], "priority "+pr+"'s quota"); len(scoped) > 0 {
-					short, whose = append(short, scoped...), "quotas"
-				}
-			}
-			if len(short) > 0 {
+			if short, whose := tenantShort(c, t, in, pods, "quota plus borrowing"); len(short) > 0 {
 				out = append(out, Finding{Severity: Error, Check: IDQuotaFit, Class: name, Tenant: t.Name,
 					Message: fmt.Sprintf("tenant %s's %s cannot hold %s of class %s (ExceedsMaxQuota): %s",
 						t.Name, whose, unit(c), name, strings.Join(short, "; "))})
@@ -56,6 +43,20 @@ func QuotaFit(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 		}
 	}
 	return out
+}
+
+// tenantShort lists what pods pods of class c need beyond tenant t's
+// quotas, and whose they are: its unscoped quota (named unscoped), and the
+// one scoped to the class's PriorityClass, since the API server's quota
+// admission checks every quota whose scope matches.
+func tenantShort(c *sched.Class, t TenantIntent, in Intent, pods int64, unscoped string) (short []string, whose string) {
+	short, whose = shortOf(c.Info.Request, pods, t.Hard, "quota"), unscoped
+	if pr := in.Priorities[c.Name].Name; t.PriorityHard[pr] != nil {
+		if scoped := shortOf(c.Info.Request, pods, t.PriorityHard[pr], "priority "+pr+"'s quota"); len(scoped) > 0 {
+			short, whose = append(short, scoped...), "quotas"
+		}
+	}
+	return short, whose
 }
 
 // shortOf lists what pods pods of requests req need beyond hard.

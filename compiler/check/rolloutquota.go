@@ -18,7 +18,7 @@ const IDRolloutQuota ID = "RolloutQuota"
 // controller reports FailedCreate ("exceeded quota"): nothing Pending, and
 // the rollout ends in ProgressDeadlineExceeded. e2e holds the real
 // controllers to this (rollout.go).
-const reasonRolloutQuota = "a rollout of class %s cannot progress: maxUnavailable 0 keeps its %d old pods, and tenant %s's %s refuses the first of maxSurge %d new pods (exceeded quota: %s), so the ReplicaSet controller reports FailedCreate and the rollout ends in ProgressDeadlineExceeded; set rollout.maxUnavailable to 1 or more, or raise the quota by %d pods' requests"
+const reasonRolloutQuota = "a rollout of class %s cannot progress: maxUnavailable 0 keeps its %d old pods, and quota admission refuses the first of maxSurge %d new pods against tenant %s's %s (exceeded quota: %s), so the ReplicaSet controller reports FailedCreate and the rollout ends in ProgressDeadlineExceeded; set rollout.maxUnavailable to 1 or more, or raise the quota by %d pods' requests"
 
 // RolloutQuota checks that each tenant's quotas hold a Deployment class's
 // replicas plus its surge pods when maxUnavailable is 0. A queued
@@ -31,19 +31,16 @@ func RolloutQuota(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 			if c == nil || c.Kind != keys.KindDeployment || c.Queued || c.MaxUnavailable > 0 || c.MaxSurge == 0 {
 				continue
 			}
-			// Where the replicas alone exceed the quota, QuotaFit says so.
-			if len(shortOf(c.Info.Request, int64(c.Pods), t.Hard, "quota")) > 0 {
+			// Where the replicas alone exceed a quota, QuotaFit says so.
+			if short, _ := tenantShort(c, t, in, int64(c.Pods), "quota"); len(short) > 0 {
 				continue
 			}
-			short, whose := shortOf(c.Info.Request, int64(c.Pods+c.MaxSurge), t.Hard, "quota"), "quota"
-			if pr := in.Priorities[name].Name; t.PriorityHard[pr] != nil && len(short) == 0 {
-				short, whose = shortOf(c.Info.Request, int64(c.Pods+c.MaxSurge), t.PriorityHard[pr], "priority "+pr+"'s quota"), "priority "+pr+"'s quota"
-			}
+			short, whose := tenantShort(c, t, in, int64(c.Pods+c.MaxSurge), "quota")
 			if len(short) == 0 {
 				continue
 			}
 			out = append(out, Finding{Severity: Error, Check: IDRolloutQuota, Class: name, Tenant: t.Name,
-				Message: fmt.Sprintf(reasonRolloutQuota, name, c.Pods, t.Name, whose, c.MaxSurge, strings.Join(short, "; "), c.MaxSurge)})
+				Message: fmt.Sprintf(reasonRolloutQuota, name, c.Pods, c.MaxSurge, t.Name, whose, strings.Join(short, "; "), c.MaxSurge)})
 		}
 	}
 	return out

@@ -24,7 +24,7 @@ func TestRolloutQuota(t *testing.T) {
 		want               string
 	}{
 		{"quota holds the replicas only", keys.KindDeployment, 4, 1, 0, false, 4,
-			"a rollout of class c cannot progress: maxUnavailable 0 keeps its 4 old pods, and tenant ml's quota refuses the first of maxSurge 1 new pods (exceeded quota: nvidia.com/gpu needs 5, quota holds 4), so the ReplicaSet controller reports FailedCreate and the rollout ends in ProgressDeadlineExceeded; set rollout.maxUnavailable to 1 or more, or raise the quota by 1 pods' requests"},
+			"a rollout of class c cannot progress: maxUnavailable 0 keeps its 4 old pods, and quota admission refuses the first of maxSurge 1 new pods against tenant ml's quota (exceeded quota: nvidia.com/gpu needs 5, quota holds 4), so the ReplicaSet controller reports FailedCreate and the rollout ends in ProgressDeadlineExceeded; set rollout.maxUnavailable to 1 or more, or raise the quota by 1 pods' requests"},
 		{"room for the surge", keys.KindDeployment, 4, 1, 0, false, 5, ""},
 		{"one down at a time", keys.KindDeployment, 4, 1, 1, false, 4, ""},
 		{"replicas over the quota are QuotaFit's", keys.KindDeployment, 5, 1, 0, false, 4, ""},
@@ -43,5 +43,30 @@ func TestRolloutQuota(t *testing.T) {
 				t.Errorf("findings %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// The API server's quota admission checks the quota scoped to the pod's
+// PriorityClass too: one that holds only the replicas stalls the rollout,
+// and one the replicas alone exceed is QuotaFit's.
+func TestRolloutQuotaPriorityScoped(t *testing.T) {
+	p := checktest.Pod(corev1.PodSpec{Containers: []corev1.Container{checktest.Container("nvidia.com/gpu=1")}})
+	c := sched.Class{Name: "c", Kind: keys.KindDeployment, Pod: p, Info: sched.NewPodInfo(p), Pods: 4, MaxSurge: 1}
+	for scoped, want := range map[int64]string{
+		4: "a rollout of class c cannot progress: maxUnavailable 0 keeps its 4 old pods, and quota admission refuses the first of maxSurge 1 new pods against tenant ml's quotas (exceeded quota: nvidia.com/gpu needs 5, priority serving's quota holds 4), so the ReplicaSet controller reports FailedCreate and the rollout ends in ProgressDeadlineExceeded; set rollout.maxUnavailable to 1 or more, or raise the quota by 1 pods' requests",
+		3: "",
+		5: "",
+	} {
+		in := Intent{
+			Tenants:    []TenantIntent{{Name: "ml", Classes: []string{"c"}, Hard: map[string]int64{"nvidia.com/gpu": 8000}, PriorityHard: map[string]map[string]int64{"serving": {"nvidia.com/gpu": scoped * 1000}}}},
+			Priorities: map[string]PriorityIntent{"c": {Name: "serving"}},
+		}
+		var got []string
+		for _, f := range RolloutQuota(&sched.Cluster{Classes: []sched.Class{c}}, nil, in) {
+			got = append(got, f.Message)
+		}
+		if strings.Join(got, "\n") != want {
+			t.Errorf("scoped quota %d GPUs: findings %q, want %q", scoped, got, want)
+		}
 	}
 }

@@ -33,6 +33,7 @@ func FilterPopulated(pod *corev1.Pod, nodes []*corev1.Node, existing []*corev1.P
 	for _, n := range nodes {
 		var rs []string
 		for _, f := range []func() []string{
+			func() []string { return nodeUnschedulable(pi, n) },
 			func() []string { return taintToleration(pi, n) },
 			func() []string { return nodeAffinity(pi, n) },
 			func() []string { return nodeResourcesFit(pi, WithRequested(n, on[n.Name])) },
