@@ -102,6 +102,9 @@ func TestKinds(t *testing.T) {
 		{"memory 10% less", "cpu", func(n *corev1.Node) { scaleMemory(n, 0.9) }, []drift.Kind{drift.Memory}},
 		{"memory 10% more", "l4", func(n *corev1.Node) { scaleMemory(n, 1.1) }, []drift.Kind{drift.Memory}},
 		{"memory 4% more", "cpu", func(n *corev1.Node) { scaleMemory(n, 1.04) }, nil},
+		// drift ignored a node's zone: the zone checks counted it where it is not.
+		{"zone outside the pool", "a100-efa", func(n *corev1.Node) { n.Labels["topology.kubernetes.io/zone"] = "us-east-1a" }, []drift.Kind{drift.Zone}},
+		{"no zone", "a100-efa", func(n *corev1.Node) { delete(n.Labels, "topology.kubernetes.io/zone") }, []drift.Kind{drift.Zone}},
 		{"no pool", "cpu", func(n *corev1.Node) { delete(n.Labels, "gpufleet.dev/pool") }, []drift.Kind{drift.NoPool}},
 		{"pool not in the fleet", "cpu", func(n *corev1.Node) { n.Labels["gpufleet.dev/pool"] = "gone" }, []drift.Kind{drift.NoPool}},
 	} {
@@ -142,6 +145,40 @@ func TestKinds(t *testing.T) {
 				t.Errorf("unmatched %v, want %s", rep.Unmatched, nodes[i].Name)
 			}
 		})
+	}
+}
+
+// A pool with zoneGroups has a managed node group per zone, <pool>-<zone>;
+// a node that lost the pool label maps to the pool by its group's name,
+// which was taken for no pool's.
+func TestZoneGroupNodeGroupLabel(t *testing.T) {
+	fleet := strings.Replace(testrender.NodeGroupsFleet, `volumeSizeGiB: 50,`, `volumeSizeGiB: 50, zoneGroups: true,`, 1)
+	res, nodes := launched(t, testfleet.Write(t, fleet))
+	seen := map[string]bool{}
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Labels["gpufleet.dev/pool"] != "cpu" {
+			continue
+		}
+		delete(n.Labels, "gpufleet.dev/pool")
+		group := "cpu-" + n.Labels["topology.kubernetes.io/zone"]
+		n.Labels["eks.amazonaws.com/nodegroup"] = group
+		seen[group] = true
+	}
+	if len(seen) != 2 {
+		t.Fatalf("the cpu pool's nodes are in groups %v, want one per zone of 2", seen)
+	}
+	rep, err := res.Drift(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Unmatched) != 0 {
+		t.Errorf("unmatched %v", rep.Unmatched)
+	}
+	for _, f := range rep.Findings {
+		if f.Kind != drift.MissingLabel || f.Pool != "cpu" {
+			t.Errorf("finding %+v, want only the cpu pool's missing pool label", f)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ const (
 	MissingTaint   Kind = "MissingTaint"
 	ExtraTaint     Kind = "ExtraTaint"
 	InstanceType   Kind = "InstanceType"
+	Zone           Kind = "Zone"
 	NoDevicePlugin Kind = "NoDevicePlugin"
 	GPUs           Kind = "GPUs"
 	Memory         Kind = "Memory"
@@ -28,6 +29,8 @@ const (
 	reasonExtraTaint      = "node %s of pool %s has taint %s, which the pool does not set: classes that tolerate only the pool's taints stay off it"
 	reasonInstanceType    = "node %s of pool %s is instance type %s, not one of the pool's (%s)"
 	reasonNoInstanceType  = "node %s of pool %s has no %s label"
+	reasonZone            = "node %s of pool %s is in zone %s, not one of the pool's (%s): spread and the zone checks counted it elsewhere"
+	reasonNoZone          = "node %s of pool %s has no %s label"
 	reasonNoDevicePlugin  = "node %s of pool %s (%s) has %d GPU(s) but advertises no %s: the NVIDIA device plugin is not running there"
 	reasonGPUs            = "node %s of pool %s (%s) advertises %d %s, the catalog predicts %d"
 	reasonMemory          = "node %s of pool %s (%s) has %s allocatable memory, the catalog predicts %s (%+.1f%%, beyond ±%d%%)"
@@ -56,6 +59,7 @@ var Kinds = []KindInfo{
 	{MissingTaint, "every node carries its pool's taints"},
 	{ExtraTaint, "no node carries a taint its pool does not set (other than the ones Kubernetes, Karpenter and cluster-autoscaler manage)"},
 	{InstanceType, "every node is one of its pool's instance types"},
+	{Zone, "every node is in one of its pool's zones"},
 	{NoDevicePlugin, "every GPU node advertises nvidia.com/gpu (or its MIG slices): the NVIDIA device plugin runs there"},
 	{GPUs, "every node advertises the GPUs (and replicas or MIG slices) the catalog predicts"},
 	{Memory, "every node's allocatable memory is within 5% of the catalog's"},

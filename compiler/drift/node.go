@@ -52,6 +52,7 @@ func (w *want) compare(n *corev1.Node, cat catalog.Catalog) []Finding {
 	w.labels(n, add)
 	w.taints(n, add)
 	w.instance(n, cat, add)
+	w.zone(n, add)
 	return out
 }
 
@@ -151,6 +152,20 @@ func (w *want) instance(n *corev1.Node, cat catalog.Catalog, add adder) {
 	off := 100 * (have.AsApproximateFloat64() - want.AsApproximateFloat64()) / want.AsApproximateFloat64()
 	if off > MemoryTolerancePercent || off < -MemoryTolerancePercent {
 		add(Memory, reasonMemory, it, gib(have.AsApproximateFloat64()), gib(want.AsApproximateFloat64()), off, MemoryTolerancePercent)
+	}
+}
+
+// zone: one of the pool's zones, where the pool names them.
+func (w *want) zone(n *corev1.Node, add adder) {
+	if len(w.group.Zones) == 0 {
+		return
+	}
+	z, ok := n.Labels[keys.LabelZone]
+	switch {
+	case !ok:
+		add(Zone, reasonNoZone, keys.LabelZone)
+	case !slices.Contains(w.group.Zones, z):
+		add(Zone, reasonZone, z, strings.Join(w.group.Zones, ", "))
 	}
 }
 

@@ -1,13 +1,13 @@
 // Package live reads what a running cluster reports: the output of
 // 'kubectl get nodes -o json' and 'kubectl get pods -A -o json'. Reading is
-// bounded (MaxBytes), and a file that is not such a list is an error at its
-// file:line:col where JSON says where.
+// bounded (MaxBytes, and the spec's ceilings on every quantity), items are
+// decoded as the API server decodes a request body (sigs.k8s.io/json:
+// field names matched exactly, a duplicate field refused), and every error
+// is at its file:line:col, naming the node or pod.
 package live
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -37,49 +37,63 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
-// list is what kubectl prints: kind List (or NodeList, PodList), its items
-// each of one kind.
-type list[T any] struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Items      []T    `json:"items"`
-}
-
 // ReadNodes reads a v1 NodeList (kubectl's "List" of Nodes) from r, which
-// name names in errors.
+// name names in errors. Each node's capacity and allocatable are within
+// the ceilings (ceiling).
 func ReadNodes(name string, r io.Reader) ([]corev1.Node, error) {
-	l, err := read[corev1.Node](name, r, "Node", "kubectl get nodes -o json")
+	f, err := readFile(name, r, "kubectl get nodes -o json")
+	if err != nil {
+		return nil, err
+	}
+	items, at, err := decodeList[corev1.Node](f, "Node")
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	for i, n := range l {
-		if err := item(name, i, n.Kind, n.Name, "Node", seen); err != nil {
+	for i := range items {
+		n := &items[i]
+		if err := item(f, at[i], i, n.Kind, n.Name, "Node", seen); err != nil {
 			return nil, err
 		}
+		if err := nodeBounded(n); err != nil {
+			return nil, &Error{Pos: f.pos(at[i]), Msg: fmt.Sprintf("node %s: %v", n.Name, err)}
+		}
 	}
-	return l, nil
+	return items, nil
 }
 
-// ReadPods reads a v1 PodList (kubectl's "List" of Pods) from r.
-func ReadPods(name string, r io.Reader) ([]corev1.Pod, error) {
-	l, err := read[corev1.Pod](name, r, "Pod", "kubectl get pods -A -o json")
+// ReadPods reads a v1 PodList (kubectl's "List" of Pods) from r. A pod
+// bound to a node must be bound to one of nodes, read from nodesFile
+// (kubectl lists both at one moment, or a pod may be on a node the nodes
+// file no longer holds), and the pods on a node may request at most the
+// ceilings between them.
+func ReadPods(name string, r io.Reader, nodesFile string, nodes []corev1.Node) ([]corev1.Pod, error) {
+	f, err := readFile(name, r, "kubectl get pods -A -o json")
+	if err != nil {
+		return nil, err
+	}
+	items, at, err := decodeList[corev1.Pod](f, "Pod")
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	for i, p := range l {
-		if err := item(name, i, p.Kind, p.Namespace+"/"+p.Name, "Pod", seen); err != nil {
+	on := newRequested(nodes)
+	for i := range items {
+		p := &items[i]
+		if err := item(f, at[i], i, p.Kind, p.Namespace+"/"+p.Name, "Pod", seen); err != nil {
 			return nil, err
 		}
+		if err := podBounded(p, nodesFile, on); err != nil {
+			return nil, &Error{Pos: f.pos(at[i]), Msg: fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err)}
+		}
 	}
-	return l, nil
+	return items, nil
 }
 
 // item checks one item: of the list's kind (kubectl sets it; a typed
 // client's list leaves it empty), named, and named once.
-func item(file string, i int, kind, name, want string, seen map[string]bool) error {
-	at := diag.Pos{File: file}
+func item(f *file, off int64, i int, kind, name, want string, seen map[string]bool) error {
+	at := f.pos(off)
 	switch {
 	case kind != "" && kind != want:
 		return &Error{Pos: at, Msg: fmt.Sprintf("items[%d] is a %s, not a %s", i, kind, want)}
@@ -92,7 +106,17 @@ func item(file string, i int, kind, name, want string, seen map[string]bool) err
 	return nil
 }
 
-func read[T any](name string, r io.Reader, kind, cmd string) ([]T, error) {
+// file is a live file's bytes, without a UTF-8 byte order mark, which
+// RFC 8259 lets a parser ignore (PowerShell's Out-File writes one); skip
+// is its length, so that positions count the file's own bytes.
+type file struct {
+	name string
+	data []byte
+	skip int
+	cmd  string
+}
+
+func readFile(name string, r io.Reader, cmd string) (*file, error) {
 	at := diag.Pos{File: name}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
@@ -101,51 +125,27 @@ func read[T any](name string, r io.Reader, kind, cmd string) ([]T, error) {
 	if int64(len(data)) > limit {
 		return nil, &Error{Pos: at, Msg: fmt.Sprintf("larger than %d MiB", limit>>20)}
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	f := &file{name: name, data: data, cmd: cmd}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		f.data, f.skip = data[3:], 3
+	}
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+		return nil, &Error{Pos: at, Msg: fmt.Sprintf("UTF-16 text: want the UTF-8 JSON of '%s' (Windows PowerShell's > writes UTF-16; use Out-File -Encoding utf8)", cmd)}
+	}
+	if len(bytes.TrimSpace(f.data)) == 0 {
 		return nil, &Error{Pos: at, Msg: fmt.Sprintf("empty: want the JSON of '%s'", cmd)}
 	}
-	var l list[T]
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&l); err != nil {
-		return nil, jsonError(name, data, err, cmd)
-	}
-	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return nil, &Error{Pos: posAt(name, data, len(data)-len(rest)), Msg: "more than one JSON value"}
-	}
-	switch {
-	case l.Kind != "List" && l.Kind != kind+"List":
-		return nil, &Error{Pos: at, Msg: fmt.Sprintf("kind %q, want List or %sList: the JSON of '%s'", l.Kind, kind, cmd)}
-	case l.APIVersion != "v1":
-		return nil, &Error{Pos: at, Msg: fmt.Sprintf("apiVersion %q, want v1", l.APIVersion)}
-	}
-	return l.Items, nil
+	return f, nil
 }
 
-// jsonError places a decoding error at its line and column where
-// encoding/json gives the offset.
-func jsonError(name string, data []byte, err error, cmd string) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return &Error{Pos: posAt(name, data, int(syn.Offset)-1), Msg: "invalid JSON: " + syn.Error()}
-	case errors.As(err, &typ):
-		where := typ.Field
-		if where == "" {
-			where = "value"
-		}
-		return &Error{Pos: posAt(name, data, int(typ.Offset)-1), Msg: fmt.Sprintf("%s: a JSON %s, want %s: the JSON of '%s'", where, typ.Value, typ.Type, cmd)}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Pos: posAt(name, data, len(data)), Msg: "invalid JSON: unexpected end of input"}
-	}
-	return &Error{Pos: diag.Pos{File: name}, Msg: err.Error()}
-}
-
-// posAt is the 1-based line and column (in bytes) of offset in data.
-func posAt(name string, data []byte, offset int) diag.Pos {
-	offset = max(0, min(offset, len(data)))
-	before := data[:offset]
+// pos is the 1-based line and column (in bytes) of offset in f.data.
+func (f *file) pos(offset int64) diag.Pos {
+	o := int(max(0, min(offset, int64(len(f.data)))))
+	before := f.data[:o]
 	line := bytes.Count(before, []byte("\n")) + 1
-	col := offset - bytes.LastIndexByte(before, '\n')
-	return diag.Pos{File: name, Line: line, Column: col}
+	col := o - bytes.LastIndexByte(before, '\n')
+	if line == 1 {
+		col += f.skip
+	}
+	return diag.Pos{File: f.name, Line: line, Column: col}
 }

@@ -17,14 +17,24 @@ func PoolOf(labels map[string]string, groups []Group) (pool, by string) {
 	return PoolsOf(groups).Of(labels)
 }
 
-// Pools is a set of pool names, for mapping many nodes.
-type Pools map[string]bool
+// Pools maps the names a node's labels may carry to pools, for mapping
+// many nodes: gpufleet's pool label names a pool, a group label one of a
+// pool's node groups or its NodePool (Group.Names: with zoneGroups, a
+// group per zone, <pool>-<zone>).
+type Pools struct {
+	pools  map[string]bool
+	groups map[string]string
+}
 
-// PoolsOf is the set of the groups' pools.
+// PoolsOf is the groups' pools and the names of their node groups.
 func PoolsOf(groups []Group) Pools {
-	s := make(Pools, len(groups))
+	s := Pools{pools: make(map[string]bool, len(groups)), groups: make(map[string]string, len(groups))}
 	for _, g := range groups {
-		s[g.Pool] = true
+		s.pools[g.Pool] = true
+		s.groups[g.Pool] = g.Pool
+		for _, n := range g.Names {
+			s.groups[n] = g.Pool
+		}
 	}
 	return s
 }
@@ -32,8 +42,16 @@ func PoolsOf(groups []Group) Pools {
 // Of is PoolOf against the set.
 func (s Pools) Of(labels map[string]string) (pool, by string) {
 	for _, key := range PoolLabels {
-		if v, ok := labels[key]; ok && s[v] {
-			return v, key
+		v, ok := labels[key]
+		if !ok {
+			continue
+		}
+		if key == keys.LabelPool {
+			if s.pools[v] {
+				return v, key
+			}
+		} else if p, ok := s.groups[v]; ok {
+			return p, key
 		}
 	}
 	return "", ""

@@ -3,7 +3,7 @@ package nodes
 import "testing"
 
 func TestPoolOf(t *testing.T) {
-	groups := []Group{{Pool: "a"}, {Pool: "b"}}
+	groups := []Group{{Pool: "a"}, {Pool: "b", Names: []string{"b-us-east-1a", "b-us-east-1b"}}}
 	for _, tc := range []struct {
 		labels   map[string]string
 		pool, by string
@@ -13,6 +13,9 @@ func TestPoolOf(t *testing.T) {
 		{map[string]string{"alpha.eksctl.io/nodegroup-name": "a"}, "a", "alpha.eksctl.io/nodegroup-name"},
 		{map[string]string{"karpenter.sh/nodepool": "b"}, "b", "karpenter.sh/nodepool"},
 		{map[string]string{"karpenter.sh/nodepool": "c"}, "", ""},
+		// A pool with zoneGroups: its groups' names, not the pool's.
+		{map[string]string{"eks.amazonaws.com/nodegroup": "b-us-east-1b"}, "b", "eks.amazonaws.com/nodegroup"},
+		{map[string]string{"gpufleet.dev/pool": "b-us-east-1b"}, "", ""},
 		{nil, "", ""},
 	} {
 		if pool, by := PoolOf(tc.labels, groups); pool != tc.pool || by != tc.by {

@@ -24,6 +24,10 @@ type Source interface {
 // Group is one pool's nodes as one provisioner launches them.
 type Group struct {
 	Pool string
+	// Names are what its provisioner calls the pool's node groups or
+	// NodePool, which its nodes carry in the group labels (PoolLabels): the
+	// pool's name, or with zoneGroups one <pool>-<zone> per zone.
+	Names []string
 	// Source names the provisioner and file the group was read from, for
 	// messages.
 	Source string
@@ -106,6 +110,7 @@ func Merge(byProvisioner ...[]Group) ([]Group, error) {
 			if err := same(out[i], g); err != nil {
 				return nil, fmt.Errorf("pool %s: %s and %s disagree: %w", g.Pool, out[i].Source, g.Source, err)
 			}
+			out[i].Names = append(out[i].Names, g.Names...)
 			out[i].MaxNodes += g.MaxNodes
 			out[i].KarpenterNodes += g.KarpenterNodes
 			out[i].ZoneBlind = out[i].ZoneBlind && g.ZoneBlind
@@ -130,6 +135,7 @@ func zoneSplit(into *Group, g Group) error {
 		return fmt.Errorf("its groups per zone disagree: %w", err)
 	}
 	into.Zones = append(slices.Clone(into.Zones), g.Zones...)
+	into.Names = append(slices.Clone(into.Names), g.Names...)
 	into.MaxNodes += g.MaxNodes
 	into.KarpenterNodes += g.KarpenterNodes
 	into.ZoneBlind = into.ZoneBlind || g.ZoneBlind

@@ -76,7 +76,7 @@ the ClusterQueues against the pools at max size, so they run only without
 				if podsFile == "-" && nodesFile == "-" {
 					return usageError(c, "--nodes and --pods cannot both be stdin")
 				}
-				if pods, err = readPods(c, podsFile); err != nil {
+				if pods, err = readPods(c, podsFile, nodesFile, nodes); err != nil {
 					return err
 				}
 			}

@@ -100,11 +100,12 @@ func readNodes(c *cobra.Command, name string) ([]corev1.Node, error) {
 	return nodes, err
 }
 
-// readPods is readNodes for pods.
-func readPods(c *cobra.Command, name string) ([]corev1.Pod, error) {
+// readPods is readNodes for pods, which are bound to nodes, read from
+// nodesFile.
+func readPods(c *cobra.Command, name, nodesFile string, nodes []corev1.Node) ([]corev1.Pod, error) {
 	var pods []corev1.Pod
 	err := readLive(c, name, func(r io.Reader) (err error) {
-		pods, err = live.ReadPods(name, r)
+		pods, err = live.ReadPods(name, r, nodesFile, nodes)
 		return err
 	})
 	return pods, err

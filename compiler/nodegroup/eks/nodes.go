@@ -35,7 +35,7 @@ func (Provisioner) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
 			pool = l
 		}
 		g := nodes.Group{
-			Pool: pool, Source: EksctlPath, Spot: ng.Spot,
+			Pool: pool, Names: []string{ng.Name}, Source: EksctlPath, Spot: ng.Spot,
 			InstanceTypes: ng.InstanceTypes, Zones: ng.AvailabilityZones, MaxNodes: ng.MaxSize, Labels: ng.Labels,
 			HostDevicePlugin: ng.AMIFamily == eksctl.Bottlerocket,
 			FirstTypeOnly:    true,

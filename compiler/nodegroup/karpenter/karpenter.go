@@ -60,7 +60,7 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 	}
 	for _, np := range pools {
 		g := nodes.Group{
-			Pool: np.Name, Source: Path, Taints: np.Spec.Template.Spec.Taints,
+			Pool: np.Name, Names: []string{np.Name}, Source: Path, Taints: np.Spec.Template.Spec.Taints,
 			Labels:           map[string]string{},
 			OwnLabels:        map[string]string{wire.LabelKarpenterNodePool: np.Name},
 			HostDevicePlugin: bottlerocket[np.Spec.Template.Spec.NodeClassRef.Name],
