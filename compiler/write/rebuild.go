@@ -3,6 +3,7 @@ package write
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
@@ -87,12 +88,26 @@ func rebuild(out *outDir, tr tree.Tree, opt *Options) (*Result, error) {
 	if beforeCommit != nil {
 		beforeCommit()
 	}
-	if err := commit(staged, base, res.Written, out.abs); err != nil {
+	// The manifest is the commit point, renamed last: until then it is
+	// the old one, which lists every file the old tree had, so a build
+	// killed at any moment (SIGKILL cannot be caught) leaves a tree that
+	// diff calls out of date and that the same build, run again,
+	// completes and prunes. Renamed first, it dropped the stale files
+	// before prune removed them, and no later build could.
+	files, manifest := withoutManifest(res.Written)
+	if err := commit(staged, base, files, out.abs); err != nil {
 		return nil, err
 	}
+	killPoint("renamed")
 	var kept []Kept
 	res.Pruned, kept, res.Unpruned = plan.apply(base)
 	res.Kept = append(res.Kept, kept...)
+	killPoint("pruned")
+	if manifest {
+		if err := commit(staged, base, []string{ManifestPath}, out.abs); err != nil {
+			return nil, err
+		}
+	}
 	if len(res.Unpruned) > 0 {
 		return res, &PruneError{Dir: out.abs, Unpruned: res.Unpruned}
 	}
@@ -116,3 +131,16 @@ func preflight(out *outDir, paths []string, found []found, inputs specs) error {
 	}
 	return nil
 }
+
+// withoutManifest is written less the manifest, and whether it held it.
+func withoutManifest(written []string) ([]string, bool) {
+	i := slices.Index(written, ManifestPath)
+	if i < 0 {
+		return written, false
+	}
+	return slices.Delete(slices.Clone(written), i, i+1), true
+}
+
+// killPoint, if set by a test, runs at the named moment of a rebuild's
+// commit, to see the tree a SIGKILL there would leave.
+var killPoint = func(string) {}
