@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -96,4 +97,52 @@ func files(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A manifest that lists a directory (gpufleet lists files only, but an
+// older or hand-edited manifest may) does not report it as left when
+// pruning its files empties it and removes it.
+func TestPrunedDirectoryNotReportedLeft(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	old := tree.Tree{"a.yaml": []byte("a\n"), "old/b.yaml": []byte("b\n")}
+	AddManifest(old)
+	if _, err := Tree(out, old); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(out, ManifestPath)
+	if err := os.WriteFile(m, append(mustRead(t, m), "old\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	next := tree.Tree{"a.yaml": []byte("a\n")}
+	AddManifest(next)
+	res, err := Tree(out, next, Options{Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "old")); err == nil {
+		t.Error("old/ is still there")
+	}
+	if len(res.Kept) != 0 || !slices.Equal(res.Pruned, []string{"old/b.yaml"}) {
+		t.Errorf("kept %v, pruned %v; want none kept, old/b.yaml pruned", res.Kept, res.Pruned)
+	}
+}
+
+// A manifest line of any length is read (a 10 MB one gave "bufio.Scanner:
+// token too long" with no file), and a bad one is an error at its line.
+func TestManifestLongLine(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	first := tree.Tree{"a.yaml": []byte("a\n")}
+	AddManifest(first)
+	if _, err := Tree(out, first); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(out, ManifestPath)
+	long := strings.Repeat("x", 10<<20)
+	if err := os.WriteFile(m, append(mustRead(t, m), long+"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Tree(out, first, Options{Prune: true})
+	if err == nil || !regexp.MustCompile(`^\.gpufleet-manifest:\d+: path "x{200}\.\.\." is not one gpufleet writes$`).MatchString(err.Error()) {
+		t.Fatalf("got %.300v", err)
+	}
 }

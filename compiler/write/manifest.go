@@ -1,8 +1,6 @@
 package write
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -142,23 +140,37 @@ func readManifest(base dirH) ([]entry, error) {
 	}
 	var es []entry
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		e := parseEntry(sc.Text())
+	// Lines of any length: the file is bounded as it is read (readIn), and a
+	// scanner's 64 KiB token limit made a long line an error that named no
+	// file.
+	for n, line := range strings.Split(string(data), "\n") {
+		e := parseEntry(strings.TrimSuffix(line, "\r"))
+		at := fmt.Sprintf("%s:%d", ManifestPath, n+1)
 		switch p := e.path; {
 		case p == "" || strings.HasPrefix(p, "#"):
 			continue
 		case path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../"):
-			return nil, fmt.Errorf("%s: path %q leaves the output tree", ManifestPath, p)
-		case strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || unicode.IsControl(r) }):
-			return nil, fmt.Errorf("%s: path %q is not one gpufleet writes", ManifestPath, p)
+			return nil, fmt.Errorf("%s: path %q leaves the output tree", at, shortPath(p))
+		case len(p) > maxPath || strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || unicode.IsControl(r) }):
+			return nil, fmt.Errorf("%s: path %q is not one gpufleet writes", at, shortPath(p))
 		case p == "." || p == ManifestPath || seen[p]:
 			continue
 		}
 		seen[e.path] = true
 		es = append(es, e)
 	}
-	return es, sc.Err()
+	return es, nil
+}
+
+// maxPath is PATH_MAX: no path gpufleet writes is longer.
+const maxPath = 4096
+
+// shortPath keeps an echoed path to a readable length.
+func shortPath(p string) string {
+	if len(p) > 200 {
+		return p[:200] + "..."
+	}
+	return p
 }
 
 // parseEntry reads "SUM  PATH", or a bare PATH as older manifests have it.

@@ -54,6 +54,11 @@ func planPrune(out *outDir, base dirH, old []entry, tr tree.Tree, inputs specs) 
 		switch v := vs[k]; {
 		case v.f.err != nil:
 			return nil, v.f.err
+		case v.f.b != nil && v.f.b.at == e.path && v.f.b.what == "a directory":
+			// A directory (an older or hand-written manifest's entry) is
+			// not a file gpufleet wrote: removeEmptied removes it once its
+			// files are gone and nothing else is in it. Reported as left,
+			// it was then removed.
 		case v.f.b != nil:
 			plan.kept = append(plan.kept, Kept{e.path, v.f.b.at + " is " + v.f.b.what})
 		case v.f.fi == nil:
