@@ -173,3 +173,23 @@ func TestPortableHandles(t *testing.T) {
 		t.Run("escape/"+string(rune('a'+i)), func(t *testing.T) { escape(t, seed) })
 	}
 }
+
+// A read-only tree that is already up to date builds: it would write
+// nothing, so it needs no stage directory (which failed, although nothing
+// was to change).
+func TestReadOnlyUpToDate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	tr := tree.Tree{"a.yaml": []byte("a\n"), "d/b.yaml": []byte("b\n")}
+	AddManifest(tr)
+	if _, err := Tree(out, tr); err != nil {
+		t.Fatal(err)
+	}
+	readOnly(t, out)
+	res, err := Tree(out, tr, Options{Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Written) != 0 || len(res.Unchanged) != 3 {
+		t.Errorf("written %v, unchanged %v", res.Written, res.Unchanged)
+	}
+}

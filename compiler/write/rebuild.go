@@ -67,6 +67,9 @@ func rebuild(out *outDir, tr tree.Tree, opt *Options) (*Result, error) {
 		return nil, err
 	}
 	res.Kept = plan.kept
+	if len(res.Written) == 0 && len(plan.del) == 0 {
+		return res, nil // nothing to stage: a read-only tree up to date builds
+	}
 
 	// Staged inside the tree, so that each rename stays below the root.
 	st, err := newStage(out.root)
