@@ -149,6 +149,29 @@ func TestTreeRefusesLinkedOutputDir(t *testing.T) {
 	}
 }
 
+// An absolute -o into the working directory (the checkout) is held as a
+// relative one: a committed link on the way is refused, as a pull request
+// that turned gitops/ into a link redirected CI's absolute
+// $GITHUB_WORKSPACE/gitops/out.
+func TestAbsoluteOutputIntoCheckout(t *testing.T) {
+	checkout, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(checkout, "gitops")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(checkout)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(wd, "gitops", "out")
+	if _, err := Tree(out, tree.Tree{"a.yaml": []byte("a\n")}); err == nil || !strings.Contains(err.Error(), "gitops is a symbolic link") {
+		t.Fatalf("err = %v, want 'gitops is a symbolic link'", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("wrote through the link: %v", entries)
+	}
+}
+
 // Prune deletes nothing through a link, however the manifest reads.
 func TestPruneDoesNotFollowSymlinks(t *testing.T) {
 	gen := withManifest(tree.Tree{"a.yaml": []byte("a\n"), "sub/b.yaml": []byte(tree.Header + "b: outside\n")})

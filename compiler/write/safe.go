@@ -72,18 +72,29 @@ func openOut(dir, name string) (*outDir, error) {
 }
 
 // linkOnPath returns the first symbolic link among the directories on the
-// way to dir that a pull request could have committed: dir itself and,
-// when dir is relative, every directory below the working directory.
-// Directories above those (a linked /tmp or home) are the machine's own.
+// way to dir that a pull request could have committed: dir itself and
+// every directory below the working directory (the checkout), whether dir
+// is relative or an absolute path into it ($GITHUB_WORKSPACE/gitops, with
+// gitops/ a committed link, redirected the step). Directories above those
+// (a linked /tmp or home) are the machine's own.
 func linkOnPath(dir string) string {
 	clean := filepath.Clean(dir)
 	steps := []string{clean}
-	if !filepath.IsAbs(clean) {
-		parts := strings.Split(clean, string(filepath.Separator))
+	base, rel := "", clean
+	if filepath.IsAbs(clean) {
+		rel = ""
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, clean); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+				base, rel = wd, r
+			}
+		}
+	}
+	if rel != "" {
+		parts := strings.Split(rel, string(filepath.Separator))
 		steps = steps[:0]
 		for i := range parts {
 			if parts[i] != ".." {
-				steps = append(steps, filepath.Join(parts[:i+1]...))
+				steps = append(steps, filepath.Join(base, filepath.Join(parts[:i+1]...)))
 			}
 		}
 	}
