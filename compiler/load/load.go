@@ -61,6 +61,9 @@ func Load(paths []string) (*Source, error) {
 	}()
 	timer := time.NewTimer(EvalTimeout)
 	defer timer.Stop()
+	stop := make(chan struct{})
+	defer close(stop)
+	over := watchMemory(stop)
 	select {
 	case r := <-done:
 		if r.err != nil {
@@ -72,6 +75,10 @@ func Load(paths []string) (*Source, error) {
 		// process exits, which the CLI does at once.
 		return nil, diag.List{{Pos: diag.Pos{File: strings.Join(paths, ", ")},
 			Msg: fmt.Sprintf("evaluating the spec took more than %v, so gpufleet stopped: no fleet needs that long (the largest benchmark fleet takes 3 s), a spec that does is hostile or pathological, for example one with hundreds of thousands of errors, which CUE gathers in quadratic time", EvalTimeout)}}
+	case h := <-over:
+		// As above: the CLI exits at once, before the runner runs out.
+		return nil, diag.List{{Pos: diag.Pos{File: strings.Join(paths, ", ")},
+			Msg: fmt.Sprintf("evaluating the spec took more than %d MiB of memory (%d MiB when stopped), so gpufleet stopped: no fleet needs that much (the largest benchmark fleet takes 1.1 GB), a spec that does is hostile or pathological, for example a CUE list.Range over millions or a large value referenced by many errors", EvalMemory>>20, h>>20)}}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/gpufleet/gpufleet/compiler/load"
 )
 
 // The garbage collector's settings for a compile, unless GOGC or GOMEMLIMIT
@@ -55,6 +57,10 @@ func tuneGC() (dropped func()) {
 	g.gen++
 	gen := g.gen
 	debug.SetGCPercent(loadGOGC)
+	// Garbage must not pass load.EvalMemory, which stops a hostile spec:
+	// near three quarters of it the collector runs whatever GOGC says, so
+	// only live memory reaches the bound.
+	debug.SetMemoryLimit(int64(load.EvalMemory) / 4 * 3)
 	return func() {
 		g.Lock()
 		defer g.Unlock()
