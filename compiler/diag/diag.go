@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a position in a spec file. Line and Column are 1-based; zero means
@@ -69,6 +70,32 @@ func (l List) Error() string {
 		lines[i] = d.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// MaxMsg bounds a message and a path as printed: they quote spec values,
+// and a spec may hold a 15 MB string, which a CI log should not.
+const MaxMsg = 1000
+
+// Capped is the list with each message and path cut to MaxMsg bytes (on a
+// rune boundary), saying how much was cut.
+func (l List) Capped() List {
+	out := make(List, len(l))
+	for i, d := range l {
+		d.Msg, d.Path = capText(d.Msg), capText(d.Path)
+		out[i] = d
+	}
+	return out
+}
+
+func capText(s string) string {
+	if len(s) <= MaxMsg {
+		return s
+	}
+	cut := MaxMsg
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes more)", s[:cut], len(s)-cut)
 }
 
 // Err returns the list as an error, or nil when it is empty.

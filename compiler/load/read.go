@@ -59,6 +59,9 @@ func readInput(path string) (input, error) {
 	case fi.IsDir():
 		return input{path: path, cue: true, dir: path, arg: "."}, nil
 	case ext == ".cue":
+		if err := colonName(path); err != nil {
+			return input{}, err
+		}
 		return input{path: path, cue: true, dir: filepath.Dir(path), arg: filepath.Base(path)}, nil
 	case ext == ".yaml", ext == ".yml", ext == ".json":
 		if err := confinedFile(path); err != nil {
@@ -67,6 +70,19 @@ func readInput(path string) (input, error) {
 		data, err := readData(path)
 		if err != nil {
 			return input{}, err
+		}
+		if err := longDigits(path, data); err != nil {
+			return input{}, err
+		}
+		if ext == ".json" {
+			data = jsonBOM(data)
+		} else {
+			if err := loneCR(path, data); err != nil {
+				return input{}, err
+			}
+			if err := oneDocument(path, data); err != nil {
+				return input{}, err
+			}
 		}
 		return input{path: path, ext: ext, data: data}, nil
 	default:

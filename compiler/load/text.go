@@ -43,5 +43,8 @@ func text(name string, data []byte) error {
 		}
 		i += size
 	}
-	return nil
+	if err := loneCR(name, data); err != nil {
+		return err
+	}
+	return longDigits(name, data)
 }

@@ -188,6 +188,11 @@ func TestBadInputExitCodes(t *testing.T) {
 		{"namespace_owned", []string{"fleet.cue"}, map[string]string{"fleet.cue": cue("namespaces: [\"team\"]", "namespaces: [\"team\", \"nvidia-device-plugin\"]")}, ":21:23: tenants.team.namespaces.1: namespace \"nvidia-device-plugin\" is gpufleet's: the tree creates it for the NVIDIA device plugin"},
 		{"label_kubelet_restricted", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": yml("    size: {min: 1, max: 3}", "    size: {min: 1, max: 3}\n    labels: {node-role.kubernetes.io/worker: \"true\"}")}, ":14:14: pools.general.labels.node-role.kubernetes.io/worker: label key \"node-role.kubernetes.io/worker\" is in a domain the kubelet restricts"},
 		{"price_huge", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": validYAML + "prices: {instanceTypes: {m7i.large: {spot: 1.7e308}}}\n"}, ":21:44: prices.instanceTypes.\"m7i.large\".spot: invalid value 1.7E+308 (out of bound <=100000)"},
+		// CUE's YAML decoder panicked on old Mac line endings.
+		{"yaml_lone_cr", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": strings.ReplaceAll(validYAML, "\n", "\r")}, ":1:9: a carriage return without a line feed"},
+		{"yaml_two_documents", []string{"fleet.yaml"}, map[string]string{"fleet.yaml": validYAML + "---\nclasses: {}\n"}, ": a second YAML document: a spec file is one document"},
+		{"json_long_number", []string{"fleet.json"}, map[string]string{"fleet.json": "{\"x\": " + strings.Repeat("7", 100_000) + "}\n"}, ":1:7: more than 1000 digits in a row"},
+		{"cue_colon_name", []string{"a:b.cue"}, map[string]string{"a:b.cue": validFleet}, "a:b.cue: a .cue file name may not contain ':'"},
 		{"two_specs_conflict", []string{"fleet.cue", "extra.yaml"}, map[string]string{"fleet.cue": validFleet, "extra.yaml": "classes:\n  web:\n    priority: urgent\n"}, "classes.web.priority: conflicting values \"urgent\" and \"standard\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -311,5 +316,24 @@ func TestReadOnlyOutput(t *testing.T) {
 	runBad(t, "output directory is not writable", "build", changed, "-o", tree)
 	if after := treeSum(t, tree); after != before {
 		t.Errorf("build into a tree with a read-only subdirectory changed it:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// An error quoting a huge spec value is cut (diag.MaxMsg) in every format:
+// a 15 MB label value reached the log whole.
+func TestHugeValueEchoCapped(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "fleet.yaml")
+	huge := strings.Repeat("v", 2<<20)
+	if err := os.WriteFile(spec, []byte(yml("    size: {min: 1, max: 3}", "    size: {min: 1, max: 3}\n    labels: {example.com/x: "+huge+"}")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json", "github", "sarif"} {
+		var o, e strings.Builder
+		code := cli.Run([]string{"vet", spec, "--format", format}, &o, &e)
+		stdout, stderr := o.String(), e.String()
+		if code != cli.ExitInvalid || len(stdout)+len(stderr) > 4000 || !strings.Contains(stdout+stderr, "bytes more)") {
+			t.Errorf("%s: exit %d, %d bytes out, %d bytes err: %.300s", format, code, len(stdout), len(stderr), stdout+stderr)
+		}
 	}
 }

@@ -149,7 +149,7 @@ func compile(out output, args []string, opts compiler.Options) (*compiler.Result
 		if !errors.As(err, &dl) {
 			return nil, &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet: %v", err)}
 		}
-		return nil, out.specError(dl)
+		return nil, out.specError(dl.Capped())
 	}
 	return res, nil
 }
