@@ -45,18 +45,18 @@ func ReadNodes(name string, r io.Reader) ([]corev1.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, at, err := decodeList[corev1.Node](f, "Node")
+	items, err := decodeList[corev1.Node](f, "Node")
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
 	for i := range items {
 		n := &items[i]
-		if err := item(f, at[i], i, n.Kind, n.Name, "Node", seen); err != nil {
+		if err := item(f, i, n.Kind, n.Name, "Node", seen); err != nil {
 			return nil, err
 		}
 		if err := nodeBounded(n); err != nil {
-			return nil, &Error{Pos: f.pos(at[i]), Msg: fmt.Sprintf("node %s: %v", n.Name, err)}
+			return nil, &Error{Pos: f.itemPos(i), Msg: fmt.Sprintf("node %s: %v", n.Name, err)}
 		}
 	}
 	return items, nil
@@ -72,7 +72,7 @@ func ReadPods(name string, r io.Reader, nodesFile string, nodes []corev1.Node) (
 	if err != nil {
 		return nil, err
 	}
-	items, at, err := decodeList[corev1.Pod](f, "Pod")
+	items, err := decodeList[corev1.Pod](f, "Pod")
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +80,11 @@ func ReadPods(name string, r io.Reader, nodesFile string, nodes []corev1.Node) (
 	on := newRequested(nodes)
 	for i := range items {
 		p := &items[i]
-		if err := item(f, at[i], i, p.Kind, p.Namespace+"/"+p.Name, "Pod", seen); err != nil {
+		if err := item(f, i, p.Kind, p.Namespace+"/"+p.Name, "Pod", seen); err != nil {
 			return nil, err
 		}
 		if err := podBounded(p, nodesFile, on); err != nil {
-			return nil, &Error{Pos: f.pos(at[i]), Msg: fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err)}
+			return nil, &Error{Pos: f.itemPos(i), Msg: fmt.Sprintf("pod %s/%s: %v", p.Namespace, p.Name, err)}
 		}
 	}
 	return items, nil
@@ -92,15 +92,14 @@ func ReadPods(name string, r io.Reader, nodesFile string, nodes []corev1.Node) (
 
 // item checks one item: of the list's kind (kubectl sets it; a typed
 // client's list leaves it empty), named, and named once.
-func item(f *file, off int64, i int, kind, name, want string, seen map[string]bool) error {
-	at := f.pos(off)
+func item(f *file, i int, kind, name, want string, seen map[string]bool) error {
 	switch {
 	case kind != "" && kind != want:
-		return &Error{Pos: at, Msg: fmt.Sprintf("items[%d] is a %s, not a %s", i, kind, want)}
+		return &Error{Pos: f.itemPos(i), Msg: fmt.Sprintf("items[%d] is a %s, not a %s", i, kind, want)}
 	case name == "" || name == "/" || name[len(name)-1] == '/':
-		return &Error{Pos: at, Msg: fmt.Sprintf("items[%d] has no name", i)}
+		return &Error{Pos: f.itemPos(i), Msg: fmt.Sprintf("items[%d] has no name", i)}
 	case seen[name]:
-		return &Error{Pos: at, Msg: fmt.Sprintf("items[%d]: %s %s is listed twice", i, want, name)}
+		return &Error{Pos: f.itemPos(i), Msg: fmt.Sprintf("items[%d]: %s %s is listed twice", i, want, name)}
 	}
 	seen[name] = true
 	return nil
@@ -136,6 +135,14 @@ func readFile(name string, r io.Reader, cmd string) (*file, error) {
 		return nil, &Error{Pos: at, Msg: fmt.Sprintf("empty: want the JSON of '%s'", cmd)}
 	}
 	return f, nil
+}
+
+// itemPos is where item i begins, or the file if that cannot be found.
+func (f *file) itemPos(i int) diag.Pos {
+	if off, ok := f.itemOffset(i); ok {
+		return f.pos(off)
+	}
+	return diag.Pos{File: f.name}
 }
 
 // pos is the 1-based line and column (in bytes) of offset in f.data.
