@@ -12,7 +12,9 @@
 //	size=L mode=fresh gpufleet_s=… cue_floor_s=… ratio=… gpufleet_rss_mb=… cue_rss_mb=…
 //
 // then, per mode, the growth exponent over the last step of sizes (L to
-// XL). With -disk, a fresh build is also held to a disk floor: cue export
+// XL). Then the live paths (live.go): check --nodes --pods on 5,000
+// nodes and 150,000 pods, and drift on 1,000 to 100,000 nodes, each
+// against decoding the same files. With -disk, a fresh build is also held to a disk floor: cue export
 // plus extracting the same tree into an empty directory with tar.
 //
 //	go run ./internal/benchrun -gpufleet bin/gpufleet -cue .cache/cue-v0.17.1/cue
@@ -37,14 +39,23 @@ func main() {
 	fleets := flag.String("fleets", "fleets", "directory of example fleets to time as well (empty: none)")
 	dir := flag.String("dir", "", "where specs and output trees go (default: the system's temporary directory); a tmpfs here leaves out the disk's cost of creating files")
 	disk := flag.Bool("disk", false, "also time extracting the tree with tar, for a fresh build's disk floor (cue export plus tar -x)")
+	liveToo := flag.Bool("live", true, "also time check --nodes --pods and drift on a cluster's files against decoding them")
+	decodeFiles := flag.String("decode", "", "decode these comma-separated kubectl JSON files and exit: the live paths' floor, run as a process of its own")
 	flag.Parse()
-	if err := run(*gpufleet, *cue, *sizes, *fleets, *dir, *runs, *seed, *disk); err != nil {
+	if *decodeFiles != "" {
+		if err := decode(strings.Split(*decodeFiles, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*gpufleet, *cue, *sizes, *fleets, *dir, *runs, *seed, *disk, *liveToo); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
 	}
 }
 
-func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, disk bool) error {
+func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, disk, liveToo bool) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs must be at least 1")
 	}
@@ -83,6 +94,13 @@ func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, dis
 	}
 	for _, g := range growthLines(rows) {
 		fmt.Println(g)
+	}
+	if liveToo {
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		return live(gpufleet, self, tmp, runs)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ package kubesched
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	fwk "k8s.io/kube-scheduler/framework"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
@@ -56,16 +58,15 @@ func Filter(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) (map[string][]str
 		return nil, err
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	// Stops the informers, and the framework's metrics goroutine (NewFramework
-	// always starts one); that one notices within a second.
-	defer cancel()
-
 	snapshot := schedcache.NewSnapshot(existing, nodes)
-	fw, err := newFramework(ctx, nil, snapshot, objects(pod, nodes, existing))
+	f, err := filterFramework(pod, existing)
 	if err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lister.snapshot = snapshot
+	fw, ctx := f.fw, context.Background()
 
 	result := make(map[string][]string, len(nodes))
 	state := framework.NewCycleState()
@@ -108,6 +109,60 @@ func Filter(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) (map[string][]str
 	return result, nil
 }
 
+// A cachedFramework serves every Filter call whose pods use its
+// namespaces, as kube-scheduler builds its framework once and hands it the
+// cache's snapshot each cycle: the snapshot is swapped under the lock. The
+// plugins keep nothing between cycles but what they read from the
+// snapshot and the informers.
+type cachedFramework struct {
+	mu     sync.Mutex
+	fw     framework.Framework
+	lister *swappable
+}
+
+// swappable is the framework's SharedLister: the current call's snapshot.
+type swappable struct{ snapshot *schedcache.Snapshot }
+
+func (w *swappable) NodeInfos() fwk.NodeInfoLister       { return w.snapshot.NodeInfos() }
+func (w *swappable) StorageInfos() fwk.StorageInfoLister { return w.snapshot.StorageInfos() }
+
+var filterFrameworks = struct {
+	sync.Mutex
+	byNamespaces map[string]*cachedFramework
+}{byNamespaces: map[string]*cachedFramework{}}
+
+// filterFramework is the default profile's framework for pods in the
+// namespaces of pod and existing, built on first use. PreFilter and Filter
+// plugins see nodes and pods through the snapshot, as the scheduler's do
+// through its cache; of the API server's objects they read only
+// Namespaces (InterPodAffinity's namespaceSelector). The node and pod
+// listers that VolumeBinding and DefaultPreemption hold are read at
+// PreBind and PostFilter, which Filter does not run, so its fake API
+// server holds only the Namespaces. Building a framework, and listing
+// every node and pod into its informers, on each call took most of the
+// rung's time. Schedule, which runs PostFilter, builds its own.
+func filterFramework(pod *v1.Pod, existing []*v1.Pod) (*cachedFramework, error) {
+	objs := namespaces(pod, existing)
+	var key strings.Builder
+	for _, o := range objs {
+		key.WriteString(o.(*v1.Namespace).Name + "\n")
+	}
+	c := &filterFrameworks
+	c.Lock()
+	defer c.Unlock()
+	if f, ok := c.byNamespaces[key.String()]; ok {
+		return f, nil
+	}
+	f := &cachedFramework{lister: &swappable{snapshot: schedcache.NewEmptySnapshot()}}
+	fw, err := newFramework(context.Background(), nil, f.lister, objs)
+	if err != nil {
+		return nil, err
+	}
+	f.fw = fw
+	c.byNamespaces[key.String()] = f
+	return f, nil
+}
+
 // registerMetrics initialises the scheduler's metric vectors, which the
 // framework records into unconditionally; kube-scheduler does it at startup.
 var registerMetrics sync.Once
@@ -118,7 +173,7 @@ var registerMetrics sync.Once
 // informers only serve the few listers some plugins also read (namespaces for
 // InterPodAffinity's namespaceSelector, PVCs and storage classes for the
 // volume plugins, and so on).
-func newFramework(ctx context.Context, profile *config.KubeSchedulerProfile, snapshot *schedcache.Snapshot, objs []runtime.Object) (framework.Framework, error) {
+func newFramework(ctx context.Context, profile *config.KubeSchedulerProfile, snapshot fwk.SharedLister, objs []runtime.Object) (framework.Framework, error) {
 	registerMetrics.Do(metrics.Register)
 
 	if profile == nil {
@@ -253,6 +308,19 @@ func objects(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) []runtime.Object
 		objs = append(objs, p)
 	}
 	for _, ns := range sets.List(namespaces) {
+		objs = append(objs, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	return objs
+}
+
+// namespaces is a Namespace for each namespace pod and existing use.
+func namespaces(pod *v1.Pod, existing []*v1.Pod) []runtime.Object {
+	names := sets.New(pod.Namespace)
+	for _, p := range existing {
+		names.Insert(p.Namespace)
+	}
+	var objs []runtime.Object
+	for _, ns := range sets.List(names) {
 		objs = append(objs, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	}
 	return objs
