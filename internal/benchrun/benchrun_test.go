@@ -3,10 +3,12 @@ package main
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	livefile "github.com/gpufleet/gpufleet/compiler/live"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
@@ -92,5 +94,43 @@ func TestSizeNamed(t *testing.T) {
 	}
 	if _, ok := sizeNamed("XXL"); ok {
 		t.Error("XXL is no size")
+	}
+}
+
+// The live paths' files are what gpufleet reads without error: kubectl's
+// lists, each pod on a node of the nodes file, no node over its pods.
+func TestWriteLive(t *testing.T) {
+	t.Chdir("../..")
+	dir := t.TempDir()
+	nodes, pods := filepath.Join(dir, "nodes.json"), filepath.Join(dir, "pods.json")
+	if err := genLive(nodes + "," + pods + ",100"); err != nil {
+		t.Fatal(err)
+	}
+	nf, err := os.Open(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nf.Close()
+	ns, err := livefile.ReadNodes(nodes, nf)
+	if err != nil || len(ns) != 100 {
+		t.Fatalf("%d nodes, %v", len(ns), err)
+	}
+	pf, err := os.Open(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	ps, err := livefile.ReadPods(pods, pf, nodes, ns)
+	if err != nil || len(ps) == 0 || len(ps) > 100*podsPerNode {
+		t.Fatalf("%d pods, %v", len(ps), err)
+	}
+	on := map[string]int64{}
+	for _, p := range ps {
+		on[p.Spec.NodeName]++
+	}
+	for _, n := range ns {
+		if max := n.Status.Allocatable.Pods().Value(); on[n.Name] > max {
+			t.Errorf("node %s: %d pods, allocatable %d", n.Name, on[n.Name], max)
+		}
 	}
 }

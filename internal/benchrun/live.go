@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -30,36 +33,32 @@ const (
 var driftNodes = []int{1000, 10000, 100000}
 
 // live times the live paths and prints a line each, then drift's growth.
+// The files are written by a process of its own (benchrun -gen-live): on
+// Linux a child's peak RSS starts from its parent's high-water mark at the
+// exec, so benchrun must stay small for the children's to be theirs.
 func live(gpufleet, self, tmp string, runs int) error {
 	dir := filepath.Join(tmp, "live")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	res, err := compiler.Compile([]string{liveFleet})
-	if err != nil {
-		return err
-	}
-	cl, err := res.Cluster()
-	if err != nil {
-		return err
-	}
-	templates := drift.Launched(cl)
-	if len(templates) == 0 {
-		return fmt.Errorf("%s launches no nodes", liveFleet)
-	}
 	nodes, pods := filepath.Join(dir, "nodes.json"), filepath.Join(dir, "pods.json")
-	if err := writeLive(templates, checkNodes, nodes, pods); err != nil {
+	out, err := exec.Command(self, "-gen-live", fmt.Sprintf("%s,%s,%d", nodes, pods, checkNodes)).Output()
+	if err != nil {
+		return fmt.Errorf("benchrun -gen-live: %w", err)
+	}
+	podCount, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
 		return err
 	}
 	g, d, err := side(runs, []string{gpufleet, "check", liveFleet, "--nodes", nodes, "--pods", pods}, []string{self, "-decode", nodes + "," + pods})
 	if err != nil {
 		return err
 	}
-	fmt.Println(liveLine("check", checkNodes, checkNodes*podsPerNode, g, d))
+	fmt.Println(liveLine("check", checkNodes, podCount, g, d))
 	var first, last [2]sample
 	for i, n := range driftNodes {
-		if err := writeLive(templates, n, nodes, ""); err != nil {
-			return err
+		if err := exec.Command(self, "-gen-live", fmt.Sprintf("%s,,%d", nodes, n)).Run(); err != nil {
+			return fmt.Errorf("benchrun -gen-live: %w", err)
 		}
 		g, d, err := side(runs, []string{gpufleet, "drift", liveFleet, "--nodes", nodes}, []string{self, "-decode", nodes})
 		if err != nil {
@@ -76,6 +75,38 @@ func live(gpufleet, self, tmp string, runs int) error {
 		exponent(first[0].wall.Seconds(), last[0].wall.Seconds(), a, b),
 		exponent(first[1].wall.Seconds(), last[1].wall.Seconds(), a, b),
 		exponent(float64(first[0].rss), float64(last[0].rss), a, b))
+	return nil
+}
+
+// genLive is benchrun -gen-live NODES,PODS,N: it writes N nodes, copies of
+// those the example fleet's pools launch, and (unless PODS is empty) pods
+// bound to them, and prints the pods' count.
+func genLive(arg string) error {
+	parts := strings.Split(arg, ",")
+	if len(parts) != 3 {
+		return fmt.Errorf("-gen-live %q: want NODES,PODS,N", arg)
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return err
+	}
+	res, err := compiler.Compile([]string{liveFleet})
+	if err != nil {
+		return err
+	}
+	cl, err := res.Cluster()
+	if err != nil {
+		return err
+	}
+	templates := drift.Launched(cl)
+	if len(templates) == 0 {
+		return fmt.Errorf("%s launches no nodes", liveFleet)
+	}
+	count, err := writeLive(templates, n, parts[0], parts[1])
+	if err != nil {
+		return err
+	}
+	fmt.Println(count)
 	return nil
 }
 
@@ -103,9 +134,9 @@ func side(runs int, a, b []string) (sample, sample, error) {
 }
 
 // writeLive writes n nodes, copies of templates, as 'kubectl get nodes -o
-// json' prints them, and (unless podsFile is "") podsPerNode pods bound to
-// each.
-func writeLive(templates []corev1.Node, n int, nodesFile, podsFile string) error {
+// json' prints them, and (unless podsFile is "") up to podsPerNode pods
+// bound to each; it returns the pods' count.
+func writeLive(templates []corev1.Node, n int, nodesFile, podsFile string) (int, error) {
 	nl := corev1.NodeList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
 	for i := 0; i < n; i++ {
 		node := *templates[i%len(templates)].DeepCopy()
@@ -113,12 +144,17 @@ func writeLive(templates []corev1.Node, n int, nodesFile, podsFile string) error
 		nl.Items = append(nl.Items, node)
 	}
 	if err := writeJSON(nodesFile, nl); err != nil || podsFile == "" {
-		return err
+		return 0, err
 	}
 	pl := corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
 	req := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")}
 	for _, node := range nl.Items {
-		for j := 0; j < podsPerNode; j++ {
+		// Room left for a class's pods: a small node holds fewer.
+		room := podsPerNode
+		if max, ok := node.Status.Allocatable[corev1.ResourcePods]; ok {
+			room = min(room, int(max.Value())-6)
+		}
+		for j := 0; j < room; j++ {
 			pl.Items = append(pl.Items, corev1.Pod{
 				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-p%d", node.Name, j), Namespace: "bench"},
@@ -129,7 +165,7 @@ func writeLive(templates []corev1.Node, n int, nodesFile, podsFile string) error
 			})
 		}
 	}
-	return writeJSON(podsFile, pl)
+	return len(pl.Items), writeJSON(podsFile, pl)
 }
 
 func writeJSON(path string, v any) error {

@@ -12,7 +12,7 @@
 //	size=L mode=fresh gpufleet_s=… cue_floor_s=… ratio=… gpufleet_rss_mb=… cue_rss_mb=…
 //
 // then, per mode, the growth exponent over the last step of sizes (L to
-// XL). Then the live paths (live.go): check --nodes --pods on 5,000
+// XL). First, the live paths (live.go): check --nodes --pods on 5,000
 // nodes and 150,000 pods, and drift on 1,000 to 100,000 nodes, each
 // against decoding the same files. With -disk, a fresh build is also held to a disk floor: cue export
 // plus extracting the same tree into an empty directory with tar.
@@ -41,7 +41,15 @@ func main() {
 	disk := flag.Bool("disk", false, "also time extracting the tree with tar, for a fresh build's disk floor (cue export plus tar -x)")
 	liveToo := flag.Bool("live", true, "also time check --nodes --pods and drift on a cluster's files against decoding them")
 	decodeFiles := flag.String("decode", "", "decode these comma-separated kubectl JSON files and exit: the live paths' floor, run as a process of its own")
+	genLiveFiles := flag.String("gen-live", "", "write NODES,PODS,N: a cluster's files for the live paths, and exit (run by benchrun itself)")
 	flag.Parse()
+	if *genLiveFiles != "" {
+		if err := genLive(*genLiveFiles); err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *decodeFiles != "" {
 		if err := decode(strings.Split(*decodeFiles, ",")); err != nil {
 			fmt.Fprintln(os.Stderr, "benchrun:", err)
@@ -72,6 +80,16 @@ func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, dis
 	}
 	defer os.RemoveAll(tmp)
 	fmt.Printf("# whole process, median of %d runs each (wall time and peak RSS), in %s\n", runs, tmp)
+	if liveToo {
+		// First, while benchrun is small (live.go).
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		if err := live(gpufleet, self, tmp, runs); err != nil {
+			return err
+		}
+	}
 	if fleets != "" {
 		if err := examples(gpufleet, fleets, tmp, runs); err != nil {
 			return err
@@ -79,6 +97,9 @@ func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, dis
 	}
 	var rows []row
 	for _, name := range strings.Split(sizeList, ",") {
+		if sizeList == "" {
+			break // -sizes "": none
+		}
 		size, ok := sizeNamed(name)
 		if !ok {
 			return fmt.Errorf("unknown size %q (want S, M, L or XL)", name)
@@ -94,13 +115,6 @@ func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, dis
 	}
 	for _, g := range growthLines(rows) {
 		fmt.Println(g)
-	}
-	if liveToo {
-		self, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		return live(gpufleet, self, tmp, runs)
 	}
 	return nil
 }
