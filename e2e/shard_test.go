@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,9 +22,11 @@ func TestShard(t *testing.T) {
 	}
 	for _, tc := range []struct{ spec, want, err string }{
 		{"", "A B C d e f g h i j k", ""},
-		// A and C weigh 8; B and four broken ones catch up, then they alternate.
-		{"0/2", "A C h j", ""},
-		{"1/2", "B d e f g i k", ""},
+		// The heaviest first: A, B, C weigh 5 (no measured weight), a broken
+		// fleet 1. A and C go to shard 0, B to shard 1, which five broken
+		// ones bring to 10; then they alternate.
+		{"0/2", "A C i k", ""},
+		{"1/2", "B d e f g h j", ""},
 		{"0/3", "A d g j", ""},
 		{"0/1", "A B C d e f g h i j k", ""},
 		{"2/2", "", "want i/n"},
@@ -40,5 +44,29 @@ func TestShard(t *testing.T) {
 		if err != nil || names(got) != tc.want {
 			t.Errorf("shard(%q) = %q, %v; want %q", tc.spec, names(got), err, tc.want)
 		}
+	}
+}
+
+// With the measured weights, three shards of the fleets CI runs end within
+// one broken fleet of each other: research, the heaviest, goes alone first.
+func TestShardBalance(t *testing.T) {
+	fleets := []fleetCase{{name: "llm-serving"}, {name: "platform"}, {name: "research"}}
+	for i := 0; i < 30; i++ {
+		fleets = append(fleets, fleetCase{name: fmt.Sprintf("broken_%d", i), broken: true})
+	}
+	var loads []int
+	for i := 0; i < 3; i++ {
+		got, err := shard(fleets, fmt.Sprintf("%d/3", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := 0
+		for _, f := range got {
+			w += weight(f)
+		}
+		loads = append(loads, w)
+	}
+	if slices.Max(loads)-slices.Min(loads) > 1 {
+		t.Errorf("shard weights %v", loads)
 	}
 }

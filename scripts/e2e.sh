@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # e2e.sh BIN: builds the control plane into BIN (scripts/e2e-binaries.sh),
-# then runs the end-to-end test in E2E_SHARDS (default 2) processes at once,
+# then runs the end-to-end test in E2E_SHARDS (default 3) processes at once,
 # each with its own control plane on loopback and its share of the fleets
-# (E2E_SHARD=i/n): a fleet's run mostly waits on controllers, so two share
+# (E2E_SHARD=i/n): a fleet's run mostly waits on controllers, so three share
 # the machine's cores well. Each shard's log is printed whole when all end,
 # shard by shard, so that a CI log reads in order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mkdir -p "$1" && cd "$1" && pwd)
-shards=${E2E_SHARDS:-2}
+shards=${E2E_SHARDS:-3}
 [[ $shards =~ ^[1-9][0-9]*$ ]] || { echo "E2E_SHARDS=$shards: want a positive count" >&2; exit 2; }
 scripts/e2e-binaries.sh "$bin"
 cd e2e
