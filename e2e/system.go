@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
@@ -69,6 +70,7 @@ func (fr *fleetRun) systemPod(c *sched.Class) (*corev1.Pod, error) {
 	var got *corev1.Pod
 	state := "no pod"
 	all := allNodes(len(fr.nodes.nodes))
+	retried := map[string]bool{}
 	err = poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
 		l, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{LabelSelector: sel.String()})
 		if err != nil {
@@ -79,13 +81,26 @@ func (fr *fleetRun) systemPod(c *sched.Class) (*corev1.Pod, error) {
 			if p.DeletionTimestamp != nil {
 				continue
 			}
-			// Made before the nodes, the pod was Unschedulable on fewer;
-			// only a verdict over all of them counts.
-			if p.Spec.NodeName != "" || strings.HasPrefix(unschedulable(p), all) {
+			msg := unschedulable(p)
+			if p.Spec.NodeName != "" || strings.HasPrefix(msg, all) {
 				got = p
 				return true, nil
 			}
 			state = "pod " + p.Name + " neither bound nor Unschedulable"
+			if msg == "" || retried[p.Name] {
+				continue
+			}
+			// Made before the nodes, the pod was Unschedulable on fewer;
+			// only a verdict over all of them counts. kube-scheduler's
+			// queueing hints skip a node add the pod cannot use (a taint
+			// it does not tolerate), so it would wait out the unschedulable
+			// pool's 5 minutes; a replacement is judged on every node now.
+			retried[p.Name] = true
+			state = "pod " + p.Name + " Unschedulable on fewer nodes (" + msg + "), replaced"
+			if err := fr.cp.Client.CoreV1().Pods(ns).Delete(fr.ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return false, err
+			}
+			fr.t.Logf("the tree's %s: %s", c.Name, state)
 		}
 		return false, nil
 	})

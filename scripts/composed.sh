@@ -25,7 +25,6 @@ echo "=== half 1: Kueue v0.19.2 admits and pins every queued unit (ladder/kueue)
 t=$SECONDS
 (
 	cd ladder/kueue
-	go vet -tags composed .
 	go test -vet=off -tags composed -run '^TestComposedAdmit' -v -count=1 . -composed-out="$handoff/units.json" 2>&1 | quiet
 )
 echo "=== half 1 took $((SECONDS - t))s"
@@ -34,7 +33,6 @@ echo "=== half 2: kube-scheduler v1.35.4 places the pinned pods (ladder/kube-sch
 t=$SECONDS
 (
 	cd ladder/kube-scheduler
-	go vet -tags composed .
 	go test -vet=off -tags composed -run '^TestComposedPlace' -v -count=1 . -composed-in="$handoff/units.json" 2>&1 | quiet
 )
 echo "=== half 2 took $((SECONDS - t))s"
