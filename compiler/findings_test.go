@@ -18,10 +18,13 @@ import (
 func TestFindingsRegistered(t *testing.T) {
 	paths := exampleFleets(t)
 	dir := t.TempDir()
-	for seed := range uint64(60) {
+	for seed := range uint64(70) {
 		p := filepath.Join(dir, fmt.Sprintf("fleet-%d.json", seed))
 		opts := fleetgen.Options{Tricky: seed%2 == 0}
-		if seed >= 40 {
+		switch {
+		case seed >= 60:
+			opts = fleetgen.Options{Full: true}
+		case seed >= 40:
 			opts = fleetgen.Options{Queues: true, Composed: true}
 		}
 		if err := os.WriteFile(p, fleetgen.JSON(fleetgen.Generate(seed, fleetgen.S, opts)), 0o644); err != nil {

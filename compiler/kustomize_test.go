@@ -51,6 +51,16 @@ func TestKustomizeTree(t *testing.T) {
 			"PriorityClass": len(f.Priorities), "WorkloadPriorityClass": len(f.Priorities),
 			"ResourceFlavor": len(f.Pools),
 		}
+		// One Topology per network-layer depth the pools with topology use.
+		depths := map[int]bool{}
+		for _, p := range res.Fleet.Pools {
+			if p.Topology != nil {
+				depths[len(p.Topology.Levels)] = true
+			}
+		}
+		if len(depths) > 0 {
+			want["Topology"] = len(depths)
+		}
 		cohorts := map[string]bool{}
 		for name, c := range f.Cohorts {
 			cohorts[name] = true

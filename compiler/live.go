@@ -12,7 +12,9 @@ import (
 // pool is its live nodes, less what the pods bound to them request. The
 // spec's severities and positions apply as in Compile. The Kueue checks,
 // which judge the ClusterQueues against the pools at max size, are
-// Compile's alone.
+// Compile's, but for those of Kueue's topology-aware scheduling, which
+// places on the nodes that exist (check.KueueLive): on live nodes their
+// labels make them exact.
 func (r *Result) CheckLive(live []corev1.Node, pods []corev1.Pod) (*check.Report, error) {
 	cl, err := readback.FromLive(r.Typed(), r.Groups, r.Catalog, live, pods)
 	if err != nil {
@@ -23,6 +25,9 @@ func (r *Result) CheckLive(live []corev1.Node, pods []corev1.Pod) (*check.Report
 		return nil, err
 	}
 	rep := check.RunCluster(cl, in)
+	if err := check.KueueLive(r.Typed(), cl, rep, KueueIntent(r.Fleet)); err != nil {
+		return nil, err
+	}
 	severities(r.Fleet.Spec, rep)
 	position(r.Entries, rep)
 	return rep, nil

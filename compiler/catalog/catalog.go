@@ -22,6 +22,9 @@ type Instance struct {
 	// (one per network card), which the EFA device plugin advertises when
 	// the node group enables EFA.
 	EFA int64
+	// NetworkLayers is how many network layers the cloud's topology
+	// labels describe on the type's nodes (0: none).
+	NetworkLayers int
 	// Reserved is what the cloud's nodes of the type keep from pods (New
 	// sets it from the cloud's Table).
 	Reserved Reserved
@@ -53,6 +56,9 @@ type Table struct {
 	// EFA is the interfaces of the EFA-capable types, by name: a spec type
 	// of the same name takes them too.
 	EFA map[string]int64
+	// NetworkLayers are the network layers the cloud's topology labels
+	// give the types that get them, by name.
+	NetworkLayers map[string]int
 	// Reserve is what the cloud's nodes of a type keep from pods, from the
 	// type's figures (the spec may override them).
 	Reserve func(Instance) Reserved
@@ -74,6 +80,19 @@ func New(t *Table, extra map[string]spec.InstanceType) Catalog {
 	for name, n := range t.EFA {
 		if in, ok := c[name]; ok {
 			in.EFA = n
+			c[name] = in
+		}
+	}
+	for name, n := range t.NetworkLayers {
+		if in, ok := c[name]; ok {
+			in.NetworkLayers = n
+			c[name] = in
+		}
+	}
+	for name, x := range extra {
+		if x.NetworkLayers != nil {
+			in := c[name]
+			in.NetworkLayers = *x.NetworkLayers
 			c[name] = in
 		}
 	}

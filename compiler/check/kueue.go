@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,17 @@ type Admission struct {
 	Classes []Queued
 
 	below *[]quotaShort // belowKueue's, once worked out
+	pools []sched.Pool
+}
+
+// pool is the cluster's pool of that name (a flavor's), or nil.
+func (a *Admission) pool(name string) *sched.Pool {
+	for i := range a.pools {
+		if a.pools[i].Name == name {
+			return &a.pools[i]
+		}
+	}
+	return nil
 }
 
 // Queued is one queued class as Kueue sees it.
@@ -56,6 +68,20 @@ type Queued struct {
 // requested resource is covered; and the CRDs' limits hold. It runs the
 // registry's StageKueue checks, then its StageQueue checks on each queue.
 func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue) error {
+	return runKueue(tr, cl, r, queues, nil)
+}
+
+// KueueLive runs, on a running cluster's nodes (readback.FromLive), the
+// Kueue checks that read nodes rather than quota: Kueue's topology-aware
+// scheduling places on the nodes that exist, whose labels give its
+// domains, so there they are exact.
+func KueueLive(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue) error {
+	return runKueue(tr, cl, r, queues, []ID{IDKueueTopology, IDKueueTopologyBound})
+}
+
+// runKueue runs the StageQueue checks of only (all when nil, with the
+// StageKueue ones and the units).
+func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, only []ID) error {
 	m, err := kueuemodel.New(tr)
 	if err != nil {
 		return err
@@ -65,8 +91,10 @@ func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queu
 			return fmt.Errorf("check: ClusterQueue %s missing from the tree", q.ClusterQueue)
 		}
 	}
-	for _, run := range at(StageKueue) {
-		r.Findings = append(r.Findings, run.kueue(m, queues)...)
+	if only == nil {
+		for _, run := range at(StageKueue) {
+			r.Findings = append(r.Findings, run.kueue(m, queues)...)
+		}
 	}
 	// Queues are independent and the model, the cells and the classes are
 	// only read: each is checked on its own CPU, its findings gathered in
@@ -76,6 +104,14 @@ func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queu
 	memo := kueuemodel.NewMemo(m, cl, queues)
 	pin := newPinner(cl, m, r.Pools)
 	onQueue := at(StageQueue)
+	if only != nil {
+		onQueue = nil
+		for _, c := range Registry {
+			if slices.Contains(only, c.ID) {
+				onQueue = append(onQueue, c.Run)
+			}
+		}
+	}
 	found := make([][]Finding, len(queues))
 	units := make([][]Unit, len(queues))
 	par.Each(len(queues), func(i int) {
@@ -84,6 +120,9 @@ func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queu
 			found[i] = append(found[i], run.queue(a)...)
 		}
 		for k := range a.Classes {
+			if only != nil {
+				break
+			}
 			u := a.Classes[k].unit(a.Queue.Tenant)
 			u.Preempts = a.preempts(k)
 			units[i] = append(units[i], u)
@@ -99,7 +138,7 @@ func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queu
 
 // admission works out what Kueue makes of the queue's classes.
 func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo *kueuemodel.Memo, r *Report, pin *pinner) *Admission {
-	a := &Admission{Queue: q, CQ: m.Queues[q.ClusterQueue], Model: m, Report: r}
+	a := &Admission{Queue: q, CQ: m.Queues[q.ClusterQueue], Model: m, Report: r, pools: cl.Pools}
 	for _, name := range q.Classes {
 		c := cl.Class(name)
 		if c == nil {
@@ -108,9 +147,10 @@ func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo 
 		// Kueue counts the pod as the namespace's LimitRange leaves it.
 		qc := Queued{Class: c, Pods: kueuemodel.UnitPods(c), Request: memo.Request(m, c, q.Namespace)}
 		admits := memo.Admitter(m, c)
-		qc.Assignment = m.AssignWith(q.ClusterQueue, admits, qc.Request, qc.Pods)
+		topo := kueuemodel.TopologyOf(c.Pod)
+		qc.Assignment = m.AssignWith(q.ClusterQueue, admits, topo, qc.Request, qc.Pods)
 		if qc.Assignment.Admitted() {
-			qc.Candidates = m.Candidates(q.ClusterQueue, admits, qc.Request, qc.Pods)
+			qc.Candidates = m.Candidates(q.ClusterQueue, admits, topo, qc.Request, qc.Pods)
 			qc.Pinned = pin.pinAll(a, &qc)
 		}
 		a.Classes = append(a.Classes, qc)

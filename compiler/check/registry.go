@@ -52,6 +52,8 @@ var Registry = []Check{
 	{IDKueueLimits, OnKueue(KueueLimits), Error, false, "flavors and resource groups stay within Kueue's CRD limits"},
 	{IDKueueBorrow, OnQueue(KueueBorrow), Warning, false, "a tenant that may borrow shares its cohort tree with another ClusterQueue to borrow from"},
 	{IDKueueGang, OnQueue(KueueGang), Error, false, "every flavor Kueue may admit a queued Job or StatefulSet to is a pool where kube-scheduler then places the pinned pods: a gang's or a StatefulSet's all, one of a Job that runs in waves"},
+	{IDKueueTopology, OnQueue(KueueTopology), Error, false, "Kueue's topology-aware scheduling can place every workload it places by topology on the nodes of its flavor that exist with no pod pending, in one domain of a required level"},
+	{IDKueueTopologyBound, OnQueue(KueueTopologyBound), Warning, false, "such a workload fits however EC2 places those nodes under its network nodes, not only when enough share one"},
 	{IDKueueDeployment, OnQueue(KueueDeployment), Error, false, "a queued Deployment's replicas, which Kueue admits one by one into the first flavor with quota, all run in the pool they pile into"},
 	{IDKueueResourceQuota, OnQueue(KueueResourceQuota), Error, false, "no namespace's ResourceQuota refuses the pods of what its tenant's ClusterQueue may admit"},
 	{IDKueuePriorityQuota, OnQueue(KueuePriorityQuota), Warning, false, "no PriorityClass-scoped quota, which Kueue does not see, is below what Kueue may admit of a queued class at that priority"},

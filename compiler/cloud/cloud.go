@@ -57,6 +57,10 @@ type Cloud interface {
 	// AutoscalerGPULabel is the node label by which cluster-autoscaler's
 	// provider for the cloud expects a node to advertise nvidia.com/gpu.
 	AutoscalerGPULabel() string
+	// NetworkLayerLabel is the node label of network layer n (1 the top,
+	// the widest) for types whose catalog entry has NetworkLayers, which
+	// Kueue's Topology levels name.
+	NetworkLayerLabel(n int) string
 }
 
 // All are the clouds. A stage that reads a tree, which does not say which

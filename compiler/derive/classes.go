@@ -61,7 +61,7 @@ func deriveClass(name string, c spec.Class, dedicated []string, cl cloud.Cloud) 
 		Job:            jobPolicy(c),
 		MaxUnavailable: maxUnavailable(c),
 		Strategy:       strategy(c),
-		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations(c)}, Spec: ps},
+		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations(c, cl)}, Spec: ps},
 	}
 }
 

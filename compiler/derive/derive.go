@@ -51,6 +51,16 @@ type Pool struct {
 	CloudLabels map[string]string
 	// Fabric is the resource the cloud advertises EFA interfaces as.
 	Fabric corev1.ResourceName
+	// Topology is the Kueue Topology the pool's flavor names (topology:
+	// true), nil for none.
+	Topology *Topology
+}
+
+// Topology is a Kueue Topology: the network layers every type of a pool
+// is labelled with, widest first, then the hostname.
+type Topology struct {
+	Name   string
+	Levels []string
 }
 
 // Class is a workload class and the pod template its workloads get.

@@ -1,11 +1,16 @@
 package derive
 
 import (
+	"strconv"
+	"strings"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
 // DefaultBackoffLimit is a Job class's backoffLimit unless it sets one: a
@@ -50,9 +55,33 @@ func Checkpoints(c spec.Class) bool { return c.Checkpoint == nil || *c.Checkpoin
 // checkpoint runs on it: losing the pod would lose all its work. Karpenter
 // honours the annotation on running pods only, so finished Jobs do not pin
 // nodes.
-func podAnnotations(c spec.Class) map[string]string {
+func podAnnotations(c spec.Class, cl cloud.Cloud) map[string]string {
+	var out map[string]string
 	if c.Kind == keys.KindJob && !Checkpoints(c) {
-		return map[string]string{keys.AnnotationDoNotDisrupt: "true"}
+		out = map[string]string{keys.AnnotationDoNotDisrupt: "true"}
 	}
-	return nil
+	// Kueue's Job integration makes the annotation the PodSet's
+	// TopologyRequest (pkg/controller/jobframework/tas.go).
+	if t := c.Topology; t != nil {
+		if out == nil {
+			out = map[string]string{}
+		}
+		key := kueue.AnnotationRequiredTopology
+		if t.Mode == spec.Preferred {
+			key = kueue.AnnotationPreferredTopology
+		}
+		out[key] = LevelLabel(t.Level, cl)
+	}
+	return out
+}
+
+// LevelLabel is the node label of a class's topology level: the
+// hostname, or network layer N's.
+func LevelLabel(level string, cl cloud.Cloud) string {
+	if n, ok := strings.CutPrefix(level, spec.LevelNetworkLayer); ok {
+		if k, err := strconv.Atoi(n); err == nil {
+			return cl.NetworkLayerLabel(k)
+		}
+	}
+	return keys.LabelHostname
 }

@@ -49,7 +49,11 @@ type Queue struct {
 // nodes, and its nodeTaints make Kueue admit only workloads that tolerate
 // the pool's taints, as the scheduler will require.
 func Flavor(p Pool) kueue.ResourceFlavorSpec {
-	return kueue.ResourceFlavorSpec{NodeLabels: p.Labels, NodeTaints: p.Taints}
+	f := kueue.ResourceFlavorSpec{NodeLabels: p.Labels, NodeTaints: p.Taints}
+	if p.Topology != nil {
+		f.TopologyName = &p.Topology.Name
+	}
+	return f
 }
 
 func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {

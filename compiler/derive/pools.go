@@ -22,6 +22,9 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cl cloud.Cloud,
 		pool.Instances = append(pool.Instances, cat[it])
 	}
 	pool.GPU = poolGPU(pool.Instances)
+	if p.Topology {
+		pool.Topology = poolTopology(pool.Instances, cl)
+	}
 	// A MIG pool's nodes advertise slices and no nvidia.com/gpu: the
 	// cloud's GPU label would tell cluster-autoscaler to wait for GPUs
 	// that never come (the AutoscalerGPUReady check).
@@ -177,6 +180,47 @@ func (p *Pool) NodeLabels() map[string]string {
 	}
 	for _, k := range extra {
 		out[k] = p.CloudLabels[k]
+	}
+	return out
+}
+
+// poolTopology is the Topology of the network layers every one of the
+// pool's types is labelled with (the fewest, when they differ: Kueue's TAS
+// leaves out a node missing any level's label), then the hostname, which
+// lets TAS place pods on nodes itself. Nil where a type has none, which
+// validation refuses.
+func poolTopology(instances []catalog.Instance, cl cloud.Cloud) *Topology {
+	layers := 0
+	for i, in := range instances {
+		if i == 0 || in.NetworkLayers < layers {
+			layers = in.NetworkLayers
+		}
+	}
+	if layers == 0 {
+		return nil
+	}
+	t := &Topology{Name: TopologyName(layers)}
+	for n := 1; n <= layers; n++ {
+		t.Levels = append(t.Levels, cl.NetworkLayerLabel(n))
+	}
+	t.Levels = append(t.Levels, keys.LabelHostname)
+	return t
+}
+
+// TopologyName names the Topology of layers network layers and the host.
+func TopologyName(layers int) string { return "network-" + strconv.Itoa(layers) + "-layers" }
+
+// Topologies are the pools' Topologies, each once, by name.
+func (d *Fleet) Topologies() []*Topology {
+	seen := map[string]*Topology{}
+	for i := range d.Pools {
+		if t := d.Pools[i].Topology; t != nil {
+			seen[t.Name] = t
+		}
+	}
+	out := make([]*Topology, 0, len(seen))
+	for _, name := range spec.Keys(seen) {
+		out = append(out, seen[name])
 	}
 	return out
 }

@@ -36,6 +36,11 @@ type Group struct {
 	// them: an auto scaling group balances over zones in that order.
 	InstanceTypes, Zones []string
 	MaxNodes             int32
+	// Standing are the nodes that run with no pod pending: a managed
+	// group's min size, to which cluster-autoscaler scales idle nodes
+	// down (its desired size is only where it starts); none of
+	// Karpenter's, which it launches only for pending pods.
+	Standing int32
 	// Labels every node of the pool carries, whoever launches it, and
 	// OwnLabels those only this provisioner's nodes carry (Karpenter's
 	// karpenter.sh/ labels).
@@ -112,6 +117,7 @@ func Merge(byProvisioner ...[]Group) ([]Group, error) {
 			}
 			out[i].Names = append(out[i].Names, g.Names...)
 			out[i].MaxNodes += g.MaxNodes
+			out[i].Standing += g.Standing
 			out[i].KarpenterNodes += g.KarpenterNodes
 			out[i].ZoneBlind = out[i].ZoneBlind && g.ZoneBlind
 		}
@@ -137,6 +143,7 @@ func zoneSplit(into *Group, g Group) error {
 	into.Zones = append(slices.Clone(into.Zones), g.Zones...)
 	into.Names = append(slices.Clone(into.Names), g.Names...)
 	into.MaxNodes += g.MaxNodes
+	into.Standing += g.Standing
 	into.KarpenterNodes += g.KarpenterNodes
 	into.ZoneBlind = into.ZoneBlind || g.ZoneBlind
 	return nil

@@ -43,7 +43,22 @@ func (r *renderer) kueue() {
 	for _, p := range r.d.Priorities {
 		wpcs = append(wpcs, &kueue.WorkloadPriorityClass{TypeMeta: kueueMeta("WorkloadPriorityClass"), ObjectMeta: meta(p.Name, "", nil), Value: p.Value, Description: p.Description})
 	}
-	files := []string{"resourceflavors.yaml"}
+	var files []string
+	// A flavor's Topology before the flavor: Kueue treats a flavor whose
+	// Topology it has not seen as holding no TAS information.
+	if ts := r.d.Topologies(); len(ts) > 0 {
+		var objs []any
+		for _, t := range ts {
+			spec := kueue.TopologySpec{}
+			for _, l := range t.Levels {
+				spec.Levels = append(spec.Levels, kueue.TopologyLevel{NodeLabel: l})
+			}
+			objs = append(objs, &kueue.Topology{TypeMeta: kueueMeta("Topology"), ObjectMeta: meta(t.Name, "", nil), Spec: spec})
+		}
+		files = append(files, path.Base(tree.KueueTopologiesPath))
+		r.emit(tree.KueueTopologiesPath, objs...)
+	}
+	files = append(files, "resourceflavors.yaml")
 	r.emit(tree.KueueFlavorsPath, flavors...)
 	if len(cohorts) > 0 {
 		files = append(files, "cohorts.yaml")

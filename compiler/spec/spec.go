@@ -121,6 +121,9 @@ type Pool struct {
 	// ExpireAfter is a Karpenter NodePool's node lifetime ("720h",
 	// "Never"); empty takes the provider's default for the pool.
 	ExpireAfter string `json:"expireAfter,omitempty"`
+	// Topology gives the pool's ResourceFlavor a Kueue Topology of the
+	// EC2 network layers its types are labelled with.
+	Topology bool `json:"topology,omitempty"`
 }
 
 // Sharing is a pool's GPU sharing through the NVIDIA device plugin.
@@ -215,6 +218,8 @@ type Class struct {
 	Queue        *bool     `json:"queue,omitempty"`
 	Spread       *Spread   `json:"spread,omitempty"`
 	AntiAffinity string    `json:"antiAffinity,omitempty"`
+	// Topology is the gang's Kueue TAS placement (queued Jobs).
+	Topology *Topology `json:"topology,omitempty"`
 	// Rollout (Deployments only) is the rolling update's bounds.
 	Rollout        *Rollout `json:"rollout,omitempty"`
 	CheckpointSecs *int64   `json:"checkpointGracePeriodSeconds,omitempty"`
@@ -347,11 +352,26 @@ type Quota struct {
 }
 
 type InstanceType struct {
-	VCPU      int64        `json:"vcpu"`
-	MemoryGiB float64      `json:"memoryGiB"`
-	MaxPods   int64        `json:"maxPods"`
-	GPU       *GPUInstance `json:"gpu,omitempty"`
+	VCPU      int64   `json:"vcpu"`
+	MemoryGiB float64 `json:"memoryGiB"`
+	MaxPods   int64   `json:"maxPods"`
+	// NetworkLayers is how many network-node-layer labels EC2 topology
+	// gives the type's nodes; nil keeps the built-in type's.
+	NetworkLayers *int         `json:"networkLayers,omitempty"`
+	GPU           *GPUInstance `json:"gpu,omitempty"`
 }
+
+// Topology is a class's Kueue Topology Aware Scheduling request.
+type Topology struct {
+	Mode  string `json:"mode"`  // "required" or "preferred"
+	Level string `json:"level"` // "host" or "network-layer-N"
+}
+
+// Topology levels.
+const (
+	LevelHost         = "host"
+	LevelNetworkLayer = "network-layer-"
+)
 
 type GPUInstance struct {
 	Count     int64  `json:"count"`

@@ -41,6 +41,7 @@ const (
 	KueueFlavorsPath          = "kueue/resourceflavors.yaml"
 	KueueQueuesPath           = "kueue/clusterqueues.yaml"
 	KueueCohortsPath          = "kueue/cohorts.yaml"
+	KueueTopologiesPath       = "kueue/topologies.yaml"
 	KueuePrioritiesPath       = "kueue/workloadpriorityclasses.yaml"
 	ClassesDir                = "classes"
 	// LimitRangesFile is each tenant directory's LimitRanges.

@@ -48,6 +48,26 @@ func TestValid(t *testing.T) {
 	}
 }
 
+// Topology takes the types EC2 topology describes, built in or declared
+// with networkLayers (p6-b200, which the built-in table lacks, gets its
+// four layers by name).
+func TestValidTopology(t *testing.T) {
+	for _, extra := range []string{
+		`pools: tp: {instanceTypes: ["p5e.48xlarge", "p5en.48xlarge"], topology: true, size: {min: 0, max: 1}}`,
+		`instanceTypes: "p6-b200.48xlarge": {vcpu: 192, memoryGiB: 2048, maxPods: 100, gpu: {count: 8, product: "B200", memoryGiB: 180}}
+pools: tp: {instanceTypes: ["p6-b200.48xlarge"], topology: true, size: {min: 0, max: 1}}`,
+		`instanceTypes: "x.large": {vcpu: 2, memoryGiB: 8, maxPods: 29, networkLayers: 3}
+pools: tp: {instanceTypes: ["x.large"], topology: true, size: {min: 0, max: 1}}`,
+	} {
+		if err := check(t, extra); err != nil {
+			t.Errorf("%s: rejected: %v", extra, err)
+		}
+	}
+	if err := check(t, `pools: tp: {instanceTypes: ["g6.12xlarge"], topology: true, size: {min: 0, max: 1}}`); err == nil {
+		t.Error("g6 gets no topology labels, but a topology pool of it was accepted")
+	}
+}
+
 func TestValidEFA(t *testing.T) {
 	if err := check(t, `pools: e: {instanceTypes: ["p5e.48xlarge", "p5en.48xlarge"], efa: true, zones: ["us-east-1b"], size: {min: 0, max: 1}}`); err != nil {
 		t.Fatalf("EFA pool in one zone rejected: %v", err)
@@ -67,6 +87,8 @@ func TestSchemaErrors(t *testing.T) {
 		{"unknown AMI family", `pools: cpu: amiFamily: "Ubuntu2404"`, `amiFamily`},
 		{"volume too small", `pools: cpu: volumeSizeGiB: 10`, `volumeSizeGiB`},
 		{"efa not a bool", `pools: cpu: efa: "yes"`, `efa`},
+		{"topology level", `classes: web: topology: {mode: "required", level: "network-layer-5"}`, `level`},
+		{"networkLayers too deep", `instanceTypes: x: {vcpu: 1, memoryGiB: 1, maxPods: 1, networkLayers: 5}`, `networkLayers`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := testfleet.Write(t, base+tc.extra)
@@ -120,6 +142,10 @@ func TestErrors(t *testing.T) {
 		{"one zone", `["us-east-1a", "us-east-1b"] => ["us-east-1a"]`, `an EKS cluster needs at least two zones, got 1`},
 		{"efa on a type without it", `pools: cpu: {efa: true, zones: ["us-east-1a"]}`, `instance type "m7i.large" has no EFA`},
 		{"efa in every zone", `pools: e: {instanceTypes: ["p5.48xlarge"], efa: true, size: {min: 0, max: 1}}`, `efa needs the pool in a single zone: set zones`},
+		{"topology on a type EC2 does not describe", `pools: cpu: topology: true`, `instance type "m7i.large" gets no topology.k8s.aws/network-node-layer labels`},
+		{"topology on a Deployment", `classes: web: topology: {mode: "required", level: "host"}`, `topology needs kind Job, not Deployment`},
+		{"topology on an unqueued Job", `classes: j: {priority: "p", kind: "Job", queue: false, topology: {mode: "required", level: "host"}}`, `topology needs a queued class`},
+		{"topology without a topology pool", `classes: j: {priority: "p", kind: "Job", topology: {mode: "preferred", level: "network-layer-3"}}`, `class "j" asks for topology, but no pool sets topology: true`},
 		{"efa in two zones", `pools: e: {instanceTypes: ["p4d.24xlarge"], efa: true, zones: ["us-east-1a", "us-east-1b"], size: {min: 0, max: 1}}`, `efa needs the pool in a single zone, got 2`},
 		{"taint key twice", `pools: cpu: taints: [{key: "k", effect: "NoSchedule"}, {key: "k", effect: "NoExecute"}]`, `taint key "k" is listed twice`},
 		{"label too long for its tag", `pools: cpu: labels: "` + strings.Repeat("a", 30) + `.com/` + strings.Repeat("b", 50) + `": "x"`, `AWS allows 128 characters, got 131`},

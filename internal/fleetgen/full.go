@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -92,6 +93,37 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 			p.spec.System = true
 			f.Pools[p.name] = p.spec
 		}
+	}
+	g.fullTopology(f, pools, cat, names)
+}
+
+// fullTopology, last again, puts Kueue TAS on some pools whose types EC2
+// topology describes, and topology requests on some queued GPU gangs:
+// those homed elsewhere meet Kueue's refusal of a TAS request on a flavor
+// without a Topology.
+func (g *gen) fullTopology(f *spec.Fleet, pools []*fullPool, cat catalog.Catalog, names []string) {
+	tas := false
+	for _, p := range pools {
+		described := p.spec.Sharing == nil && p.spec.MIG == ""
+		for _, it := range p.spec.InstanceTypes {
+			described = described && cat[it].NetworkLayers > 0
+		}
+		if described && g.chance(0.5) {
+			p.spec.Topology, tas = true, true
+			f.Pools[p.name] = p.spec
+		}
+	}
+	if !tas {
+		return
+	}
+	levels := []string{spec.LevelHost, spec.LevelNetworkLayer + "1", spec.LevelNetworkLayer + "2", spec.LevelNetworkLayer + "3"}
+	for _, name := range names {
+		c := f.Classes[name]
+		if c.Kind != keys.KindJob || !c.Queued() || c.GPU == nil || !g.chance(0.6) {
+			continue
+		}
+		c.Topology = &spec.Topology{Mode: g.pick([]string{spec.Required, spec.Preferred}), Level: g.pick(levels)}
+		f.Classes[name] = c
 	}
 }
 

@@ -20,6 +20,9 @@ import (
 type Assignment struct {
 	Flavors map[corev1.ResourceName]string
 	Message string
+	// TAS is true when Kueue then places the workload's pods by topology
+	// on the flavor's nodes (TASRequested).
+	TAS bool
 }
 
 // Assign is Kueue's flavor assigner for a workload of one pod set ("main")
@@ -29,7 +32,7 @@ type Assignment struct {
 // of the group. Kueue's flavorFungibility default (whenCanBorrow:
 // MayStopSearch) stops at the first flavor that fits, borrowing or not.
 func (m *Model) Assign(cq string, pod *corev1.Pod, request corev1.ResourceList, count int32) Assignment {
-	return m.AssignWith(cq, m.Admitter(pod), request, count)
+	return m.AssignWith(cq, m.Admitter(pod), TopologyOf(pod), request, count)
 }
 
 // Admitter is kueue.Admits of one pod, by flavor name.
@@ -43,9 +46,9 @@ func (m *Model) Admitter(pod *corev1.Pod) Admitter {
 
 // AssignWith is Assign for the pod admits decides flavors for, which a memo
 // may answer.
-func (m *Model) AssignWith(cq string, admits Admitter, request corev1.ResourceList, count int32) Assignment {
+func (m *Model) AssignWith(cq string, admits Admitter, topo TopologyRequest, request corev1.ResourceList, count int32) Assignment {
 	q, n := m.Queues[cq], m.nodes[cq]
-	out := Assignment{Flavors: map[corev1.ResourceName]string{}}
+	out := Assignment{Flavors: map[corev1.ResourceName]string{}, TAS: m.TASRequested(cq, topo)}
 	if q == nil {
 		out.Message = fmt.Sprintf("ClusterQueue %s not found", cq)
 		return out
@@ -63,7 +66,7 @@ func (m *Model) AssignWith(cq string, admits Admitter, request corev1.ResourceLi
 			out.Message = podSetMessage([]string{fmt.Sprintf("resource %s unavailable in ClusterQueue", r)})
 			return out
 		}
-		flavor, reasons := findFlavor(rg, n, admits, total)
+		flavor, reasons := m.findFlavor(cq, rg, n, admits, topo, total)
 		if flavor == "" {
 			out.Message = podSetMessage(reasons)
 			return out
@@ -77,9 +80,13 @@ func (m *Model) AssignWith(cq string, admits Admitter, request corev1.ResourceLi
 	return out
 }
 
-func findFlavor(rg *kueue.ResourceGroup, n *quotaNode, admits Admitter, total map[corev1.ResourceName]int64) (string, []string) {
+func (m *Model) findFlavor(cq string, rg *kueue.ResourceGroup, n *quotaNode, admits Admitter, topo TopologyRequest, total map[corev1.ResourceName]int64) (string, []string) {
 	var reasons []string
 	for _, f := range rg.Flavors {
+		if reason := m.tasMismatch(cq, topo, f.Name, rg.CoveredResources, total); reason != "" {
+			reasons = append(reasons, reason)
+			continue
+		}
 		if ok, reason := admits(f.Name); !ok {
 			reasons = append(reasons, reason)
 			continue
@@ -108,7 +115,7 @@ func findFlavor(rg *kueue.ResourceGroup, n *quotaNode, admits Admitter, total ma
 // Candidates are the flavors, in Kueue's order, that admit the workload
 // (admits) on taints and node affinity and whose quota could hold it:
 // those Kueue may pick as the quota of earlier ones fills up.
-func (m *Model) Candidates(cq string, admits Admitter, request corev1.ResourceList, count int32) []string {
+func (m *Model) Candidates(cq string, admits Admitter, topo TopologyRequest, request corev1.ResourceList, count int32) []string {
 	q, n := m.Queues[cq], m.nodes[cq]
 	if q == nil {
 		return nil
@@ -117,6 +124,9 @@ func (m *Model) Candidates(cq string, admits Admitter, request corev1.ResourceLi
 	var out []string
 	for _, rg := range q.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
+			if m.tasMismatch(cq, topo, f.Name, rg.CoveredResources, total) != "" {
+				continue
+			}
 			if ok, _ := admits(f.Name); !ok {
 				continue
 			}

@@ -34,6 +34,8 @@ type Model struct {
 	ResourceQuotas map[string][]corev1.ResourceQuota
 	// Priorities are the WorkloadPriorityClasses' values, by name.
 	Priorities map[string]int32
+	// Topologies are the Topologies' levels, widest first, by name.
+	Topologies map[string][]string
 	nodes      map[string]*quotaNode // ClusterQueues by name
 }
 
@@ -78,6 +80,10 @@ func New(tr tree.Typed) (*Model, error) {
 	if err := readback.DecodeAll(tr, tree.KueueCohortsPath, &cohorts); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueueCohortsPath, err)
 	}
+	var topologies []kueue.Topology
+	if err := readback.DecodeAll(tr, tree.KueueTopologiesPath, &topologies); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", tree.KueueTopologiesPath, err)
+	}
 	var wpcs []kueue.WorkloadPriorityClass
 	if err := readback.DecodeAll(tr, tree.KueuePrioritiesPath, &wpcs); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.KueuePrioritiesPath, err)
@@ -90,6 +96,12 @@ func New(tr tree.Typed) (*Model, error) {
 	go func() { read <- m.readNamespaces(tr) }()
 	for _, f := range fs {
 		m.Flavors[f.Name] = f.Spec
+	}
+	m.Topologies = make(map[string][]string, len(topologies))
+	for _, t := range topologies {
+		for _, l := range t.Spec.Levels {
+			m.Topologies[t.Name] = append(m.Topologies[t.Name], l.NodeLabel)
+		}
 	}
 	m.Priorities = make(map[string]int32, len(wpcs))
 	for _, w := range wpcs {

@@ -33,7 +33,7 @@ func FromLive(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, live []co
 	}
 	at := map[string]int{}
 	for i := range cl.Pools {
-		cl.Pools[i].Nodes, cl.Pools[i].Live = nil, true
+		cl.Pools[i].Nodes, cl.Pools[i].Live, cl.Pools[i].Standing = nil, true, 0
 		at[cl.Pools[i].Name] = i
 	}
 	pools := nodes.PoolsOf(groups)
@@ -48,6 +48,7 @@ func FromLive(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, live []co
 		}
 		p := &cl.Pools[at[pool]]
 		p.Nodes = append(p.Nodes, sched.Node{InstanceType: n.Labels[keys.LabelInstanceType], Zone: n.Labels[keys.LabelZone], Node: sched.WithRequested(n, on[n.Name])})
+		p.Standing++
 	}
 	return cl, nil
 }

@@ -22,6 +22,10 @@ type Pool struct {
 	Spot     bool
 	Zones    []string
 	MaxNodes int32
+	// Standing are the nodes that exist with no pod pending (nodes.Group):
+	// all Kueue's topology-aware scheduling places on, since it keeps a
+	// Job suspended, its pods unmade, until it fits.
+	Standing int32
 	// Nodes holds one synthesised node per instance type and populated zone.
 	Nodes []Node
 	// NoDevicePlugin says why the device plugin does not run on the

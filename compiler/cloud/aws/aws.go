@@ -8,6 +8,7 @@
 package aws
 
 import (
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -120,6 +121,11 @@ func (Cloud) AutoscalerGPULabel() string { return LabelAccelerator }
 
 // SpotNoticeSeconds implements cloud.Cloud.
 func (Cloud) SpotNoticeSeconds() int64 { return SpotNoticeSeconds }
+
+// NetworkLayerLabel is the label of network layer n (1 the top) that the
+// AWS cloud controller manager sets on nodes of types EC2 topology
+// describes.
+func (Cloud) NetworkLayerLabel(n int) string { return LabelNetworkNodeLayer + strconv.Itoa(n) }
 
 // KarpenterRole is the IAM role of Karpenter's nodes: the spec's, or
 // KarpenterNodeRole-<cluster>, the Karpenter getting-started convention.

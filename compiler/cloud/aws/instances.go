@@ -15,7 +15,7 @@ func Catalog(extra map[string]spec.InstanceType) catalog.Catalog {
 }
 
 var instanceTable = func() catalog.Table {
-	t := catalog.Table{EFA: efaInterfaces, Reserve: reserve}
+	t := catalog.Table{EFA: efaInterfaces, NetworkLayers: networkLayers, Reserve: reserve}
 	for _, r := range builtin {
 		t.Instances = append(t.Instances, catalog.Instance{Name: r.Name, VCPU: r.VCPU, MemoryGiB: r.MemoryGiB, MaxPods: r.MaxPods, GPU: r.GPU})
 	}
@@ -34,6 +34,28 @@ var efaInterfaces = map[string]int64{
 	"g6e.8xlarge": 1, "g6e.12xlarge": 1, "g6e.16xlarge": 1, "g6e.24xlarge": 2, "g6e.48xlarge": 4,
 	"p4d.24xlarge": 4, "p4de.24xlarge": 4, "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16,
 }
+
+// networkLayers are the types EC2 topology describes, with the network
+// nodes DescribeInstanceTopology returns for each: the AWS cloud
+// controller manager (k8s.io/cloud-provider-aws v1.35.1,
+// pkg/providers/v1/instances_v2.go, getAdditionalLabels) labels a node
+// topology.k8s.aws/network-node-layer-1 to -N from them at registration,
+// and no other type gets the labels (the EC2 User Guide, "Prerequisites
+// for Amazon EC2 topology": 3 nodes for g6e, p4d, p4de, p5.48xlarge, p5e
+// and p5en; 4 for p6-b200; none for g4dn, g5, g6 or p5.4xlarge). The
+// controller's own pattern (topology.go, ^(hpc|trn|p)[0-9]+...) only
+// says which types must answer, not which do.
+var networkLayers = map[string]int{
+	"g6e.xlarge": 3, "g6e.2xlarge": 3, "g6e.4xlarge": 3, "g6e.8xlarge": 3,
+	"g6e.12xlarge": 3, "g6e.16xlarge": 3, "g6e.24xlarge": 3, "g6e.48xlarge": 3,
+	"p4d.24xlarge": 3, "p4de.24xlarge": 3, "p5.48xlarge": 3, "p5e.48xlarge": 3, "p5en.48xlarge": 3,
+	"p6-b200.48xlarge": 4,
+}
+
+// LabelNetworkNodeLayer is the prefix of the AWS cloud controller
+// manager's topology labels (well_known_labels.go,
+// LabelNetworkNodePrefix): layer 1 is the top of the network, the widest.
+const LabelNetworkNodeLayer = "topology.k8s.aws/network-node-layer-"
 
 // VMMemoryOverheadPercent is Karpenter's AWS provider's default
 // (VM_MEMORY_OVERHEAD_PERCENT, karpenter-provider-aws v1.15.1): a node

@@ -57,6 +57,7 @@ func (Cloud) Validate(f *spec.Fleet, cat catalog.Catalog, errorf func(path []str
 			v.tagKey(p("pools", name, "labels", k), eksctl.CALabelTagPrefix+k)
 		}
 		v.efa(name, pool)
+		v.topology(name, pool)
 		v.zoneGroups(name, pool)
 		v.karpenterPool(name, pool)
 		v.gpuSharing(name, pool)
@@ -107,6 +108,22 @@ func (v validator) usesKarpenter() bool {
 func (v validator) tagKey(path []string, key string) {
 	if len(key) > maxTagKey {
 		v.errorf(path, "key is too long for its scale-from-zero tag %q: AWS allows %d characters, got %d", key, maxTagKey, len(key))
+	}
+}
+
+// topology checks a pool with Kueue TAS: the AWS cloud controller manager
+// labels only the types EC2 topology describes, and Kueue's TAS leaves a
+// node without every level's label out of the flavor
+// (pkg/util/tas/node.go, NodeMatchesFlavor), so a pool of other types
+// would admit no topology-aware workload.
+func (v validator) topology(name string, pool spec.Pool) {
+	if !pool.Topology {
+		return
+	}
+	for i, it := range pool.InstanceTypes {
+		if in, ok := v.cat[it]; ok && in.NetworkLayers == 0 {
+			v.errorf(p("pools", name, "instanceTypes", strconv.Itoa(i)), "instance type %q gets no topology.k8s.aws/network-node-layer labels, so Kueue's topology-aware scheduling sees none of its nodes: topology needs a type EC2 topology describes (g6e, p4d, p4de, p5.48xlarge, p5e, p5en, p6-b200), or networkLayers on a type of instanceTypes", it)
+		}
 	}
 }
 

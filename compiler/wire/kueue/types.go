@@ -36,7 +36,34 @@ type ResourceFlavor struct {
 type ResourceFlavorSpec struct {
 	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
 	NodeTaints []corev1.Taint    `json:"nodeTaints,omitempty"`
+	// TopologyName makes the flavor a TAS flavor: Kueue admits only
+	// topology-aware workloads to it, placed on its nodes by the levels
+	// of that Topology.
+	TopologyName *string `json:"topologyName,omitempty"`
 }
+
+// Topology is Kueue's hierarchy of node labels, the widest level first.
+type Topology struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              TopologySpec `json:"spec"`
+}
+
+type TopologySpec struct {
+	Levels []TopologyLevel `json:"levels"`
+}
+
+type TopologyLevel struct {
+	NodeLabel string `json:"nodeLabel"`
+}
+
+// The pod template annotations by which a PodSet asks Kueue's TAS for a
+// placement (apis/kueue/v1beta2/topology_types.go).
+const (
+	AnnotationRequiredTopology      = "kueue.x-k8s.io/podset-required-topology"
+	AnnotationPreferredTopology     = "kueue.x-k8s.io/podset-preferred-topology"
+	AnnotationUnconstrainedTopology = "kueue.x-k8s.io/podset-unconstrained-topology"
+)
 
 type ClusterQueue struct {
 	metav1.TypeMeta   `json:",inline"`

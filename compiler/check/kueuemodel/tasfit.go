@@ -1,0 +1,130 @@
+package kueuemodel
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+)
+
+// Fit is how Kueue's topology-aware scheduling places a workload's pods on
+// a TAS flavor's nodes: only nodes that exist, grouped into domains by
+// the Topology's level labels (pkg/cache/scheduler/tas_flavor_snapshot.go,
+// findLevelWithFitDomains). Offline the tree says how many nodes stand,
+// not which network node EC2 puts each under, so a network level gives
+// bounds: Worst, the pods it places when every node is a domain of its
+// own, and Best, when all share one. On live nodes their labels give the
+// domains, and the two are equal.
+type Fit struct {
+	// Count is the workload's pods; Standing the nodes TAS sees.
+	Count, Standing int64
+	Worst, Best     int64
+	// Exact is true when domains are known: live nodes, or a request
+	// whose domains the tree fixes (the host, or any level unrequired).
+	Exact bool
+}
+
+// Sure reports whether the pods fit however the nodes are placed.
+func (f Fit) Sure() bool { return f.Worst >= f.Count }
+
+// May reports whether they fit for some placement of the nodes.
+func (f Fit) May() bool { return f.Best >= f.Count }
+
+// Reason is Kueue's message when the pods do not fit, for placed of them
+// (tas_flavor_snapshot.go, notFitMessage).
+func Reason(topology string, placed, count int64) string {
+	if placed <= 0 {
+		return fmt.Sprintf("topology %q doesn't allow to fit any of %d pod(s)", topology, count)
+	}
+	return fmt.Sprintf("topology %q allows to fit only %d out of %d pod(s)", topology, placed, count)
+}
+
+// TASFit is how Kueue's TAS fits count pods of the class whose cell on the
+// pool is cell, asking t, on the pool's standing nodes, whose Topology
+// has levels (the widest first). A required level takes one domain of it;
+// a preferred or unconstrained request, as many domains as it needs
+// (findLevelWithFitDomains climbs to the top level, then spans it).
+func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest, count int64) Fit {
+	f := Fit{Count: count}
+	if cell == nil || !cell.Fits {
+		return f
+	}
+	if p.Live {
+		return liveFit(p, cell, levels, t, count)
+	}
+	least, most := int64(-1), int64(0)
+	for _, z := range cell.Zones {
+		if z.Nodes == 0 {
+			continue
+		}
+		if least < 0 || z.PodsPerNode < least {
+			least = z.PodsPerNode
+		}
+		most = max(most, z.PodsPerNode)
+	}
+	f.Standing = int64(p.Standing)
+	if least < 0 || f.Standing == 0 {
+		f.Exact = true
+		return f
+	}
+	switch {
+	case !t.Required:
+		f.Worst, f.Best, f.Exact = f.Standing*least, f.Standing*most, least == most
+	case t.Level == keys.LabelHostname:
+		f.Worst, f.Best, f.Exact = least, most, least == most
+	default:
+		f.Worst, f.Best = least, f.Standing*most
+	}
+	return f
+}
+
+// liveFit is TASFit on live nodes: those with every level's label (Kueue
+// leaves the others out of the flavor, pkg/util/tas/node.go
+// NodeMatchesFlavor), in the domains their labels make.
+func liveFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest, count int64) Fit {
+	f := Fit{Count: count, Exact: true}
+	depth := len(levels)
+	if t.Required {
+		for i, l := range levels {
+			if l == t.Level {
+				depth = i + 1
+			}
+		}
+	}
+	domains := map[string]int64{}
+	var total int64
+	for i := range p.Nodes {
+		n := p.Nodes[i].Node
+		key := make([]string, 0, depth)
+		for k, l := range levels {
+			v, ok := n.Labels[l]
+			if !ok {
+				key = nil
+				break
+			}
+			if k < depth {
+				key = append(key, v)
+			}
+		}
+		if key == nil {
+			continue
+		}
+		f.Standing++
+		var per int64
+		if i < len(cell.Zones) {
+			per = cell.Zones[i].PodsPerNode
+		}
+		domains[strings.Join(key, "\x00")] += per
+		total += per
+	}
+	if !t.Required {
+		f.Worst, f.Best = total, total
+		return f
+	}
+	for _, v := range domains {
+		f.Worst = max(f.Worst, v)
+	}
+	f.Best = f.Worst
+	return f
+}

@@ -1,0 +1,82 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+)
+
+const IDKueueTopology ID = "KueueTopology"
+
+// KueueTopology follows each queued workload Kueue places by topology
+// (its template asks, or its ClusterQueue has only TAS flavors) into the
+// flavor the quota assigner gives it: there Kueue's topology-aware
+// scheduling (flavorassigner.Assign, then FindTopologyAssignmentsForWorkload)
+// places the pods on the flavor's nodes that exist, in one domain of a
+// required level, and admits nothing until they fit. It keeps the Job
+// suspended meanwhile, so no pod is pending for an autoscaler to add a
+// node: a pool that stands at zero (Karpenter's, or min 0) never takes
+// one. It does not try the next flavor. KueueTopology is the error where
+// no placement of the standing nodes fits (kueuemodel.TASFit: on
+// synthesised nodes a network level is a bound), KueueTopologyBound the
+// warning where only some do; live nodes (check --nodes) are exact.
+func KueueTopology(a *Admission) []Finding {
+	return topologyFindings(a, false)
+}
+
+// topologyFindings are KueueTopology's (bound false) or
+// KueueTopologyBound's findings: where no placement of the standing nodes
+// fits the workload, or where only some do.
+func topologyFindings(a *Admission, bound bool) []Finding {
+	var out []Finding
+	for i := range a.Classes {
+		qc := &a.Classes[i]
+		if !qc.Assignment.Admitted() || !qc.Assignment.TAS {
+			continue
+		}
+		flavor := qc.Assignment.Flavor()
+		p := a.pool(flavor)
+		spec := a.Model.Flavors[flavor]
+		if p == nil || spec.TopologyName == nil {
+			continue
+		}
+		c := qc.Class
+		t := kueuemodel.TopologyOf(c.Pod)
+		fit := kueuemodel.TASFit(p, a.Report.Cell(c.Name, flavor), a.Model.Topologies[*spec.TopologyName], t, int64(qc.Pods))
+		if fit.Sure() || fit.May() != bound {
+			continue
+		}
+		head := fmt.Sprintf("tenant %s: Kueue admits class %s's %s to flavor %s on quota, then places it by topology (%s) on the %d node(s) that exist",
+			a.Queue.Tenant, c.Name, workloadOf(c, qc.Pods), flavor, asked(t), fit.Standing)
+		f := Finding{Severity: Error, Check: IDKueueTopology, Tenant: a.Queue.Tenant, Class: c.Name, Pool: flavor,
+			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, kueuemodel.Reason(*spec.TopologyName, fit.Best, fit.Count), standing(p.Live, fit))}
+		if bound {
+			f.Severity, f.Check = Warning, IDKueueTopologyBound
+			f.Message = fmt.Sprintf("%s: its %d pods fit in one %s domain only if EC2 puts enough of those nodes under one network node; each in a domain of its own, %s (check --nodes judges the live labels)",
+				head, fit.Count, t.Level, kueuemodel.Reason(*spec.TopologyName, fit.Worst, fit.Count))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// asked names a TopologyRequest in a finding.
+func asked(t kueuemodel.TopologyRequest) string {
+	switch {
+	case !t.Explicit:
+		return "implied: its ClusterQueue has only TAS flavors"
+	case t.Required:
+		return "required " + t.Level
+	case t.Level != "":
+		return "preferred " + t.Level
+	}
+	return "unconstrained"
+}
+
+// standing says why so few nodes stand.
+func standing(live bool, fit kueuemodel.Fit) string {
+	if live || fit.Standing > 0 {
+		return ""
+	}
+	return "; the pool stands at zero nodes, and Kueue keeps the Job suspended, so no pod is ever pending for an autoscaler to add one: give the pool a min size (cluster-autoscaler scales idle nodes down to it)"
+}

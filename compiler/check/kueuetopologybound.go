@@ -1,0 +1,11 @@
+package check
+
+const IDKueueTopologyBound ID = "KueueTopologyBound"
+
+// KueueTopologyBound warns where a workload Kueue places by topology fits
+// its flavor's standing nodes only if enough of them share a network node:
+// offline the tree says how many nodes stand, not where EC2 puts them
+// (KueueTopology, kueuemodel.TASFit).
+func KueueTopologyBound(a *Admission) []Finding {
+	return topologyFindings(a, true)
+}
