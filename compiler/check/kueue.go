@@ -125,6 +125,7 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 			}
 			u := a.Classes[k].unit(a.Queue.Tenant)
 			u.Preempts = a.preempts(k)
+			u.Topology = a.unitTopology(&a.Classes[k])
 			units[i] = append(units[i], u)
 		}
 	})

@@ -31,33 +31,49 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 	var out []Finding
 	for i := range a.Classes {
 		qc := &a.Classes[i]
-		if !qc.Assignment.Admitted() || !qc.Assignment.TAS {
+		fit, topology, ok := a.tasFit(qc)
+		if !ok || fit.Sure() || fit.May() != bound {
 			continue
 		}
-		flavor := qc.Assignment.Flavor()
-		p := a.pool(flavor)
-		spec := a.Model.Flavors[flavor]
-		if p == nil || spec.TopologyName == nil {
-			continue
-		}
-		c := qc.Class
+		c, flavor := qc.Class, qc.Assignment.Flavor()
 		t := kueuemodel.TopologyOf(c.Pod)
-		fit := kueuemodel.TASFit(p, a.Report.Cell(c.Name, flavor), a.Model.Topologies[*spec.TopologyName], t, int64(qc.Pods))
-		if fit.Sure() || fit.May() != bound {
-			continue
-		}
 		head := fmt.Sprintf("tenant %s: Kueue admits class %s's %s to flavor %s on quota, then places it by topology (%s) on the %d node(s) that exist",
 			a.Queue.Tenant, c.Name, workloadOf(c, qc.Pods), flavor, asked(t), fit.Standing)
 		f := Finding{Severity: Error, Check: IDKueueTopology, Tenant: a.Queue.Tenant, Class: c.Name, Pool: flavor,
-			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, kueuemodel.Reason(*spec.TopologyName, fit.Best, fit.Count), standing(p.Live, fit))}
+			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, kueuemodel.Reason(topology, fit.Best, fit.Count), standing(a.pool(flavor).Live, fit))}
 		if bound {
 			f.Severity, f.Check = Warning, IDKueueTopologyBound
 			f.Message = fmt.Sprintf("%s: its %d pods fit in one %s domain only if EC2 puts enough of those nodes under one network node; each in a domain of its own, %s (check --nodes judges the live labels)",
-				head, fit.Count, t.Level, kueuemodel.Reason(*spec.TopologyName, fit.Worst, fit.Count))
+				head, fit.Count, t.Level, kueuemodel.Reason(topology, fit.Worst, fit.Count))
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// tasFit is how Kueue's TAS fits the queued class's unit on the flavor
+// its quota goes to, and that flavor's Topology; false where Kueue does
+// not place it by topology.
+func (a *Admission) tasFit(qc *Queued) (kueuemodel.Fit, string, bool) {
+	if !qc.Assignment.Admitted() || !qc.Assignment.TAS {
+		return kueuemodel.Fit{}, "", false
+	}
+	flavor := qc.Assignment.Flavor()
+	p, spec := a.pool(flavor), a.Model.Flavors[flavor]
+	if p == nil || spec.TopologyName == nil {
+		return kueuemodel.Fit{}, "", false
+	}
+	t := kueuemodel.TopologyOf(qc.Class.Pod)
+	return kueuemodel.TASFit(p, a.Report.Cell(qc.Class.Name, flavor), a.Model.Topologies[*spec.TopologyName], t, int64(qc.Pods)), *spec.TopologyName, true
+}
+
+// unitTopology is the report's account of the unit's TAS placement.
+func (a *Admission) unitTopology(qc *Queued) *UnitTopology {
+	fit, _, ok := a.tasFit(qc)
+	if !ok {
+		return nil
+	}
+	return &UnitTopology{Request: asked(kueuemodel.TopologyOf(qc.Class.Pod)), Standing: fit.Standing, Worst: fit.Worst, Best: fit.Best}
 }
 
 // asked names a TopologyRequest in a finding.

@@ -38,6 +38,19 @@ type Unit struct {
 	// preempt within the ClusterQueue to admit this one; those not listed
 	// are protected from it.
 	Preempts []string `json:"preempts,omitempty"`
+	// Topology is how Kueue's topology-aware scheduling places the unit
+	// on its flavor's standing nodes, for a unit it places by topology.
+	Topology *UnitTopology `json:"topology,omitempty"`
+}
+
+// UnitTopology is kueuemodel.TASFit of a unit: what it asks, the nodes
+// that stand, and the pods one placement of them fits at worst and at
+// best (equal where the domains are known).
+type UnitTopology struct {
+	Request  string `json:"request"`
+	Standing int64  `json:"standing"`
+	Worst    int64  `json:"worst"`
+	Best     int64  `json:"best"`
 }
 
 // Pinned is what kube-scheduler places of a queued class's pods that Kueue

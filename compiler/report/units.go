@@ -36,6 +36,13 @@ func unitsMarkdown(b *bytes.Buffer, units []check.Unit) {
 		if u.Tenant != "" {
 			admits, tenant = strconv.Itoa(int(u.Admission))+" as one workload", u.Tenant
 		}
+		if t := u.Topology; t != nil {
+			fits := strconv.FormatInt(t.Worst, 10)
+			if t.Best != t.Worst {
+				fits += " to " + strconv.FormatInt(t.Best, 10)
+			}
+			admits += fmt.Sprintf(", by topology (%s): its %d standing nodes fit %s", t.Request, t.Standing, fits)
+		}
 		pinned := ""
 		for k, p := range u.Pinned {
 			if k > 0 {
