@@ -1,6 +1,8 @@
 package derive
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -27,6 +29,14 @@ func split(q *Queue, total *spec.Quota, l *landing, need map[string]corev1.Resou
 	for _, r := range q.Covered {
 		if catalog.IsMIGResource(r) {
 			continue // with nvidia.com/gpu
+		}
+		if !slices.Contains(CoveredResources, r) {
+			// EFA interfaces, which the spec has no quota for, follow
+			// the GPUs (CoveredResources come first in Covered).
+			for _, f := range q.Flavors {
+				q.Nominal[f][r] = *resource.NewQuantity(l.followGPUs(f, r, q.Nominal[f], want), resource.DecimalSI)
+			}
+			continue
 		}
 		unit := unitOf(r)
 		var sum int64
@@ -229,4 +239,21 @@ func (l *landing) migGPUsFor(pool string, covered []corev1.ResourceName, rl core
 		g = max(g, (q.Value()*all+slices-1)/slices)
 	}
 	return g
+}
+
+// followGPUs is a flavor's share of r, a resource that comes with the
+// pool's GPUs (EFA interfaces: a p5 has 32 for its 8 GPUs, a p4d 4): as
+// much of the pool's r as the flavor's GPU quota is of its GPUs, rounded
+// up, or all of it where the tenant's GPU quota is not limited or the pool
+// has no GPUs. Counted against the GPU quota instead, a p5 tenant's quota
+// of 64 GPUs held the interfaces of 2 nodes, not 8.
+func (l *landing) followGPUs(f string, r corev1.ResourceName, nominal corev1.ResourceList, want corev1.ResourceList) int64 {
+	all, gpus := l.unitsOf(f, r), l.unitsOf(f, keys.ResourceGPU)
+	if _, limited := want[QuotaGPU]; !limited || gpus <= 0 {
+		return all
+	}
+	// Spec bounds keep the product in range: at most 10,000 nodes of 64
+	// GPUs and 32 interfaces each, and a quota of that many GPUs.
+	g := nominal[keys.ResourceGPU]
+	return min(all, (g.Value()*all+gpus-1)/gpus)
 }

@@ -23,6 +23,10 @@ type Fit struct {
 	// Exact is true when domains are known: live nodes, or a request
 	// whose domains the tree fixes (the host, or any level unrequired).
 	Exact bool
+	// Level is the Topology level Kueue looks for domains at first: the
+	// one requested, or the lowest (the host) when the request names none
+	// (unconstrained, or implied by a ClusterQueue of TAS flavors only).
+	Level string
 }
 
 // Sure reports whether the pods fit however the nodes are placed.
@@ -40,18 +44,32 @@ func Reason(topology string, placed, count int64) string {
 	return fmt.Sprintf("topology %q allows to fit only %d out of %d pod(s)", topology, placed, count)
 }
 
+// NotFit is Kueue's reason for not placing the pods when placed of them
+// fit, as FindTopologyAssignmentsForWorkload gives it: with no node to
+// place on, there is no domain at the level it looks at first
+// (findLevelWithFitDomains); otherwise Reason.
+func (f Fit) NotFit(topology string, placed int64) string {
+	if f.Standing == 0 && f.Level != "" {
+		return fmt.Sprintf("no topology domains at level: %s", f.Level)
+	}
+	return Reason(topology, placed, f.Count)
+}
+
 // TASFit is how Kueue's TAS fits count pods of the class whose cell on the
 // pool is cell, asking t, on the pool's standing nodes, whose Topology
 // has levels (the widest first). A required level takes one domain of it;
 // a preferred or unconstrained request, as many domains as it needs
 // (findLevelWithFitDomains climbs to the top level, then spans it).
 func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest, count int64) Fit {
-	f := Fit{Count: count}
+	f := Fit{Count: count, Level: t.Level}
+	if f.Level == "" && len(levels) > 0 {
+		f.Level = levels[len(levels)-1]
+	}
 	if cell == nil || !cell.Fits {
 		return f
 	}
 	if p.Live {
-		return liveFit(p, cell, levels, t, count)
+		return liveFit(p, cell, levels, t, count, f.Level)
 	}
 	least, most := int64(-1), int64(0)
 	for _, z := range cell.Zones {
@@ -82,8 +100,8 @@ func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest,
 // liveFit is TASFit on live nodes: those with every level's label (Kueue
 // leaves the others out of the flavor, pkg/util/tas/node.go
 // NodeMatchesFlavor), in the domains their labels make.
-func liveFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest, count int64) Fit {
-	f := Fit{Count: count, Exact: true}
+func liveFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest, count int64, level string) Fit {
+	f := Fit{Count: count, Exact: true, Level: level}
 	depth := len(levels)
 	if t.Required {
 		for i, l := range levels {
