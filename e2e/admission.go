@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +17,6 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/keys"
-	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 var workloads = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}
@@ -28,6 +28,11 @@ type kueueDecision struct {
 	message  string
 	// workload is the Workload's name.
 	workload string
+	// topology is the admission's topology assignment, where Kueue's
+	// topology-aware scheduling placed it (one PodSet: a Job's, a pod
+	// group's), or why it could not be read.
+	topology    *tasAssignment
+	topologyErr error
 }
 
 func (d kueueDecision) String() string {
@@ -48,11 +53,7 @@ func (d kueueDecision) String() string {
 // the checker's unit fills), then the admitted pods to the unit's Pinned
 // (queuedPods).
 func (fr *fleetRun) admission() {
-	m, err := kueuemodel.New(tree.Bytes(fr.res.Tree))
-	if err != nil {
-		fr.t.Fatal(err)
-	}
-	fr.model = m
+	m := fr.kueueModel()
 	dyn, err := dynamic.NewForConfig(fr.cp.Config)
 	if err != nil {
 		fr.t.Fatal(err)
@@ -75,8 +76,16 @@ func (fr *fleetRun) admission() {
 				fr.fail("tenant %s, class %s: the report lists no unit for a queued class", q.Tenant, class)
 				continue
 			}
-			// The admitted pods need the nodes of their flavor's pool.
-			fr.ensureNodes(fr.fullSize(class))
+			// The admitted pods need the nodes of their flavor's pool; a
+			// workload placed by topology, the nodes that stand.
+			fr.ensureNodes(fr.kueueSize(class))
+			te, bad := fr.expectTAS(q.Tenant, c, a, kueuemodel.UnitPods(c), u)
+			for _, b := range bad {
+				fr.fail("tenant %s, class %s: %s", q.Tenant, class, b)
+			}
+			if te != nil && !te.admits() {
+				want = kueueDecision{message: te.reason()}
+			}
 			s, err := fr.submit(dyn, ns, class, u)
 			if err != nil {
 				fr.fail("tenant %s, class %s: %v", q.Tenant, class, err)
@@ -88,21 +97,86 @@ func (fr *fleetRun) admission() {
 			fr.count(s)
 			got := s.first(want.flavor())
 			fr.t.Logf("tenant %s, class %s (%s %s in %s): Kueue %s", q.Tenant, class, s.kind, s.name, ns, s)
+			if te != nil && !te.admits() {
+				fr.tasRefused(dyn, q.Tenant, class, s, te)
+				fr.clearSubmission(dyn, s)
+				continue
+			}
 			if got.admitted != want.admitted || got.message != want.message || !maps.Equal(got.flavors, want.flavors) {
 				fr.fail("tenant %s, class %s: the running Kueue and the checker disagree:\n  checker: %s\n  Kueue:   %s", q.Tenant, class, want, got)
+			} else if !want.admitted && (a.TAS || strings.Contains(want.message, "TopologyAwareScheduling")) {
+				// Refused before TAS places anything: a TAS request on a
+				// flavor without a Topology, or a plain one on a TAS flavor.
+				fr.st.TASUnmatched++
 			}
 			if bad := fills(s, u); bad != "" {
 				fr.fail("tenant %s, class %s: the running Kueue and the checker's unit disagree on the %s's replicas: %s", q.Tenant, class, s.kind, bad)
 			}
+			tasOK := fr.tasAdmitted(q.Tenant, class, s, te)
 			if s.anyAdmitted() {
 				fr.queuedPods(q.Tenant, class, s, u)
+				if te != nil {
+					if bad := fr.boundInDomains(s); len(bad) > 0 {
+						tasOK = false
+						fr.fail("tenant %s, class %s: the pods Kueue placed by topology are not where it assigned them:\n  %s", q.Tenant, class, strings.Join(bad, "\n  "))
+					}
+				}
+			}
+			if tasOK && te != nil && s.anyAdmitted() {
+				fr.st.TASAdmitted++
 			}
 			fr.clearSubmission(dyn, s)
 		}
 		if jc := firstJob(fr, q.Classes); jc != "" && hasFinding(fr.res.Report, check.IDKueueResourceQuota, q.Tenant) {
-			fr.ensureNodes(fr.fullSize(jc))
+			fr.ensureNodes(fr.kueueSize(jc))
 			fr.overQuota(dyn, q, jc, 8)
 		}
+	}
+}
+
+// tasAdmitted holds an admission to TAS: where the checker places the
+// workload by topology (te), every admitted Workload carries a topology
+// assignment on the nodes that exist (judgeTAS), which it logs; where it
+// does not, none does. It reports whether all held.
+func (fr *fleetRun) tasAdmitted(tenant, class string, s *submission, te *tasExpect) bool {
+	ok := true
+	for _, key := range slices.Sorted(maps.Keys(s.decisions)) {
+		d := s.decisions[key]
+		switch {
+		case d.topologyErr != nil:
+			ok = false
+			fr.fail("tenant %s, class %s: Workload %s: %v", tenant, class, d.workload, d.topologyErr)
+		case d.topology != nil && te == nil:
+			ok = false
+			fr.fail("tenant %s, class %s: Kueue placed Workload %s by topology (%s), where the checker does not place it by topology", tenant, class, d.workload, d.topology)
+		case d.topology != nil:
+			fr.t.Logf("tenant %s, class %s: Kueue's topology-aware scheduling placed Workload %s on flavor %s's %d standing nodes (the checker: %d to %d of %d pods fit them, %d on these): %s; pods under network nodes %s",
+				tenant, class, d.workload, te.flavor, te.live.Standing, te.offline.Worst, te.offline.Best, te.offline.Count, te.live.Best, d.topology, fr.underNetwork(d.topology, te.pool))
+		}
+	}
+	if te == nil || !s.anyAdmitted() {
+		return ok
+	}
+	if bad := fr.judgeTAS(te, s); len(bad) > 0 {
+		fr.fail("tenant %s, class %s: Kueue admitted it by topology otherwise than on the standing nodes:\n  %s", tenant, class, strings.Join(bad, "\n  "))
+		return false
+	}
+	return ok
+}
+
+// tasRefused holds Kueue to a KueueTopology error: the workload it
+// admits on quota is never admitted, for the reason the checker gives on
+// the nodes that exist.
+func (fr *fleetRun) tasRefused(dyn dynamic.Interface, tenant, class string, s *submission, te *tasExpect) {
+	ok, admitted, seen := fr.tasRefusal(dyn, s, te.reason())
+	switch {
+	case admitted:
+		fr.fail("tenant %s, class %s: the checker says Kueue never admits it (flavor %s's %d standing nodes fit %d of its %d pods), the running Kueue admitted it: %s", tenant, class, te.flavor, te.live.Standing, te.live.Best, te.live.Count, s)
+	case !ok:
+		fr.fail("tenant %s, class %s: Kueue leaves it unadmitted, but never for the checker's reason %q; its messages: %q", tenant, class, te.reason(), seen)
+	default:
+		fr.st.TASRefused++
+		fr.t.Logf("tenant %s, class %s: Kueue leaves it unadmitted, as KueueTopology says (%d standing nodes of flavor %s): %s", tenant, class, te.live.Standing, te.flavor, te.reason())
 	}
 }
 
@@ -255,6 +329,16 @@ func decisionOf(w *unstructured.Unstructured) (kueueDecision, bool) {
 			for _, psa := range psas {
 				fl, _, _ := unstructured.NestedStringMap(psa.(map[string]any), "flavors")
 				maps.Copy(d.flavors, fl)
+				if raw, ok := psa.(map[string]any)["topologyAssignment"]; ok && raw != nil {
+					ta, err := parseTopologyAssignment(raw)
+					switch {
+					case err != nil:
+						d.topologyErr = fmt.Errorf("its topology assignment: %w", err)
+					case d.topology != nil:
+						d.topologyErr = fmt.Errorf("topology assignments of several PodSets, where one is submitted")
+					}
+					d.topology = ta
+				}
 			}
 			return d, true
 		}

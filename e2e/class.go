@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
@@ -31,7 +32,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 		return
 	}
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
-	fr.ensureNodes(fr.fullSize(c.Name))
+	fr.ensureNodes(fr.classNodes(c, tenant))
 	e := expect(fr.res.Report, c.Name, tenant, func(pool string) []string { return fr.cellReasons(c, pool) })
 	e.atOnce = runsAtOnce(fr.res.Report, c, tenant)
 	before, err := quotaUsed(fr.ctx, fr.cp, ns)
@@ -89,6 +90,10 @@ func (fr *fleetRun) class(c *sched.Class) {
 		fr.st.Forbidden += len(o.forbidden)
 	}
 	fr.st.Classes++
+	if held == nil && hasClassFinding(fr.res.Report, check.IDKueueTopology, tenant, c.Name) {
+		t.Errorf("class %s: KueueTopology says Kueue never admits it on the nodes that stand, the running Kueue admitted %s %s (%s)", c.Name, kind, run, o)
+		return
+	}
 	if held != nil {
 		// Kueue holds the Job, as admission showed the checker says.
 		fr.st.Held++

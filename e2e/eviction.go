@@ -33,7 +33,7 @@ func (fr *fleetRun) survivesEviction() {
 		fr.t.Fatal(err)
 	}
 	ns := namespaceOf(fr.res, c.Name)
-	fr.ensureNodes(fr.fullSize(c.Name))
+	fr.ensureNodes(fr.classNodes(c, tenantOf(fr.res, c.Name)))
 	for _, tc := range []struct {
 		suffix string
 		strip  bool

@@ -37,6 +37,10 @@ type infraPool struct {
 	types  []string
 	zones  []string
 	max    int
+	// min is what the group stands at with no pod pending: a managed
+	// node group's minSize (cluster-autoscaler scales idle nodes down to
+	// it); a NodePool's is 0, Karpenter launching only for pending pods.
+	min    int
 	labels map[string]string
 	taints []corev1.Taint
 	spot   bool
@@ -59,6 +63,7 @@ type eksctlFile struct {
 		Labels            map[string]string `json:"labels"`
 		Taints            []corev1.Taint    `json:"taints"`
 		MaxSize           *int              `json:"maxSize"`
+		MinSize           *int              `json:"minSize"`
 		Spot              bool              `json:"spot"`
 		EFAEnabled        bool              `json:"efaEnabled"`
 	} `json:"managedNodeGroups"`
@@ -106,8 +111,8 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 		if ng.InstanceType != "" {
 			types = []string{ng.InstanceType}
 		}
-		if ng.MaxSize == nil || len(types) == 0 || len(ng.AvailabilityZones) == 0 {
-			return "", nil, fmt.Errorf("%s: node group %s has no maxSize, instance types or zones", eks.EksctlPath, ng.Name)
+		if ng.MaxSize == nil || ng.MinSize == nil || len(types) == 0 || len(ng.AvailabilityZones) == 0 {
+			return "", nil, fmt.Errorf("%s: node group %s has no maxSize, minSize, instance types or zones", eks.EksctlPath, ng.Name)
 		}
 		// A pool with zoneGroups has a group per zone, <pool>-<zone>: its
 		// nodes carry the pool's label.
@@ -115,7 +120,7 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 		if l := ng.Labels[keys.LabelPool]; l != "" {
 			pool = l
 		}
-		pools = append(pools, &infraPool{name: pool, prefix: ng.Name, types: types, zones: ng.AvailabilityZones, max: *ng.MaxSize,
+		pools = append(pools, &infraPool{name: pool, prefix: ng.Name, types: types, zones: ng.AvailabilityZones, max: *ng.MaxSize, min: *ng.MinSize,
 			labels: ng.Labels, taints: ng.Taints, spot: ng.Spot, efa: ng.EFAEnabled, hostPlugin: ng.AMIFamily == "Bottlerocket"})
 		seen[pool] = true
 	}
@@ -212,9 +217,15 @@ const karpenterCapacityType = "karpenter.sh/capacity-type"
 
 // nodesInZone balances max over the zones as the auto scaling group does,
 // the remainder to the first zones listed.
-func (p *infraPool) nodesInZone(i int) int {
-	n := p.max / len(p.zones)
-	if i < p.max%len(p.zones) {
+func (p *infraPool) nodesInZone(i int) int { return spread(p.max, len(p.zones), i) }
+
+// standingInZone is min balanced the same way: the group's nodes that
+// stand in zone i, the first of those nodesInZone counts.
+func (p *infraPool) standingInZone(i int) int { return spread(p.min, len(p.zones), i) }
+
+func spread(total, zones, i int) int {
+	n := total / zones
+	if i < total%zones {
 		n++
 	}
 	return n
@@ -263,6 +274,23 @@ func checkerPools(cl *sched.Cluster) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, " ")
+}
+
+// standingDiff says which pools' groups stand at other than the nodes the
+// checker says stand (sched.Pool.Standing, which Kueue's topology-aware
+// scheduling places on), or "".
+func standingDiff(groups []*infraPool, cl *sched.Cluster) string {
+	total := map[string]int{}
+	for _, g := range groups {
+		total[g.name] += g.min
+	}
+	var diffs []string
+	for _, p := range cl.Pools {
+		if total[p.Name] != int(p.Standing) {
+			diffs = append(diffs, fmt.Sprintf("%s: %d nodes stand, the checker says %d", p.Name, total[p.Name], p.Standing))
+		}
+	}
+	return strings.Join(diffs, "; ")
 }
 
 // overMax says which pools' groups together launch other than the spec's

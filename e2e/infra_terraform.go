@@ -26,6 +26,7 @@ type terraformFile struct {
 		InstanceTypes []string          `json:"instance_types"`
 		Labels        map[string]string `json:"labels"`
 		MaxSize       int               `json:"max_size"`
+		MinSize       int               `json:"min_size"`
 		EFA           bool              `json:"enable_efa_support"`
 		Taints        map[string]struct {
 			Key, Value, Effect string
@@ -55,7 +56,7 @@ func readTerraform(t tree.Tree) ([]*infraPool, error) {
 		if l := g.Labels[keys.LabelPool]; l != "" {
 			pool = l
 		}
-		p := &infraPool{name: pool, prefix: name, types: g.InstanceTypes, zones: f.Zones[name], max: g.MaxSize, labels: g.Labels,
+		p := &infraPool{name: pool, prefix: name, types: g.InstanceTypes, zones: f.Zones[name], max: g.MaxSize, min: g.MinSize, labels: g.Labels,
 			spot: g.CapacityType == "SPOT", efa: g.EFA, hostPlugin: strings.HasPrefix(g.AMIType, "BOTTLEROCKET_")}
 		for _, key := range slices.Sorted(maps.Keys(g.Taints)) {
 			tt := g.Taints[key]
@@ -100,7 +101,7 @@ func sameNodes(eksctl, terraform []*infraPool) string {
 			sort.Strings(s)
 			return strings.Join(s, ",")
 		}
-		if fmt.Sprint(e.types, e.zones, e.max, e.spot, e.efa, e.hostPlugin, taints(e)) != fmt.Sprint(tf.types, tf.zones, tf.max, tf.spot, tf.efa, tf.hostPlugin, taints(tf)) || !maps.Equal(e.labels, tf.labels) {
+		if fmt.Sprint(e.types, e.zones, e.max, e.min, e.spot, e.efa, e.hostPlugin, taints(e)) != fmt.Sprint(tf.types, tf.zones, tf.max, tf.min, tf.spot, tf.efa, tf.hostPlugin, taints(tf)) || !maps.Equal(e.labels, tf.labels) {
 			diffs = append(diffs, fmt.Sprintf("%s: eksctl %+v, Terraform %+v", e.prefix, *e, *tf))
 		}
 	}

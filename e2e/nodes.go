@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -39,9 +40,27 @@ type nodeSet struct {
 // nodes are the type the checker credits for the class, if listed. A node
 // offers GPUs only where the real device plugin chart's DaemonSet put its
 // pods (fr.gpuPools, from devicePlugin), or where Bottlerocket's host runs
-// the plugin.
-func (fr *fleetRun) fullSize(class string) nodeSet {
+// the plugin. A node of a type with network layers carries the AWS cloud
+// controller manager's network-node labels (networkLabels), TAS pool or
+// not.
+func (fr *fleetRun) fullSize(class string) nodeSet { return fr.nodesFor(class, false) }
+
+// kueueSize is fullSize but for the pools of Kueue's TAS flavors, which
+// hold only their standing nodes (each group's first nodesInZone, as its
+// min balances over the zones): Kueue's topology-aware scheduling places
+// a workload on the nodes that exist, and keeps its Job suspended until
+// they fit, so no pod is ever pending for an autoscaler to add one. Only
+// workloads placed by topology use those pools' flavors (a TAS flavor
+// takes no other), so every queued class's admission runs on it.
+func (fr *fleetRun) kueueSize(class string) nodeSet { return fr.nodesFor(class, true) }
+
+// nodesFor is fullSize, or kueueSize when standing.
+func (fr *fleetRun) nodesFor(class string, standing bool) nodeSet {
 	s := nodeSet{poolOf: map[string]string{}, typeOf: map[string]string{}}
+	var tas map[string]bool
+	if standing {
+		tas = fr.tasPools()
+	}
 	for _, p := range fr.infra {
 		if len(p.types) == 0 {
 			continue // a NodePool Karpenter launches nothing from (infra.go)
@@ -58,9 +77,14 @@ func (fr *fleetRun) fullSize(class string) nodeSet {
 		gpus := p.hostPlugin || fr.gpuPools[p.name]
 		capacity, alloc := fr.advertised(p, in, in.Capacity(), gpus), fr.advertised(p, in, in.Allocatable(), gpus)
 		for i, zone := range p.zones {
-			for k := 0; k < p.nodesInZone(i); k++ {
+			n := p.nodesInZone(i)
+			if tas[p.name] {
+				n = p.standingInZone(i)
+			}
+			for k := 0; k < n; k++ {
 				name := fmt.Sprintf("%s-%s-%s-%d", p.prefix, typ, zone, k)
 				labels := p.wellKnownLabels(name, typ, zone, fr.region)
+				maps.Copy(labels, networkLabels(in.NetworkLayers, p.prefix, zone, k))
 				for k, v := range p.labels {
 					labels[k] = v
 				}

@@ -46,7 +46,10 @@ func (fr *fleetRun) pickPreemption() *preemptionCase {
 	for _, q := range queues {
 		var js []string
 		for _, c := range q.Classes {
-			if u := unitOf(fr.res.Report, q.Tenant, c); u != nil && u.Kind == keys.KindJob && u.Flavor != "" {
+			// Not one Kueue places by topology: the scenario is about
+			// quota, and TAS would also refuse copies for want of room
+			// on the nodes that exist.
+			if u := unitOf(fr.res.Report, q.Tenant, c); u != nil && u.Kind == keys.KindJob && u.Flavor != "" && u.Topology == nil {
 				js = append(js, c)
 			}
 		}

@@ -26,6 +26,10 @@ import (
 // one-pod-per-pool batches would exceed and the class's own run has tested.
 func (fr *fleetRun) probe(c *sched.Class, ns string) {
 	t := fr.t
+	// A probe pod is no queued workload: the pools are at max size, as an
+	// autoscaler grows them for pending pods, whatever the class's own
+	// run met (classNodes).
+	fr.ensureNodes(fr.fullSize(c.Name))
 	pns := fr.probeNamespace(ns)
 	run := c.Name + "-probe"
 	var pods []*corev1.Pod

@@ -208,41 +208,9 @@ func (fr *fleetRun) await(dyn dynamic.Interface, s *submission, enough func(*sub
 	var last map[string]kueueDecision
 	still := time.Now()
 	err := poll(60*time.Second, 200*time.Millisecond, func() (bool, error) {
-		list, err := dyn.Resource(workloads).Namespace(s.ns).List(fr.ctx, metav1.ListOptions{})
-		if err != nil {
+		cur, complete, err := fr.decisions(dyn, s)
+		if err != nil || !complete {
 			return false, err
-		}
-		byOwner := map[string]*unstructured.Unstructured{}
-		for i := range list.Items {
-			for _, o := range list.Items[i].GetOwnerReferences() {
-				byOwner[string(o.UID)] = &list.Items[i]
-			}
-		}
-		cur := map[string]kueueDecision{}
-		owners := map[string]types.UID{"": s.uid}
-		if s.kind == keys.KindDeployment {
-			pods, err := fr.cp.Client.CoreV1().Pods(s.ns).List(fr.ctx, metav1.ListOptions{LabelSelector: s.sel})
-			if err != nil {
-				return false, err
-			}
-			if len(pods.Items) < s.pods {
-				return false, nil
-			}
-			owners = map[string]types.UID{}
-			for _, p := range pods.Items {
-				owners[p.Name] = p.UID
-			}
-		}
-		for key, uid := range owners {
-			w := byOwner[string(uid)]
-			if w == nil {
-				return false, nil
-			}
-			d, ok := decisionOf(w)
-			if !ok {
-				return false, nil
-			}
-			cur[key] = d
 		}
 		s.decisions = cur
 		if enough == nil || enough(s) {
@@ -257,6 +225,49 @@ func (fr *fleetRun) await(dyn dynamic.Interface, s *submission, enough func(*sub
 		return fmt.Errorf("Kueue made no decision on %s %s/%s: %w (%d decided)\n%s", s.kind, s.ns, s.name, err, len(s.decisions), fr.kueue.p.grep(20, s.name))
 	}
 	return nil
+}
+
+// decisions reads Kueue's decision on each Workload of s, by the key
+// submission.decisions uses; complete is false while a Workload is
+// missing or undecided.
+func (fr *fleetRun) decisions(dyn dynamic.Interface, s *submission) (map[string]kueueDecision, bool, error) {
+	list, err := dyn.Resource(workloads).Namespace(s.ns).List(fr.ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	byOwner := map[string]*unstructured.Unstructured{}
+	for i := range list.Items {
+		for _, o := range list.Items[i].GetOwnerReferences() {
+			byOwner[string(o.UID)] = &list.Items[i]
+		}
+	}
+	cur := map[string]kueueDecision{}
+	owners := map[string]types.UID{"": s.uid}
+	if s.kind == keys.KindDeployment {
+		pods, err := fr.cp.Client.CoreV1().Pods(s.ns).List(fr.ctx, metav1.ListOptions{LabelSelector: s.sel})
+		if err != nil {
+			return nil, false, err
+		}
+		if len(pods.Items) < s.pods {
+			return nil, false, nil
+		}
+		owners = map[string]types.UID{}
+		for _, p := range pods.Items {
+			owners[p.Name] = p.UID
+		}
+	}
+	for key, uid := range owners {
+		w := byOwner[string(uid)]
+		if w == nil {
+			return nil, false, nil
+		}
+		d, ok := decisionOf(w)
+		if !ok {
+			return nil, false, nil
+		}
+		cur[key] = d
+	}
+	return cur, true, nil
 }
 
 // owners are the objects whose FailedCreate events are about s's pods:

@@ -60,6 +60,16 @@ type Stats struct {
 	// Evictions counts spot Jobs that survived one, and whose copy without
 	// the podFailurePolicy failed.
 	Evictions int
+	// TASAdmitted are the queued workloads Kueue placed by topology on the
+	// standing nodes of their TAS flavor's pool, each with a topology
+	// assignment there and its pods bound in its domains; TASRefused
+	// those it never admitted, for the checker's reason, where
+	// KueueTopology said so.
+	TASAdmitted, TASRefused int
+	// TASUnmatched are those Kueue's flavor assigner refused, with the
+	// checker's message (KueueFlavor), for asking topology of a flavor
+	// without one, or nothing of a TAS flavor.
+	TASUnmatched int
 }
 
 // fleetRun is one fleet on the control plane.
@@ -133,11 +143,19 @@ func (fr *fleetRun) cleanup(applied []*unstructured.Unstructured) {
 		fr.fail("cleanup: nodes: %v", err)
 	}
 	var namespaces []*unstructured.Unstructured
-	// Kueue keeps a ResourceFlavor while a ClusterQueue names it: queues go
-	// first.
-	sort.SliceStable(applied, func(i, j int) bool {
-		return applied[i].GetKind() != "ClusterQueue" && applied[j].GetKind() == "ClusterQueue"
-	})
+	// Kueue keeps a ResourceFlavor while a ClusterQueue names it, and a
+	// Topology while a ResourceFlavor does: queues go first, Topologies
+	// last (deleted from the end).
+	rank := func(o *unstructured.Unstructured) int {
+		switch o.GetKind() {
+		case "Topology":
+			return 0
+		case "ClusterQueue":
+			return 2
+		}
+		return 1
+	}
+	sort.SliceStable(applied, func(i, j int) bool { return rank(applied[i]) < rank(applied[j]) })
 	ours := map[string]bool{}
 	for _, o := range applied {
 		if o.GetKind() == "Namespace" {

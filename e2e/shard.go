@@ -55,8 +55,11 @@ func shard(fleets []fleetCase, spec string) ([]fleetCase, error) {
 
 // Weights, in units of about 12 s, a fleet's run in a warm CI with three
 // shards (2026-11-26): research 114 s, platform 65, llm-serving 61, a
-// broken fleet 5 to 26 (most 10 to 16). An example fleet not listed
-// weighs exampleWeight.
+// broken fleet 5 to 26 (most 10 to 16). Measured again with Kueue's TAS
+// (32 broken fleets, the two TAS ones 15 and 17 s): research 130 s,
+// platform 68, llm-serving 64, a broken fleet 5 to 27; research at 10 or
+// 11 would end the shards less evenly (the heaviest 246 or 248 s of
+// fleets against 241). An example fleet not listed weighs exampleWeight.
 var exampleWeights = map[string]int{"research": 9, "platform": 5, "llm-serving": 5}
 
 const exampleWeight = 5

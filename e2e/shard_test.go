@@ -47,13 +47,19 @@ func TestShard(t *testing.T) {
 	}
 }
 
-// With the measured weights, three shards of the fleets CI runs end within
-// one broken fleet of each other: research, the heaviest, goes alone first.
+// With the measured weights, three shards of the fleets CI runs (the
+// examples and every broken_*.txtar) end within one broken fleet of each
+// other: research, the heaviest, goes alone first.
 func TestShardBalance(t *testing.T) {
-	fleets := []fleetCase{{name: "llm-serving"}, {name: "platform"}, {name: "research"}}
-	for i := 0; i < 30; i++ {
-		fleets = append(fleets, fleetCase{name: fmt.Sprintf("broken_%d", i), broken: true})
+	fleets, err := exampleFleets("..")
+	if err != nil {
+		t.Fatal(err)
 	}
+	broken, err := brokenFleets("..", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleets = append(fleets, broken...)
 	var loads []int
 	for i := 0; i < 3; i++ {
 		got, err := shard(fleets, fmt.Sprintf("%d/3", i))

@@ -25,6 +25,9 @@ const syncLabel = "e2e.gpufleet.dev/sync"
 // class's pods are created, which orders its removal before them too.
 func (fr *fleetRun) syncScheduler(schedulerName string) {
 	t, ctx, cl := fr.t, fr.ctx, fr.cp.Client.CoreV1()
+	if len(fr.nodes.nodes) == 0 {
+		return // no node to bind to (a TAS pool standing at zero): no cache to sync
+	}
 	fr.syncs++
 	mark := strconv.Itoa(fr.syncs)
 	node := fr.nodes.nodes[0].Name

@@ -125,7 +125,10 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 			}
 			u := a.Classes[k].unit(a.Queue.Tenant)
 			u.Preempts = a.preempts(k)
-			u.Topology = a.unitTopology(&a.Classes[k])
+			// A unit Kueue's TAS never places runs no pod at all.
+			if u.Topology = a.unitTopology(&a.Classes[k]); u.Topology != nil && u.Topology.Best < int64(u.Admission) {
+				u.AtOnce, u.Waves = 0, 0
+			}
 			units[i] = append(units[i], u)
 		}
 	})

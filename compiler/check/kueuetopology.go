@@ -32,7 +32,9 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 	for i := range a.Classes {
 		qc := &a.Classes[i]
 		fit, topology, ok := a.tasFit(qc)
-		if !ok || fit.Sure() || fit.May() != bound {
+		// Where the class does not land on the flavor's pool at all,
+		// KueueFlavor says so.
+		if !ok || fit.Sure() || fit.May() != bound || !a.Report.Fits(qc.Class.Name, qc.Assignment.Flavor()) {
 			continue
 		}
 		c, flavor := qc.Class, qc.Assignment.Flavor()
@@ -40,11 +42,11 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 		head := fmt.Sprintf("tenant %s: Kueue admits class %s's %s to flavor %s on quota, then places it by topology (%s) on the %d node(s) that exist",
 			a.Queue.Tenant, c.Name, workloadOf(c, qc.Pods), flavor, asked(t), fit.Standing)
 		f := Finding{Severity: Error, Check: IDKueueTopology, Tenant: a.Queue.Tenant, Class: c.Name, Pool: flavor,
-			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, kueuemodel.Reason(topology, fit.Best, fit.Count), standing(a.pool(flavor).Live, fit))}
+			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, fit.NotFit(topology, fit.Best), standing(a.pool(flavor).Live, fit))}
 		if bound {
 			f.Severity, f.Check = Warning, IDKueueTopologyBound
 			f.Message = fmt.Sprintf("%s: its %d pods fit in one %s domain only if EC2 puts enough of those nodes under one network node; each in a domain of its own, %s (check --nodes judges the live labels)",
-				head, fit.Count, t.Level, kueuemodel.Reason(topology, fit.Worst, fit.Count))
+				head, fit.Count, t.Level, fit.NotFit(topology, fit.Worst))
 		}
 		out = append(out, f)
 	}

@@ -73,7 +73,7 @@ func TestKueueTopology(t *testing.T) {
 		{"one host holds the gang", onHost, true, 1, 4, nil, nil, nil},
 		{"no flavor with a topology: KueueFlavor's", required, false, 0, 1, nil, nil, nil},
 		{"a pool that stands at zero", preferred, true, 0, 1, nil,
-			[]string{head + `(preferred ` + layer3 + `) on the 0 node(s) that exist: topology "network-3-layers" doesn't allow to fit any of 4 pod(s), so it is never admitted; the pool stands at zero nodes, and Kueue keeps the Job suspended, so no pod is ever pending for an autoscaler to add one: give the pool a min size (cluster-autoscaler scales idle nodes down to it)`}, nil},
+			[]string{head + `(preferred ` + layer3 + `) on the 0 node(s) that exist: no topology domains at level: ` + layer3 + `, so it is never admitted; the pool stands at zero nodes, and Kueue keeps the Job suspended, so no pod is ever pending for an autoscaler to add one: give the pool a min size (cluster-autoscaler scales idle nodes down to it)`}, nil},
 		{"too few standing nodes", preferred, true, 3, 1, nil,
 			[]string{head + `(preferred ` + layer3 + `) on the 3 node(s) that exist: topology "network-3-layers" allows to fit only 3 out of 4 pod(s), so it is never admitted`}, nil},
 		{"required on one host that holds 2", onHost, true, 4, 2, nil,

@@ -42,7 +42,9 @@ too, what the pods bound to a node request is taken off its allocatable.
 The same filters give the same reasons; a pool with no nodes hosts
 nothing ("no nodes available to schedule pods"). The Kueue checks judge
 the ClusterQueues against the pools at max size, so they run only without
---nodes.`,
+--nodes, but for KueueTopology and KueueTopologyBound: Kueue's
+topology-aware scheduling places on the nodes that exist, and their
+labels give its domains exactly.`,
 		Example: `  gpufleet check fleets/platform
   gpufleet check fleets/research --format json | jq '.findings'
 

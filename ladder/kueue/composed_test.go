@@ -232,6 +232,16 @@ func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc c
 	if err != nil {
 		t.Fatalf("%s: Kueue's cache: %v", fc.name, err)
 	}
+	// Kueue places a workload by topology only on nodes that exist: the
+	// TAS pools' standing nodes (research's a100-efa), all under one
+	// network node.
+	cl, err := res.Cluster()
+	if err != nil {
+		t.Fatalf("%s: %v", fc.name, err)
+	}
+	if err := k.SyncNodes(ctx, k.FleetNodes(cl, Best)); err != nil {
+		t.Fatalf("%s: %v", fc.name, err)
+	}
 	units := map[[2]string]*check.Unit{}
 	for i, u := range res.Report.Units {
 		if u.Tenant != "" {
@@ -478,29 +488,6 @@ func (k *Kueue) pin(ctx context.Context, r *handoff.Record, w *Workload, psa *ku
 	}
 	r.Template = tmpl
 	return nil
-}
-
-// flavorsOf are the ClusterQueue's flavors, in its resource groups' order.
-func (k *Kueue) flavorsOf(cq string) []string {
-	var out []string
-	if c := k.snapshot.ClusterQueue(kueue.ClusterQueueReference(cq)); c != nil {
-		for _, rg := range c.ResourceGroups {
-			for _, f := range rg.Flavors {
-				if !slices.Contains(out, string(f)) {
-					out = append(out, string(f))
-				}
-			}
-		}
-	}
-	return out
-}
-
-// pool is the flavor's gpufleet.dev/pool nodeLabel.
-func (k *Kueue) pool(flavor string) string {
-	if f := k.snapshot.ResourceFlavors[kueue.ResourceFlavorReference(flavor)]; f != nil {
-		return f.Spec.NodeLabels[keys.LabelPool]
-	}
-	return ""
 }
 
 // flavorOf is the flavor Kueue admitted the workload to ("" if it did not

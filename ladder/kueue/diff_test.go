@@ -1,6 +1,7 @@
 package kueuediff
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
@@ -78,83 +81,229 @@ func (d disagreement) String() string {
 // built from the emitted objects, where it admits one workload of every
 // queued class of every tenant, on an empty cluster, and requires the
 // checker's Kueue model to say the same: admitted or not, to which flavor,
-// and in Kueue's words.
+// and in Kueue's words (which covers Kueue's flavor matching for TAS).
+//
+// A workload the checker admits on quota to a TAS flavor, which Kueue then
+// places by topology (FindTopologyAssignmentsForWorkload), is judged on
+// its pool's standing nodes, synced into Kueue's TAS cache under each
+// Labelling: Kueue must fit it under Worst iff kueuemodel.TASFit is Sure,
+// under Best iff it May, and otherwise refuse it in the words of
+// Fit.NotFit. Full-generator fleets with a TAS pool add such workloads:
+// every queued class is also steered to each TAS flavor of its
+// ClusterQueue (as written where Kueue places it by topology, and, for a
+// Job, with every request the Topology allows), and each workload placed
+// by topology is judged again on every count of standing nodes up to its
+// pool's max size.
 func TestDifferential(t *testing.T) {
 	ctx := context.Background()
 	crds, err := crdtest.Load(upstream.Kueue, upstream.KueueCRDs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var compared, admitted int
-	reasons, kinds := map[string]int{}, map[string]int{}
+	st := newDiffStats()
 	var bad []disagreement
-	for _, fc := range fleetCases(t) {
-		res, err := compiler.Compile([]string{fc.path})
-		if err != nil {
-			t.Fatalf("%s: %v", fc.name, err)
-		}
-		theirs, err := Load(ctx, crds, res.Tree)
-		if err != nil {
-			t.Fatalf("%s: Kueue's cache: %v", fc.name, err)
-		}
-		ours, err := kueuemodel.New(res.Typed())
-		if err != nil {
-			t.Fatalf("%s: %v", fc.name, err)
-		}
-		cl, err := res.Cluster()
-		if err != nil {
-			t.Fatalf("%s: %v", fc.name, err)
-		}
-		for _, q := range compiler.KueueIntent(res.Fleet) {
-			ns := q.Namespace
-			for _, class := range q.Classes {
-				raw := res.Tree[tree.ClassExample(class)]
-				// Kueue's own integration makes the workload: a Job's
-				// PodSet, a StatefulSet's pod group, a Deployment's pod.
-				w, err := ClassWorkload(ctx, res.Tree, class, ns)
-				if err != nil {
-					t.Fatalf("%s: %s: %v", fc.name, class, err)
-				}
-				kinds[w.Kind]++
-				k, err := theirs.AssignPodSets(ctx, q.ClusterQueue, ns, w.Name, w.PodSets)
-				if err != nil {
-					t.Fatalf("%s: tenant %s, class %s: %v", fc.name, q.Tenant, class, err)
-				}
-				c := cl.Class(class)
-				a := ours.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), ours.LimitRanges[ns]), kueuemodel.UnitPods(c))
-				o := verdict{a.Admitted(), names(a.Flavors), a.Message}
-				want := verdict{k.Mode == "Fit", names(k.Flavors), k.Message}
-				if !want.Admitted {
-					want.Flavors = map[string]string{}
-				}
-				compared++
-				if want.Admitted {
-					admitted++
-				} else {
-					reasons[kind(want.Message)]++
-				}
-				if o.Admitted != want.Admitted || o.Message != want.Message || !maps.Equal(o.Flavors, want.Flavors) {
-					bad = append(bad, disagreement{fc.name, q.Tenant, class, o, want, raw, kueueObjects(res.Tree)})
-				}
-			}
-		}
+	cases := append(fleetCases(t), tasFleetCases(t, *tasFleets)...)
+	for _, fc := range cases {
+		bad = append(bad, diffFleet(ctx, t, crds, fc, diffOptions{}, st)...)
 	}
-	t.Logf("tenant × queued class workloads compared: %d %v; admitted %d, refused %d %v", compared, summary(kinds), admitted, compared-admitted, summary(reasons))
-	if compared < 1000 {
-		t.Errorf("only %d workloads compared: the generator no longer exercises Kueue", compared)
+	t.Logf("tenant × queued class workloads compared: %d %v; admitted %d, refused %d %v; steered to a TAS flavor and not placed by topology: %d", st.compared, summary(st.kinds), st.admitted, st.compared-st.admitted, summary(st.reasons), st.steered)
+	for _, l := range Labellings {
+		ts := st.tas[l]
+		t.Logf("placed by topology, %s labelling (%d fleets): %d compared (%d with the pool's standing nodes varied), fit %d, refused %d %v", l, st.tasFleets, ts.compared, ts.varied, ts.fit, ts.compared-ts.fit, summary(ts.refused))
+	}
+	if st.compared < 1000 {
+		t.Errorf("only %d workloads compared: the generator no longer exercises Kueue", st.compared)
+	}
+	for _, l := range Labellings {
+		if ts := st.tas[l]; ts.compared < *tasFloor || ts.fit == 0 || ts.fit == ts.compared {
+			t.Errorf("%s labelling: %d workloads placed by topology compared (want %d or more), %d fit: the fleets no longer exercise Kueue's TAS", l, ts.compared, *tasFloor, ts.fit)
+		}
 	}
 	for i, d := range bad {
-		if i == 5 {
-			t.Errorf("... and %d more disagreements", len(bad)-5)
+		if i == *show {
+			t.Errorf("... and %d more disagreements", len(bad)-*show)
 			break
 		}
 		t.Error(d)
 	}
 	if len(bad) > 0 {
-		t.Errorf("%d of %d workloads: the checker and Kueue disagree", len(bad), compared)
+		t.Errorf("%d of %d verdicts: the checker and Kueue disagree", len(bad), st.compared+st.steered+st.tas[Worst].compared+st.tas[Best].compared)
 	}
 }
 
+func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fleetCase, opts diffOptions, st *diffStats) []disagreement {
+	t.Helper()
+	res, err := compiler.Check([]string{fc.path})
+	if err != nil {
+		t.Fatalf("%s: %v", fc.name, err)
+	}
+	theirs, err := Load(ctx, crds, res.Tree)
+	if err != nil {
+		t.Fatalf("%s: Kueue's cache: %v", fc.name, err)
+	}
+	ours, err := kueuemodel.New(res.Typed())
+	if err != nil {
+		t.Fatalf("%s: %v", fc.name, err)
+	}
+	cl, err := res.Cluster()
+	if err != nil {
+		t.Fatalf("%s: %v", fc.name, err)
+	}
+	var bad []disagreement
+	var items []tasItem
+	for _, q := range compiler.KueueIntent(res.Fleet) {
+		ns := q.Namespace
+		for _, class := range q.Classes {
+			raw := res.Tree[tree.ClassExample(class)]
+			// Kueue's own integration makes the workload: a Job's
+			// PodSet, a StatefulSet's pod group, a Deployment's pod.
+			w, err := ClassWorkload(ctx, res.Tree, class, ns)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", fc.name, class, err)
+			}
+			st.kinds[w.Kind]++
+			c := cl.Class(class)
+			request, pods := kueuemodel.Request(c.AsWritten(), ours.LimitRanges[ns]), kueuemodel.UnitPods(c)
+			// judge compares the verdicts on the workload, or keeps it
+			// for the labellings when the checker admits it and Kueue
+			// then places it by topology.
+			judge := func(pod *corev1.Pod, w *Workload, where string, steered bool) {
+				a := ours.Assign(q.ClusterQueue, pod, request, pods)
+				if a.Admitted() && a.TAS {
+					flavor := a.Flavor()
+					topology, levels, ok := theirs.TASFlavor(flavor)
+					p := PoolOf(cl, theirs.pool(flavor))
+					if !ok || p == nil {
+						t.Fatalf("%s: tenant %s, class %s: the checker places it by topology on flavor %s, which Kueue holds no Topology or pool of", fc.name, q.Tenant, where, flavor)
+					}
+					it := tasItem{q.Tenant, where, q.ClusterQueue, ns, w, a, kueuemodel.TopologyOf(pod), topology, levels, p, *p, res.Report.Cell(class, flavor), raw}
+					items = append(items, it)
+					// And on every other count of standing nodes the
+					// pool may have, up to its max size.
+					if !opts.asWrittenOnly {
+						for n := range p.MaxNodes + 1 {
+							if n != p.Standing {
+								it.pool.Standing = n
+								items = append(items, it)
+							}
+						}
+					}
+					return
+				}
+				k, err := theirs.AssignPodSets(ctx, q.ClusterQueue, ns, w.Name, w.PodSets)
+				if err != nil {
+					t.Fatalf("%s: tenant %s, class %s: %v", fc.name, q.Tenant, where, err)
+				}
+				o := verdict{a.Admitted(), names(a.Flavors), a.Message}
+				want := verdict{k.Mode == "Fit", names(k.Flavors), k.Message}
+				if !want.Admitted {
+					want.Flavors = map[string]string{}
+				}
+				if steered {
+					st.steered++
+				} else {
+					st.compared++
+					if want.Admitted {
+						st.admitted++
+					} else {
+						st.reasons[kind(want.Message)]++
+					}
+				}
+				if o.Admitted != want.Admitted || o.Message != want.Message || !maps.Equal(o.Flavors, want.Flavors) {
+					bad = append(bad, disagreement{fc.name, q.Tenant, where, o, want, raw, kueueObjects(res.Tree)})
+				}
+			}
+			judge(c.Pod, w, class, false)
+			// Each TAS flavor of the ClusterQueue is tried alone, the
+			// workload steered there (the pool's label in its
+			// nodeSelector, as TestSplitHoldsAGang does): as written
+			// where Kueue places it by topology, and a Job with each
+			// request its Topology allows (required or preferred at each
+			// level, unconstrained), the annotations Kueue's Job
+			// integration reads.
+			first, asWritten := "", ours.TASRequested(q.ClusterQueue, kueuemodel.TopologyOf(c.Pod))
+			if a := ours.Assign(q.ClusterQueue, c.Pod, request, pods); a.Admitted() {
+				first = a.Flavor()
+			}
+			for _, f := range theirs.flavorsOf(q.ClusterQueue) {
+				_, levels, ok := theirs.TASFlavor(f)
+				if !ok {
+					continue
+				}
+				pool := theirs.pool(f)
+				if asWritten && f != first {
+					pod, sw := variant(ctx, t, c.Pod, w, pool, nil)
+					judge(pod, sw, fmt.Sprintf("%s (steered to flavor %s)", class, f), true)
+				}
+				if w.Job == nil || opts.asWrittenOnly {
+					continue
+				}
+				for _, v := range requestVariants(levels) {
+					pod, sw := variant(ctx, t, c.Pod, w, pool, v)
+					judge(pod, sw, fmt.Sprintf("%s (steered to flavor %s, %s)", class, f, describe(v)), true)
+				}
+			}
+		}
+	}
+	if len(items) > 0 {
+		st.tasFleets++
+	}
+	// The workloads of one pool share its standing nodes: sorted so, each
+	// set is synced into Kueue's TAS cache once per labelling.
+	slices.SortStableFunc(items, func(a, b tasItem) int {
+		return cmp.Or(strings.Compare(a.pool.Name, b.pool.Name), cmp.Compare(a.pool.Standing, b.pool.Standing))
+	})
+	for _, l := range Labellings {
+		synced := ""
+		for _, it := range items {
+			node := ClassNode(&it.pool, it.cell, l)
+			if key := fmt.Sprintf("%s/%s/%d", it.pool.Name, node.Name, it.pool.Standing); key != synced {
+				if err := theirs.SyncNodes(ctx, StandingNodes(&it.pool, node, it.levels, l)); err != nil {
+					t.Fatalf("%s: %v", fc.name, err)
+				}
+				synced = key
+			}
+			k, err := theirs.AssignPodSets(ctx, it.cq, it.ns, it.w.Name, it.w.PodSets)
+			if err != nil {
+				t.Fatalf("%s: tenant %s, class %s: %v", fc.name, it.tenant, it.class, err)
+			}
+			o := it.expect(l, opts)
+			want := verdict{k.Mode == "Fit", names(k.Flavors), k.Message}
+			// Where the class does not land on the pool, Kueue's TAS
+			// excludes every standing node, and says why after the
+			// checker's words (notFitMessage's exclusion stats).
+			excluded := false
+			if suffix := fmt.Sprintf(". Total nodes: %d; excluded: ", it.pool.Standing); !o.Admitted && (it.cell == nil || !it.cell.Fits) && it.pool.Standing > 0 &&
+				strings.HasPrefix(want.Message, o.Message+suffix) {
+				o.Message, excluded = want.Message, true
+			}
+			if !want.Admitted {
+				want.Flavors = map[string]string{}
+			}
+			ts := &st.tas[l]
+			ts.compared++
+			if it.pool.Standing != it.compiled.Standing {
+				ts.varied++
+			}
+			switch {
+			case want.Admitted:
+				ts.fit++
+			case excluded:
+				ts.refused["TAS excludes every node"]++
+			default:
+				ts.refused[kind(want.Message)]++
+			}
+			if o.Admitted != want.Admitted || o.Message != want.Message || !maps.Equal(o.Flavors, want.Flavors) {
+				where := fmt.Sprintf("%s (TAS on %d standing node(s) of pool %s, %s labelling)", it.class, it.pool.Standing, it.pool.Name, l)
+				bad = append(bad, disagreement{fc.name, it.tenant, where, o, want, it.raw, kueueObjects(res.Tree)})
+			}
+		}
+	}
+	return bad
+}
+
+// requestVariants are the topology requests a Topology of levels allows:
+// required and preferred at each level, and unconstrained.
 func names[K ~string](m map[K]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
@@ -175,6 +324,18 @@ func kind(msg string) string {
 		return "node affinity"
 	case strings.Contains(msg, "unavailable in ClusterQueue"):
 		return "resource unavailable"
+	case strings.Contains(msg, "does not support TopologyAwareScheduling"):
+		return "TAS requested, flavor without"
+	case strings.Contains(msg, "supports only TopologyAwareScheduling"):
+		return "TAS flavor, not requested"
+	case strings.Contains(msg, "does not contain the requested level"):
+		return "TAS level missing"
+	case strings.Contains(msg, "doesn't allow to fit any"):
+		return "TAS fits none"
+	case strings.Contains(msg, "allows to fit only"):
+		return "TAS fits some"
+	case strings.HasPrefix(msg, "no topology domains"):
+		return "TAS no domains"
 	}
 	return msg
 }
@@ -196,3 +357,10 @@ func kueueObjects(tr tree.Tree) []byte {
 	}
 	return b
 }
+
+// TestDifferentialCatchesTAS proves the TAS half of the differential can
+// fail: a checker whose TASFit counted a pool's max size as its standing
+// nodes (as if Kueue's TAS placed pods on nodes an autoscaler would add),
+// or took a required level as preferred (the pods spread over the
+// level's domains), disagrees with Kueue, and only on workloads Kueue
+// places by topology.

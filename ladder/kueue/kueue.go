@@ -42,11 +42,16 @@ type Kueue struct {
 	cache     *schdcache.Cache
 	snapshot  *schdcache.Snapshot
 	preemptor *preemption.Preemptor
+	// Topologies are the tree's Topologies' levels, widest first, by name.
+	Topologies map[string][]string
+	// nodes are the names of the nodes in Kueue's TAS cache (SyncNodes).
+	nodes []string
 }
 
 // Load builds Kueue's scheduler cache from the tree's ResourceFlavors,
-// Cohorts and ClusterQueues, each defaulted by its CRD as kube-apiserver
-// stores it, and takes the snapshot Kueue's scheduler takes every cycle.
+// Topologies, Cohorts and ClusterQueues, each defaulted by its CRD as
+// kube-apiserver stores it, and takes the snapshot Kueue's scheduler takes
+// every cycle. Its TAS cache holds no nodes: SyncNodes adds them.
 func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, error) {
 	// The tenants' LimitRanges, which Kueue applies to a Workload's pods
 	// (workload.AdjustResources) before it counts their requests.
@@ -80,6 +85,20 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 	for i := range flavors {
 		cache.AddOrUpdateResourceFlavor(klog.Background(), &flavors[i])
 	}
+	// The Topologies, which make a flavor naming one a TAS flavor (its
+	// TASFlavorCache); a ClusterQueue with a TAS flavor whose Topology is
+	// missing stays out of the snapshot (inactiveCQReasonTASUsageNotSynced).
+	var topologies []kueue.Topology
+	if err := decode(crds, tr[tree.KueueTopologiesPath], &topologies); err != nil {
+		return nil, err
+	}
+	levels := map[string][]string{}
+	for i := range topologies {
+		cache.AddOrUpdateTopology(klog.Background(), &topologies[i])
+		for _, l := range topologies[i].Spec.Levels {
+			levels[topologies[i].Name] = append(levels[topologies[i].Name], l.NodeLabel)
+		}
+	}
 	var cohorts []kueue.Cohort
 	if err := decode(crds, tr[tree.KueueCohortsPath], &cohorts); err != nil {
 		return nil, err
@@ -104,7 +123,37 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 	}
 	p := preemption.New(cl, workload.Ordering{}, &utiltesting.EventRecorder{}, nil, false,
 		clocktesting.NewFakeClock(time.Unix(0, 0)), nil, preemptexpectations.New(), nil)
-	return &Kueue{client: cl, cache: cache, snapshot: snap, preemptor: p}, nil
+	return &Kueue{client: cl, cache: cache, snapshot: snap, preemptor: p, Topologies: levels}, nil
+}
+
+// SyncNodes makes nodes the ones Kueue's TAS cache holds, as its node
+// controller syncs them (TASCache().SyncNode: only Ready, schedulable
+// nodes are kept), deleting those an earlier call synced, and takes the
+// snapshot again: TAS places pods only on the nodes of the snapshot's
+// topology trees. The nodes' labels, taints and allocatable are shared
+// with the cache and must not change afterwards.
+func (k *Kueue) SyncNodes(ctx context.Context, nodes []*corev1.Node) error {
+	tas := k.cache.TASCache()
+	keep := map[string]bool{}
+	for _, n := range nodes {
+		keep[n.Name] = true
+	}
+	for _, name := range k.nodes {
+		if !keep[name] {
+			tas.DeleteNodeByName(name)
+		}
+	}
+	k.nodes = k.nodes[:0]
+	for _, n := range nodes {
+		tas.SyncNode(n)
+		k.nodes = append(k.nodes, n.Name)
+	}
+	snap, err := k.cache.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	k.snapshot = snap
+	return nil
 }
 
 // Assignment is what Kueue's flavor assigner decided for one workload.
@@ -176,6 +225,8 @@ type Workload struct {
 	Pods     int32
 	PodSets  []kueue.PodSet
 	Template corev1.PodTemplateSpec
+	// Job is the Job, for a Job.
+	Job *batchv1.Job
 }
 
 // ClassWorkload reads the class's example workload, in namespace, and
@@ -202,7 +253,7 @@ func ClassWorkload(ctx context.Context, tr tree.Tree, class, namespace string) (
 		if w.PodSets, err = JobPodSets(ctx, &j); err != nil {
 			return nil, err
 		}
-		w.Pods, w.Template, w.Name = w.PodSets[0].Count, j.Spec.Template, "job-"+j.Name
+		w.Pods, w.Template, w.Name, w.Job = w.PodSets[0].Count, j.Spec.Template, "job-"+j.Name, &j
 	case keys.KindStatefulSet:
 		var s appsv1.StatefulSet
 		if err := tree.Decode(docs[0], &s); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
@@ -65,11 +67,15 @@ func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest,
 	if f.Level == "" && len(levels) > 0 {
 		f.Level = levels[len(levels)-1]
 	}
-	if cell == nil || !cell.Fits {
-		return f
-	}
 	if p.Live {
 		return liveFit(p, cell, levels, t, count, f.Level)
+	}
+	// The standing nodes are in the topology whether or not the pods fit
+	// them: Kueue then counts them all as excluded, and says so.
+	f.Standing = int64(p.Standing)
+	if cell == nil || !cell.Fits {
+		f.Exact = true
+		return f
 	}
 	least, most := int64(-1), int64(0)
 	for _, z := range cell.Zones {
@@ -81,7 +87,6 @@ func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest,
 		}
 		most = max(most, z.PodsPerNode)
 	}
-	f.Standing = int64(p.Standing)
 	if least < 0 || f.Standing == 0 {
 		f.Exact = true
 		return f
@@ -97,8 +102,9 @@ func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest,
 	return f
 }
 
-// liveFit is TASFit on live nodes: those with every level's label (Kueue
-// leaves the others out of the flavor, pkg/util/tas/node.go
+// liveFit is TASFit on live nodes: those Kueue's TAS cache keeps (Ready and
+// schedulable: nodesCache.sync drops the others) with every level's label
+// (Kueue leaves the others out of the flavor, pkg/util/tas/node.go
 // NodeMatchesFlavor), in the domains their labels make.
 func liveFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest, count int64, level string) Fit {
 	f := Fit{Count: count, Exact: true, Level: level}
@@ -114,6 +120,9 @@ func liveFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest
 	var total int64
 	for i := range p.Nodes {
 		n := p.Nodes[i].Node
+		if !tasReady(n) {
+			continue
+		}
 		key := make([]string, 0, depth)
 		for k, l := range levels {
 			v, ok := n.Labels[l]
@@ -130,7 +139,7 @@ func liveFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest
 		}
 		f.Standing++
 		var per int64
-		if i < len(cell.Zones) {
+		if cell != nil && cell.Fits && i < len(cell.Zones) {
 			per = cell.Zones[i].PodsPerNode
 		}
 		domains[strings.Join(key, "\x00")] += per
@@ -145,4 +154,21 @@ func liveFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest
 	}
 	f.Best = f.Worst
 	return f
+}
+
+// tasReady reports whether Kueue's TAS cache keeps the node: it is
+// schedulable and Ready (nodesCache.sync, without the
+// SchedulerLibraryIntegration gate). A node that reports no Ready
+// condition at all is taken as Ready here, which Kueue does not: the
+// kubelet posts one as soon as it registers the node.
+func tasReady(n *corev1.Node) bool {
+	if n.Spec.Unschedulable {
+		return false
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return true
 }

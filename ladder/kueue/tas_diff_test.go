@@ -1,0 +1,230 @@
+package kueuediff
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+	wirekueue "github.com/gpufleet/gpufleet/compiler/wire/kueue"
+	"github.com/gpufleet/gpufleet/internal/crdtest"
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/upstream"
+)
+
+// The TAS half of the differential: fleets with TAS pools, the requests
+// and standing counts each TAS workload is judged at, and the deliberate
+// bugs it catches.
+
+var (
+	show      = flag.Int("show", 5, "TestDifferential shows this many disagreements")
+	tasFleets = flag.Int("tas-fleets", 100, "generated full fleets with a TAS pool in the differential test")
+	tasFloor  = flag.Int("tas-floor", 1000, "TestDifferential fails below this many workloads placed by topology under each labelling")
+)
+
+// tasFleetCases are the first n full-generator fleets (fleetgen.S,
+// Options.Full) with a pool that has Kueue TAS.
+func tasFleetCases(t *testing.T, n int) []fleetCase {
+	t.Helper()
+	tmp := t.TempDir()
+	var cases []fleetCase
+	for seed := 1; len(cases) < n; seed++ {
+		spec := fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true})
+		tas := false
+		for _, p := range spec.Pools {
+			tas = tas || p.Topology
+		}
+		if !tas {
+			continue
+		}
+		f := filepath.Join(tmp, fmt.Sprintf("full-%d.json", seed))
+		if err := os.WriteFile(f, fleetgen.JSON(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, fleetCase{fmt.Sprintf("full seed %d", seed), f})
+	}
+	return cases
+}
+
+// diffOptions break the checker's side on purpose, to prove the
+// differential catches it (TestDifferentialCatchesTAS).
+type diffOptions struct {
+	// standingAsMax has TASFit count a pool's max size as its standing
+	// nodes, as if TAS placed on nodes an autoscaler would add.
+	standingAsMax bool
+	// requiredAsPreferred has TASFit take a required level as preferred.
+	requiredAsPreferred bool
+	// asWrittenOnly skips the request variants.
+	asWrittenOnly bool
+}
+
+// tasStats count the workloads placed by topology under one labelling.
+type tasStats struct {
+	// varied are those on a pool whose standing nodes the test set.
+	compared, varied, fit int
+	refused               map[string]int
+}
+
+// diffStats count what TestDifferential compared.
+type diffStats struct {
+	compared, admitted int
+	reasons, kinds     map[string]int
+	// steered are the workloads steered to a TAS flavor that Kueue does
+	// not then place by topology.
+	steered   int
+	tasFleets int
+	tas       [2]tasStats // by Labelling
+}
+
+func newDiffStats() *diffStats {
+	st := &diffStats{reasons: map[string]int{}, kinds: map[string]int{}}
+	for i := range st.tas {
+		st.tas[i].refused = map[string]int{}
+	}
+	return st
+}
+
+// tasItem is a workload the checker admits to a TAS flavor and Kueue then
+// places by topology: judged under each labelling.
+type tasItem struct {
+	tenant, class, cq, ns string
+	w                     *Workload
+	ours                  kueuemodel.Assignment
+	topo                  kueuemodel.TopologyRequest
+	topology              string
+	levels                []string
+	// compiled is the pool as compiled; pool is the same but for its
+	// standing nodes, which the test may set to any count up to its max.
+	compiled *sched.Pool
+	pool     sched.Pool
+	cell     *sched.Cell
+	raw      []byte
+}
+
+// diffFleet compiles the fleet and compares the checker's verdict with
+// Kueue's for every tenant's queued class, returning the disagreements.
+func requestVariants(levels []string) []map[string]string {
+	var out []map[string]string
+	for _, l := range levels {
+		out = append(out, map[string]string{wirekueue.AnnotationRequiredTopology: l}, map[string]string{wirekueue.AnnotationPreferredTopology: l})
+	}
+	return append(out, map[string]string{wirekueue.AnnotationUnconstrainedTopology: "true"})
+}
+
+// describe names a request variant.
+func describe(v map[string]string) string {
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		return strings.TrimPrefix(k, "kueue.x-k8s.io/podset-") + " " + v[k]
+	}
+	return "as written"
+}
+
+// variant is the pod and the workload steered to pool, with the topology
+// request v in place of the template's when v is set: a Job's PodSets made
+// again by Kueue's Job integration.
+func variant(ctx context.Context, t *testing.T, pod *corev1.Pod, w *Workload, pool string, v map[string]string) (*corev1.Pod, *Workload) {
+	t.Helper()
+	pod = pod.DeepCopy()
+	pod.Spec.NodeSelector = steer(pod.Spec.NodeSelector, pool)
+	sw := *w
+	if v == nil {
+		sw.PodSets = slices.Clone(w.PodSets)
+		sw.PodSets[0] = *sw.PodSets[0].DeepCopy()
+		sw.PodSets[0].Template.Spec.NodeSelector = steer(sw.PodSets[0].Template.Spec.NodeSelector, pool)
+		return pod, &sw
+	}
+	j := w.Job.DeepCopy()
+	j.Spec.Template.Spec.NodeSelector = steer(j.Spec.Template.Spec.NodeSelector, pool)
+	for _, m := range []*map[string]string{&pod.Annotations, &j.Spec.Template.Annotations} {
+		for _, k := range []string{wirekueue.AnnotationRequiredTopology, wirekueue.AnnotationPreferredTopology, wirekueue.AnnotationUnconstrainedTopology} {
+			delete(*m, k)
+		}
+		if *m == nil {
+			*m = map[string]string{}
+		}
+		maps.Copy(*m, v)
+	}
+	var err error
+	if sw.PodSets, err = JobPodSets(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	sw.Job = j
+	return pod, &sw
+}
+
+// steer is a nodeSelector with the pool's label added.
+func steer(sel map[string]string, pool string) map[string]string {
+	out := map[string]string{keys.LabelPool: pool}
+	maps.Copy(out, sel)
+	return out
+}
+
+// expect is the checker's verdict on the workload placed by topology
+// under labelling l: admitted where kueuemodel.TASFit says the pods fit
+// (Sure on the worst, May on the best), refused otherwise with its Reason
+// for the pods it places there.
+func (it tasItem) expect(l Labelling, opts diffOptions) verdict {
+	p, topo := it.pool, it.topo
+	if opts.standingAsMax {
+		p.Standing = p.MaxNodes
+	}
+	if opts.requiredAsPreferred {
+		topo.Required = false
+	}
+	count := int64(it.w.PodSets[0].Count)
+	fit := kueuemodel.TASFit(&p, it.cell, it.levels, topo, count)
+	ok, placed := fit.Sure(), fit.Worst
+	if l == Best {
+		ok, placed = fit.May(), fit.Best
+	}
+	if ok {
+		return verdict{true, names(it.ours.Flavors), ""}
+	}
+	return verdict{false, map[string]string{}, "couldn't assign flavors to pod set main: " + fit.NotFit(it.topology, placed)}
+}
+
+func TestDifferentialCatchesTAS(t *testing.T) {
+	ctx := context.Background()
+	crds, err := crdtest.Load(upstream.Kueue, upstream.KueueCRDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts diffOptions
+	}{
+		{"standing nodes taken as the max size", diffOptions{standingAsMax: true}},
+		{"a required level taken as preferred", diffOptions{requiredAsPreferred: true}},
+	} {
+		var caught []disagreement
+		fleets := 0
+		for _, fc := range tasFleetCases(t, *tasFleets) {
+			caught = append(caught, diffFleet(ctx, t, crds, fc, tc.opts, newDiffStats())...)
+			fleets++
+			if len(caught) >= 10 {
+				break
+			}
+		}
+		if len(caught) < 10 {
+			t.Errorf("%s: went unnoticed over %d fleets: %d disagreements", tc.name, fleets, len(caught))
+			continue
+		}
+		for _, d := range caught {
+			if !strings.Contains(d.class, " standing node(s) of pool ") {
+				t.Errorf("%s: caught on a workload Kueue does not place by topology: %s", tc.name, d)
+			}
+		}
+		d := caught[0]
+		t.Logf("%s: caught in %d fleets, e.g. %s: tenant %s, class %s:\n  checker: %s\n  Kueue:   %s", tc.name, fleets, d.fleet, d.tenant, d.class, d.ours, d.theirs)
+	}
+}
