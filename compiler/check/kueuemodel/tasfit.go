@@ -22,9 +22,6 @@ type Fit struct {
 	// Count is the workload's pods; Standing the nodes TAS sees.
 	Count, Standing int64
 	Worst, Best     int64
-	// Exact is true when domains are known: live nodes, or a request
-	// whose domains the tree fixes (the host, or any level unrequired).
-	Exact bool
 	// Level is the Topology level Kueue looks for domains at first: the
 	// one requested, or the lowest (the host) when the request names none
 	// (unconstrained, or implied by a ClusterQueue of TAS flavors only).
@@ -74,7 +71,6 @@ func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest,
 	// them: Kueue then counts them all as excluded, and says so.
 	f.Standing = int64(p.Standing)
 	if cell == nil || !cell.Fits {
-		f.Exact = true
 		return f
 	}
 	least, most := int64(-1), int64(0)
@@ -88,14 +84,13 @@ func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest,
 		most = max(most, z.PodsPerNode)
 	}
 	if least < 0 || f.Standing == 0 {
-		f.Exact = true
 		return f
 	}
 	switch {
 	case !t.Required:
-		f.Worst, f.Best, f.Exact = f.Standing*least, f.Standing*most, least == most
+		f.Worst, f.Best = f.Standing*least, f.Standing*most
 	case t.Level == keys.LabelHostname:
-		f.Worst, f.Best, f.Exact = least, most, least == most
+		f.Worst, f.Best = least, most
 	default:
 		f.Worst, f.Best = least, f.Standing*most
 	}
@@ -107,7 +102,7 @@ func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest,
 // (Kueue leaves the others out of the flavor, pkg/util/tas/node.go
 // NodeMatchesFlavor), in the domains their labels make.
 func liveFit(p *sched.Pool, cell *sched.Cell, levels []string, t TopologyRequest, count int64, level string) Fit {
-	f := Fit{Count: count, Exact: true, Level: level}
+	f := Fit{Count: count, Level: level}
 	depth := len(levels)
 	if t.Required {
 		for i, l := range levels {
