@@ -13,7 +13,7 @@ FLEETS  := $(notdir $(wildcard fleets/*))
 .PHONY: help
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
-	@for r in $(RUNGS); do printf "  %-22s %s\n" "test-$$r" "$$(sed -n '1s/^# //p' ladder/$$r/README.md)"; done
+	@for r in $(filter-out $(NPM_RUNGS),$(RUNGS)); do printf "  %-22s %s\n" "test-$$r" "$$(sed -n '1s/^# //p' ladder/$$r/README.md)"; done
 
 .PHONY: build
 build: ## Build bin/gpufleet
@@ -51,9 +51,16 @@ RUNGS := $(notdir $(patsubst %/go.mod,%,$(wildcard ladder/*/go.mod)))
 .PHONY: ladder
 ladder: $(addprefix test-,$(RUNGS)) test-composed ## Run every rung of the verification ladder
 
+# A rung whose test also needs packages from npm has a script of its own
+# that installs them first, then runs scripts/rung.sh NAME.
+NPM_RUNGS := workflow
+
 .PHONY: $(addprefix test-,$(RUNGS))
-$(addprefix test-,$(RUNGS)): test-%:
+$(addprefix test-,$(filter-out $(NPM_RUNGS),$(RUNGS))): test-%:
 	scripts/rung.sh $*
+
+test-workflow: ## actionlint v1.7.12 and GitHub's own workflow parser judge docs/github-actions/gpufleet.yml (scripts/workflow.sh: npm ci, then the rung)
+	scripts/workflow.sh
 
 # The composed rung has no module of its own: it runs a half in the Kueue
 # rung's module and a half in the kube-scheduler rung's, handing over a file.

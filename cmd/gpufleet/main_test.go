@@ -46,6 +46,8 @@ func TestScript(t *testing.T) {
 			"tree-sum":   treeSum,
 			"gen-nodes":  genNodes,
 			"edit-node":  editNode,
+			"example":    example,
+			"edit":       edit,
 		},
 	})
 }

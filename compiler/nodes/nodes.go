@@ -41,6 +41,9 @@ type Group struct {
 	// down (its desired size is only where it starts); none of
 	// Karpenter's, which it launches only for pending pods.
 	Standing int32
+	// Desired is where a managed group starts (eksctl's desiredCapacity),
+	// for plans; cluster-autoscaler moves it between Standing and MaxNodes.
+	Desired int32
 	// Labels every node of the pool carries, whoever launches it, and
 	// OwnLabels those only this provisioner's nodes carry (Karpenter's
 	// karpenter.sh/ labels).
@@ -118,6 +121,7 @@ func Merge(byProvisioner ...[]Group) ([]Group, error) {
 			out[i].Names = append(out[i].Names, g.Names...)
 			out[i].MaxNodes += g.MaxNodes
 			out[i].Standing += g.Standing
+			out[i].Desired += g.Desired
 			out[i].KarpenterNodes += g.KarpenterNodes
 			out[i].ZoneBlind = out[i].ZoneBlind && g.ZoneBlind
 		}
@@ -144,6 +148,7 @@ func zoneSplit(into *Group, g Group) error {
 	into.Names = append(slices.Clone(into.Names), g.Names...)
 	into.MaxNodes += g.MaxNodes
 	into.Standing += g.Standing
+	into.Desired += g.Desired
 	into.KarpenterNodes += g.KarpenterNodes
 	into.ZoneBlind = into.ZoneBlind || g.ZoneBlind
 	return nil

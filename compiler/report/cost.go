@@ -60,6 +60,40 @@ func costMarkdown(b *bytes.Buffer, c *cost.Cost) {
 	if len(c.Stranded) == 0 {
 		b.WriteString("\nNo pool has GPUs.\n")
 	}
+	poolsMarkdown(b, c)
+}
+
+// poolsMarkdown is what the fleet costs with every pool at max size.
+func poolsMarkdown(b *bytes.Buffer, c *cost.Cost) {
+	if c.Fleet == nil {
+		return
+	}
+	b.WriteString("\n### Pools at max size\n\nEvery node of each pool, all of its cheapest instance type and all of its dearest.\n\n")
+	b.WriteString("| pool | capacity | nodes | cheapest type | total | dearest type | total |\n|---|---|---|---|---|---|---|\n")
+	var unknown []string
+	for _, p := range c.Pools {
+		capacity := "on-demand"
+		if p.Spot {
+			capacity = "spot"
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s |\n", p.Pool, capacity, p.Nodes, poolPrice(p.Low), poolPrice(p.High))
+		if p.Unknown != "" {
+			unknown = append(unknown, p.Pool+": "+p.Unknown)
+		}
+	}
+	if c.Fleet.Low == nil {
+		b.WriteString("\nThe fleet at max size: unknown, since a pool's price is (below).\n")
+	} else {
+		fmt.Fprintf(b, "\nThe fleet at max size: %s to %s per hour.\n", money(c.Fleet.Low, true), money(c.Fleet.High, true))
+	}
+	notes(b, unknown)
+}
+
+func poolPrice(p *cost.PoolPrice) string {
+	if p == nil {
+		return "unknown | unknown"
+	}
+	return fmt.Sprintf("%s (%s) | %s", p.Type, money(p.NodeHourly, false), money(p.Hourly, true))
 }
 
 func tenantPrice(p *cost.TenantPrice) string {

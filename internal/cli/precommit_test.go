@@ -25,6 +25,7 @@ func TestPreCommitHooks(t *testing.T) {
 		Files         string   `json:"files"`
 		PassFilenames *bool    `json:"pass_filenames"`
 		Args          []string `json:"args"`
+		Verbose       bool     `json:"verbose"` // pre-commit prints the output of a hook that passed
 	}
 	if err := yaml.UnmarshalStrict(data, &hooks); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,10 @@ type Cost struct {
 	// hold that no packing of the classes landing there can use; by pool,
 	// then type and resource.
 	Stranded []Stranded `json:"stranded"`
+	// Pools: each pool at max size, in the report's pool order; Fleet,
+	// all of them.
+	Pools []PoolCost `json:"pools"`
+	Fleet *FleetCost `json:"fleet"`
 }
 
 // ClassCost is a class's workload on one pool it lands on.
@@ -153,6 +157,7 @@ func Costs(cl *sched.Cluster, rows []sched.Row, tenants []Tenant, prices catalog
 		c.Stranded = append(c.Stranded, stranded(&cl.Pools[i], byPool[cl.Pools[i].Name])...)
 	}
 	sort.SliceStable(c.Stranded, func(i, j int) bool { return c.Stranded[i].Pool < c.Stranded[j].Pool })
+	c.Pools, c.Fleet = poolCosts(cl, prices)
 	return c
 }
 

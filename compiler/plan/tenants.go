@@ -1,0 +1,93 @@
+package plan
+
+import (
+	"strings"
+)
+
+func tenantChanges(before, after map[string][]Quota) []TenantChange {
+	var out []TenantChange
+	for _, t := range union(before, after) {
+		tc := TenantChange{Tenant: t, Change: Changed}
+		b, bok := before[t]
+		a, aok := after[t]
+		switch {
+		case !bok:
+			tc.Change = Added
+		case !aok:
+			tc.Change = Removed
+		}
+		tc.Quotas = quotaChanges(b, a)
+		if len(tc.Quotas) > 0 || tc.Change != Changed {
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+// quotaChanges lists the quotas that differ, in the after tree's order
+// then the removed ones; namespaces whose quota moved alike are one line.
+func quotaChanges(before, after []Quota) []QuotaChange {
+	type key struct{ scope, res string }
+	old := map[key]Quota{}
+	for _, q := range before {
+		old[key{q.Scope, q.Resource}] = q
+	}
+	var out []QuotaChange
+	seen := map[key]bool{}
+	for _, q := range after {
+		k := key{q.Scope, q.Resource}
+		seen[k] = true
+		b, ok := old[k]
+		if ok && b.Value.Cmp(q.Value) == 0 {
+			continue
+		}
+		qc := QuotaChange{Scope: q.Scope, Resource: q.Resource, After: q.Value.String()}
+		if ok {
+			qc.Before = b.Value.String()
+		}
+		out = append(out, qc)
+	}
+	for _, q := range before {
+		if !seen[key{q.Scope, q.Resource}] {
+			out = append(out, QuotaChange{Scope: q.Scope, Resource: q.Resource, Before: q.Value.String()})
+		}
+	}
+	return mergeNamespaces(out)
+}
+
+// mergeNamespaces joins the changes of namespaces that moved the same
+// resource from the same value to the same value.
+func mergeNamespaces(in []QuotaChange) []QuotaChange {
+	type joined struct {
+		names []string
+		rest  string // the quota's name, after the namespace
+	}
+	var out []QuotaChange
+	var of []*joined
+	at := map[QuotaChange]int{}
+	for _, q := range in {
+		name, ok := strings.CutPrefix(q.Scope, "namespace ")
+		if !ok {
+			out, of = append(out, q), append(of, nil)
+			continue
+		}
+		name, rest, _ := strings.Cut(name, " (")
+		if rest != "" {
+			rest = " (" + rest
+		}
+		k := q
+		k.Scope = rest
+		if i, ok := at[k]; ok {
+			of[i].names = append(of[i].names, name)
+			continue
+		}
+		at[k] = len(out)
+		out, of = append(out, q), append(of, &joined{names: []string{name}, rest: rest})
+	}
+	for i, j := range of {
+		if j != nil && len(j.names) > 1 {
+			out[i].Scope = "namespaces " + strings.Join(j.names, ", ") + j.rest
+		}
+	}
+	return out
+}

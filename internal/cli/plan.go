@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/plan"
+)
+
+// plan's formats: text, json and github as the other commands', and
+// Markdown for a pull-request comment.
+const formatMarkdown = "markdown"
+
+var planFormats = []string{formatText, formatMarkdown, formatJSON, formatGitHub}
+
+func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
+	var dir, format string
+	var exitCode bool
+	cmd := &cobra.Command{
+		Use:   "plan SPEC... -o DIR",
+		Short: "Say what a spec change does to the fleet, against the committed tree",
+		Long: `Plan compiles the fleet in memory and compares it with the tree committed in
+DIR, like 'terraform plan': which pools' node groups grow, shrink, appear
+or go; which classes gain or lose pools, pods at max size, or pods that run
+at once; which tenants' quotas move; what the fleet, each class and each
+tenant's quota cost per hour before and after; which findings are new and
+which are resolved; and how many generated files change in each directory
+('gpufleet diff' shows their lines). The "before" is read from the tree
+itself (its report/placement.json, node-group files, quotas and class
+examples): plan needs no old spec and compiles once. In a pull request,
+point -o at the base branch's tree. It writes nothing.
+
+Formats: text for a terminal; markdown for a pull-request comment, most
+consequential first and under GitHub's comment limit; json (schemaVersion
+1, documented in docs/formats.md); github, which appends the Markdown to
+$GITHUB_STEP_SUMMARY when set and annotates new errors.
+
+Exit codes: 0, even when something changed; 1 when the compiled spec has
+error findings, or with --exit-code when anything changed; 2 for bad usage,
+an invalid spec, or a tree it cannot read (for example one whose report an
+older gpufleet wrote in a schema this one does not read).`,
+		Example: `  # In a pull request: the spec against the base branch's tree.
+  git worktree add /tmp/base origin/main
+  gpufleet plan fleet/ -o /tmp/base/gitops/fleet
+
+  gpufleet plan fleets/platform -o golden/platform --format markdown > plan.md
+  gpufleet plan fleets/platform -o golden/platform --format json --exit-code`,
+		Args: usageArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if dir == "" {
+				return usageError(c, "-o needs a directory")
+			}
+			var errOut output
+			switch format {
+			case formatText, formatMarkdown:
+				errOut = newTextOutput(stdout, stderr)
+			case formatJSON:
+				errOut = newJSONOutput(stdout, stderr)
+			case formatGitHub:
+				errOut = newGitHubOutput(stdout, stderr)
+			default:
+				return usageError(c, "unknown --format %q (want %s)", format, orList(planFormats))
+			}
+			res, err := compile(errOut, args, compiler.Options{})
+			if err != nil {
+				return err
+			}
+			p, err := compiler.Plan(res, dir)
+			if err != nil {
+				return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %w", c.CommandPath(), err)}
+			}
+			hint := fmt.Sprintf("'gpufleet diff %s -o %s' shows their lines.", joinArgs(args), dir)
+			if err := printPlan(stdout, stderr, format, p, hint); err != nil {
+				return err
+			}
+			switch {
+			case res.Report.Errors() > 0:
+				fmt.Fprintf(stderr, "gpufleet plan: the placement checker found %s (see 'gpufleet explain')\n", plural(res.Report.Errors(), "error", "errors"))
+				return &exitError{code: ExitFindings}
+			case exitCode && p.Changed:
+				return &exitError{code: ExitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "output", "o", "out", "the committed output tree to compare with")
+	cmd.Flags().StringVar(&format, "format", formatText, "output format: "+orList(planFormats))
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changed")
+	return cmd
+}
+
+func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint string) error {
+	switch format {
+	case formatMarkdown:
+		_, err := stdout.Write(p.Markdown(hint))
+		return err
+	case formatJSON:
+		b, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(append(b, '\n'))
+		return err
+	case formatGitHub:
+		return githubPlan(stdout, p, hint)
+	}
+	_, err := stdout.Write(p.Text(hint))
+	return err
+}
+
+// githubPlan annotates the new errors, appends the Markdown to the step
+// summary, and prints the text fenced from the runner's command parser:
+// it quotes names and messages from the spec.
+func githubPlan(stdout io.Writer, p *plan.Plan, hint string) error {
+	for _, f := range p.NewErrors() {
+		ghPrint(stdout, ghCommand("error", f.Pos, "gpufleet "+string(f.Check), f.Message))
+	}
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if err := appendFile(path, p.Markdown(hint)); err != nil {
+			return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet plan: $GITHUB_STEP_SUMMARY: %w", err)}
+		}
+	}
+	var b [16]byte
+	rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	ghPrint(stdout, "::stop-commands::"+token)
+	_, err := stdout.Write(p.Text(hint))
+	ghPrint(stdout, "::"+token+"::")
+	return err
+}
+
+func appendFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	return errors.Join(err, f.Close())
+}
+
+// joinArgs is args as a shell reads them back, for a command to copy.
+func joinArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
