@@ -59,6 +59,10 @@ func compare(gpufleet, cue, dir string, size fleetgen.Size, seed uint64, runs in
 	if err != nil {
 		return nil, err
 	}
+	grown, err := writeGrown(dir, size, seed)
+	if err != nil {
+		return nil, err
+	}
 	// Each fresh build and each extraction gets a directory never used
 	// before, and nothing is deleted until the end: on ext4, creating
 	// files right after deleting thousands scans the inodes just freed
@@ -83,6 +87,8 @@ func compare(gpufleet, cue, dir string, size fleetgen.Size, seed uint64, runs in
 		}},
 		{rebuild, func() (sample, error) { return measure(gpufleet, "build", spec, "-o", out()) }},
 		{checked, func() (sample, error) { return measure(gpufleet, "check", spec) }},
+		// Against the tree the last build left, which the spec built.
+		{planned, func() (sample, error) { return measure(gpufleet, "plan", grown, "-o", out()) }},
 	}
 	if disk {
 		steps = append(steps, struct {
@@ -126,6 +132,11 @@ func compare(gpufleet, cue, dir string, size fleetgen.Size, seed uint64, runs in
 		}
 		rows = append(rows, r)
 	}
+	md, err := markdownSize(gpufleet, grown, out())
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(planLine(size, medianOf(got[planned]), medianOf(got[checked]), md))
 	return rows, nil
 }
 
