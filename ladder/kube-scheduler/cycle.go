@@ -40,7 +40,9 @@ type Placement struct {
 // snapshot, PreFilter, Filter on every node, PostFilter when none fits,
 // PreScore, Score (NormalizeScore and weights included), the top score,
 // Reserve, and the pod assumed in the cache, so the next cycle's snapshot
-// holds it. What it leaves out, and why:
+// holds it. The profile's framework is built once and reused by every
+// call (cyclefw.go); the cache, snapshot and CycleState are each call's
+// own. What it leaves out, and why:
 //
 //   - Every node is filtered, as percentageOfNodesToScore 100 (gpufleet's
 //     binpack profile) does. The default samples nodes past 100, starting
@@ -55,16 +57,45 @@ type Placement struct {
 //     AssumePod and AddPod stand for the bind and the informer seeing it.
 //   - Nominated pods: none exist, since no pod is ever preempted.
 func Schedule(profile *config.KubeSchedulerProfile, pods []*v1.Pod, nodes []*v1.Node, less func(a, b string) bool) (*Placement, error) {
-	if len(pods) == 0 || len(nodes) == 0 {
-		return nil, fmt.Errorf("no pods or no nodes")
+	pending, nodes, err := cycleInputs(pods, nodes)
+	if err != nil {
+		return nil, err
 	}
-	if less == nil {
-		less = func(a, b string) bool { return a < b }
+	f, err := cycleFrameworkFor(profile)
+	if err != nil {
+		return nil, err
+	}
+	defer f.mu.Unlock()
+	// A fresh snapshot each call: the cache fills it, the plugins read it.
+	snapshot := schedcache.NewEmptySnapshot()
+	// The call's API server holds the pending pods too: DefaultPreemption
+	// reads the preemptor back from its lister.
+	if err := f.lend(snapshot, pending, nodes); err != nil {
+		return nil, err
+	}
+	out, err := cycle(f.fw, snapshot, pending, nodes, less)
+	if lerr := f.lend(schedcache.NewEmptySnapshot(), nil, nil); err == nil {
+		err = lerr
+	}
+	// A nomination means preemption chose victims, which leaves state in
+	// DefaultPreemption and writes to the API server: this framework is
+	// not reused after it, nor after an error.
+	if err != nil || out.Nominated != "" {
+		f.forget()
+	}
+	return out, err
+}
+
+// cycleInputs are pods and nodes as the API server stores them, the pods
+// unbound and with their cache keys as UIDs.
+func cycleInputs(pods []*v1.Pod, nodes []*v1.Node) ([]*v1.Pod, []*v1.Node, error) {
+	if len(pods) == 0 || len(nodes) == 0 {
+		return nil, nil, fmt.Errorf("no pods or no nodes")
 	}
 	pending := make([]*v1.Pod, len(pods))
 	for i, p := range pods {
 		if len(p.Spec.ResourceClaims) > 0 {
-			return nil, fmt.Errorf("pod %s: ResourceClaims (DRA) are not supported by this harness", p.Name)
+			return nil, nil, fmt.Errorf("pod %s: ResourceClaims (DRA) are not supported by this harness", p.Name)
 		}
 		p = defaultPod(p)
 		p.Spec.NodeName = ""
@@ -73,9 +104,18 @@ func Schedule(profile *config.KubeSchedulerProfile, pods []*v1.Pod, nodes []*v1.
 	}
 	nodes, err := defaultNodes(nodes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return pending, nodes, nil
+}
 
+// cycle schedules pending on nodes with fw, whose SharedLister reads
+// snapshot: each pod's cycle starts by updating snapshot from a cache
+// of this call's own.
+func cycle(fw framework.Framework, snapshot *schedcache.Snapshot, pending []*v1.Pod, nodes []*v1.Node, less func(a, b string) bool) (*Placement, error) {
+	if less == nil {
+		less = func(a, b string) bool { return a < b }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logger := klog.FromContext(ctx)
@@ -84,13 +124,6 @@ func Schedule(profile *config.KubeSchedulerProfile, pods []*v1.Pod, nodes []*v1.
 	cache := schedcache.New(ctx, 0, nil)
 	for _, n := range nodes {
 		cache.AddNode(logger, n)
-	}
-	snapshot := schedcache.NewEmptySnapshot()
-	// The fake API server holds the pending pods too: DefaultPreemption
-	// reads the preemptor back from its lister.
-	fw, err := newFramework(ctx, profile, snapshot, objects(pending[0], nodes, pending))
-	if err != nil {
-		return nil, err
 	}
 
 	out := &Placement{}

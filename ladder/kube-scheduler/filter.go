@@ -140,7 +140,7 @@ var filterFrameworks = struct {
 // PreBind and PostFilter, which Filter does not run, so its fake API
 // server holds only the Namespaces. Building a framework, and listing
 // every node and pod into its informers, on each call took most of the
-// rung's time. Schedule, which runs PostFilter, builds its own.
+// rung's time. Schedule, which runs PostFilter, has its own (cyclefw.go).
 func filterFramework(pod *v1.Pod, existing []*v1.Pod) (*cachedFramework, error) {
 	objs := namespaces(pod, existing)
 	var key strings.Builder
@@ -169,11 +169,31 @@ var registerMetrics sync.Once
 
 // newFramework builds profile (nil: the default profile,
 // "default-scheduler") the way kube-scheduler's scheduler.New does, with a
-// fake clientset standing in for the API server. The plugins see nodes and pods through the snapshot; the
-// informers only serve the few listers some plugins also read (namespaces for
-// InterPodAffinity's namespaceSelector, PVCs and storage classes for the
-// volume plugins, and so on).
+// fake clientset holding objs standing in for the API server, and starts
+// and syncs the informers the plugins registered. The plugins see nodes and
+// pods through the snapshot; the informers only serve the few listers some
+// plugins also read (namespaces for InterPodAffinity's namespaceSelector,
+// PVCs and storage classes for the volume plugins, and so on).
 func newFramework(ctx context.Context, profile *config.KubeSchedulerProfile, snapshot fwk.SharedLister, objs []runtime.Object) (framework.Framework, error) {
+	client := fake.NewClientset(objs...)
+	informerFactory := informers.NewSharedInformerFactory(client, 0)
+	fw, err := buildFramework(ctx, profile, snapshot, client, informerFactory)
+	if err != nil {
+		return nil, err
+	}
+
+	// The plugins registered their informers while being built; start them
+	// and wait so that their listers are complete before any plugin runs.
+	informerFactory.Start(ctx.Done())
+	if err := waitForCacheSync(informerFactory); err != nil {
+		return nil, err
+	}
+	return fw, nil
+}
+
+// buildFramework is newFramework without the informers started: it
+// builds the profile's plugins on client and informerFactory.
+func buildFramework(ctx context.Context, profile *config.KubeSchedulerProfile, snapshot fwk.SharedLister, client *fake.Clientset, informerFactory informers.SharedInformerFactory) (framework.Framework, error) {
 	registerMetrics.Do(metrics.Register)
 
 	if profile == nil {
@@ -189,10 +209,7 @@ func newFramework(ctx context.Context, profile *config.KubeSchedulerProfile, sna
 		profile = &cfg.Profiles[0]
 	}
 
-	client := fake.NewClientset(objs...)
-	informerFactory := informers.NewSharedInformerFactory(client, 0)
-
-	fw, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile,
+	return frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile,
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
@@ -200,17 +217,6 @@ func newFramework(ctx context.Context, profile *config.KubeSchedulerProfile, sna
 		// No SharedDRAManager: DynamicResources skips pods without
 		// ResourceClaims before using it, and prepare rejects pods with claims.
 	)
-	if err != nil {
-		return nil, err
-	}
-
-	// The plugins registered their informers while being built; start them
-	// and wait so that their listers are complete before any plugin runs.
-	informerFactory.Start(ctx.Done())
-	if err := waitForCacheSync(informerFactory); err != nil {
-		return nil, err
-	}
-	return fw, nil
 }
 
 // waitForCacheSync waits for the factory's started informers to sync. The
@@ -293,24 +299,6 @@ func defaultPod(p *v1.Pod) *v1.Pod {
 	}
 	corev1defaults.SetObjectDefaults_Pod(p)
 	return p
-}
-
-// objects lists what the fake API server holds: the nodes, the existing pods
-// and a Namespace for each namespace they use.
-func objects(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) []runtime.Object {
-	namespaces := sets.New(pod.Namespace)
-	var objs []runtime.Object
-	for _, n := range nodes {
-		objs = append(objs, n)
-	}
-	for _, p := range existing {
-		namespaces.Insert(p.Namespace)
-		objs = append(objs, p)
-	}
-	for _, ns := range sets.List(namespaces) {
-		objs = append(objs, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-	}
-	return objs
 }
 
 // namespaces is a Namespace for each namespace pod and existing use.
