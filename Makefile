@@ -51,13 +51,16 @@ RUNGS := $(notdir $(patsubst %/go.mod,%,$(wildcard ladder/*/go.mod)))
 .PHONY: ladder
 ladder: $(addprefix test-,$(RUNGS)) test-composed ## Run every rung of the verification ladder
 
-# A rung whose test also needs packages from npm has a script of its own
-# that installs them first, then runs scripts/rung.sh NAME.
-NPM_RUNGS := workflow
+# A rung whose test also needs packages from npm or Debian has a script of
+# its own that installs them first, then runs scripts/rung.sh NAME.
+NPM_RUNGS := workflow browser
 
 .PHONY: $(addprefix test-,$(RUNGS))
 $(addprefix test-,$(filter-out $(NPM_RUNGS),$(RUNGS))): test-%:
 	scripts/rung.sh $*
+
+test-browser: ## Chromium, headless, renders report/placement.html: its DOM and screenshot held to report/placement.json (scripts/browser.sh: installs Debian's chromium if missing, then the rung)
+	scripts/browser.sh
 
 test-workflow: ## actionlint v1.7.12 and GitHub's own workflow parser judge docs/github-actions/gpufleet.yml (scripts/workflow.sh: npm ci, then the rung)
 	scripts/workflow.sh

@@ -367,7 +367,7 @@ var alignedModules = []struct {
 	prefix string // "" is every module
 	mods   []string
 }{
-	{"", []string{"go.mod", "ladder/kube-scheduler/go.mod", "e2e/go.mod", "e2e/etcd/go.mod", "ladder/device-plugin/go.mod", "ladder/nodeadm/go.mod"}},
+	{"", []string{"go.mod", "ladder/kube-scheduler/go.mod", "e2e/go.mod", "e2e/etcd/go.mod", "ladder/device-plugin/go.mod", "ladder/nodeadm/go.mod", "ladder/browser/go.mod"}},
 	{"", []string{"ladder/kueue/go.mod", "ladder/eksctl/go.mod"}},
 	{"github.com/aws/", []string{"ladder/karpenter/go.mod", "ladder/eksctl/go.mod"}},
 }

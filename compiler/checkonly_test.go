@@ -26,7 +26,7 @@ func TestCheckIsCompileWithoutReportFiles(t *testing.T) {
 		if got, want := checked.Files(), full.Files(); got != want || want != len(full.Tree) {
 			t.Errorf("%s: Check counts %d files, Compile %d (tree %d)", dir, got, want, len(full.Tree))
 		}
-		for _, p := range []string{report.JSONPath, report.MarkdownPath, write.ManifestPath} {
+		for _, p := range []string{report.JSONPath, report.MarkdownPath, report.HTMLPath, write.ManifestPath} {
 			if _, ok := checked.Tree[p]; ok {
 				t.Errorf("%s: Check wrote %s", dir, p)
 			}

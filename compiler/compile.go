@@ -91,12 +91,17 @@ func (r *Result) ReportSchema() int {
 	return r.opts.ReportSchema
 }
 
+// reportOptions are the spec's choice of the report's optional files.
+func (r *Result) reportOptions() report.WriteOptions {
+	return report.WriteOptions{SkipHTML: !r.Fleet.Spec.Report.WritesHTML()}
+}
+
 // Files is how many files the compiled tree has (or would have, after
 // Check).
 func (r *Result) Files() int {
 	n := len(r.Tree)
 	if r.opts.ReportOnly {
-		for _, p := range []string{report.JSONPath, report.MarkdownPath, write.ManifestPath} {
+		for _, p := range append(report.Paths(r.ReportSchema(), r.reportOptions()), write.ManifestPath) {
 			if _, ok := r.Tree[p]; !ok {
 				n++
 			}
@@ -209,7 +214,7 @@ func (r *Result) report() error {
 	if r.opts.ReportOnly {
 		return nil
 	}
-	if err := report.WriteVersion(r.Tree, r.Report, r.ReportSchema()); err != nil {
+	if err := report.WriteVersion(r.Tree, r.Report, r.ReportSchema(), r.reportOptions()); err != nil {
 		return err
 	}
 	write.AddManifest(r.Tree)

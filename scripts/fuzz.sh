@@ -26,6 +26,7 @@ targets=(
 	"./compiler/encode FuzzWriteJSON 5000"
 	"./compiler/load FuzzSplitJSON 10000"
 	"./compiler/write FuzzTreeEscape 40"
+	"./compiler/plan FuzzDecodeReport 10000"
 	"./internal/cli FuzzLogText 3000"
 	"./internal/cli FuzzRunnerCommands 30"
 )

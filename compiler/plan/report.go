@@ -1,9 +1,8 @@
 package plan
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
@@ -54,30 +53,6 @@ func (r *Report) land(class, pool string, l Land) {
 	r.Lands[class][pool] = l
 }
 
-// doc is report/placement.json in either schema version: version 2's
-// placement, version 1's cells.
-type doc struct {
-	SchemaVersion *int     `json:"schemaVersion"`
-	Pools         []string `json:"pools"`
-	Classes       []string `json:"classes"`
-	Placement     []struct {
-		Class string `json:"class"`
-		Lands []struct {
-			Pool string `json:"pool"`
-			Land
-		} `json:"lands"`
-	} `json:"placement"`
-	Cells []struct {
-		Class string `json:"class"`
-		Pool  string `json:"pool"`
-		Fits  bool   `json:"fits"`
-		Land
-	} `json:"cells"`
-	Findings []check.Finding `json:"findings"`
-	Units    []check.Unit    `json:"units"`
-	Cost     *cost.Cost      `json:"cost"`
-}
-
 // ErrVersion is a report no reader here can read.
 type ErrVersion struct{ Version int }
 
@@ -88,30 +63,96 @@ func (e *ErrVersion) Error() string {
 	return fmt.Sprintf("its schemaVersion is %d, and this gpufleet reads 1 and 2", e.Version)
 }
 
-// DecodeReport reads report/placement.json as a committed tree holds it.
+// DecodeReport reads report/placement.json as a committed tree holds it:
+// schemaVersion 2's placement, or version 1's cells, each class's
+// refusals skipped (scanner).
 func DecodeReport(b []byte) (*Report, error) {
-	var d doc
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&d); err != nil {
+	var (
+		version        *int
+		pools, classes []string
+		findings       []check.Finding
+		units          []check.Unit
+		c              *cost.Cost
+	)
+	var placed, cells []landOf // each key's last value, as encoding/json keeps
+	s := &scanner{b: b}
+	// Keys match as encoding/json matches them: without case.
+	err := s.object(func(key string) error {
+		switch {
+		case is(key, "schemaVersion"):
+			return s.decode(&version)
+		case is(key, "pools"):
+			return s.decode(&pools)
+		case is(key, "classes"):
+			return s.decode(&classes)
+		case is(key, "findings"):
+			return s.decode(&findings)
+		case is(key, "units"):
+			return s.decode(&units)
+		case is(key, "cost"):
+			return s.decode(&c)
+		case is(key, "placement"):
+			placed = nil
+			if s.next() == 'n' {
+				return s.skip() // null
+			}
+			return s.array(func() error {
+				if s.next() == 'n' {
+					return s.skip() // a null entry, which encoding/json leaves be
+				}
+				var class string
+				var ls []landOf
+				err := s.object(func(key string) error {
+					switch {
+					case is(key, "class"):
+						return s.decode(&class)
+					case is(key, "lands"):
+						ls = nil
+						return s.decode(&ls)
+					}
+					return s.skip()
+				})
+				for _, l := range ls {
+					l.Class, l.Fits = class, true
+					placed = append(placed, l)
+				}
+				return err
+			})
+		case is(key, "cells"):
+			cells = nil
+			return s.decode(&cells)
+		}
+		return s.skip()
+	})
+	if err != nil {
 		return nil, err
 	}
+	if s.next() != 0 {
+		return nil, fmt.Errorf("%w: more after the document, at byte %d", errSyntax, s.i)
+	}
 	v := 0
-	if d.SchemaVersion != nil {
-		v = *d.SchemaVersion
+	if version != nil {
+		v = *version
 	}
 	if v != 1 && v != 2 {
 		return nil, &ErrVersion{Version: v}
 	}
-	r := newReport(d.Pools, d.Classes, d.Units, d.Findings, d.Cost)
-	for _, p := range d.Placement {
-		for _, l := range p.Lands {
-			r.land(p.Class, l.Pool, l.Land)
-		}
-	}
-	for _, c := range d.Cells {
-		if c.Fits {
-			r.land(c.Class, c.Pool, c.Land)
+	r := newReport(pools, classes, units, findings, c)
+	for _, l := range append(placed, cells...) {
+		if l.Fits {
+			r.land(l.Class, l.Pool, l.Land)
 		}
 	}
 	return r, nil
+}
+
+func is(key, name string) bool { return strings.EqualFold(key, name) }
+
+// landOf is a landing in version 2 (its class from the entry around it) or
+// a cell in version 1.
+type landOf struct {
+	Class string `json:"class"`
+	Pool  string `json:"pool"`
+	Fits  bool   `json:"fits"`
+	Land
 }

@@ -21,7 +21,7 @@ type State struct {
 	Groups []nodes.Group
 	Report *Report
 	// Quotas by tenant: each ResourceQuota's and ClusterQueue's, in the
-	// tree's order.
+	// order of the tree's paths and of their documents.
 	Quotas map[string][]Quota
 	// Classes' example pods: their scheduler and PriorityClass.
 	Examples map[string]Example
@@ -40,33 +40,65 @@ type Example struct {
 	Priority  string `json:"priority,omitempty"`
 }
 
-// Wanted reports whether a plan reads the tree's file p (Read's filter).
-func Wanted(p string) bool {
-	return path.Base(p) == tree.ResourceQuotasFile || p == tree.KueueQueuesPath ||
-		strings.HasPrefix(p, "nodegroups/") || strings.HasPrefix(p, "report/") ||
-		strings.HasPrefix(p, tree.ClassesDir+"/") && path.Base(p) == "example.yaml"
+// File is what one file a plan reads says: quotas by tenant, or a class's
+// example.
+type File struct {
+	Quotas  []TenantQuota
+	Class   string
+	Example Example
 }
 
-// ReadState is the state a tree's files hold, with its groups (read back by
-// the provisioners) and its report.
-func ReadState(t tree.Tree, groups []nodes.Group, r *Report) (*State, error) {
+// TenantQuota is a quota and its tenant.
+type TenantQuota struct {
+	Tenant string
+	Quota
+}
+
+// IsQuotas and IsExample say which files a plan reads besides the report
+// and the node groups.
+func IsQuotas(p string) bool {
+	return path.Base(p) == tree.ResourceQuotasFile || p == tree.KueueQueuesPath
+}
+func IsExample(p string) bool {
+	return strings.HasPrefix(p, tree.ClassesDir+"/") && path.Base(p) == "example.yaml"
+}
+
+// NewState is the state of a tree whose files (IsQuotas, IsExample) say
+// files, by path.
+func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
 	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{}}
-	for _, p := range t.Paths() {
-		var err error
-		switch {
-		case path.Base(p) == tree.ResourceQuotasFile:
-			err = s.readQuotas(t[p])
-		case p == tree.KueueQueuesPath:
-			err = s.readQueues(t[p])
-		case path.Base(p) == "example.yaml" && strings.HasPrefix(p, tree.ClassesDir+"/"):
-			err = s.readExample(path.Base(path.Dir(p)), t[p])
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		f := files[p]
+		for _, q := range f.Quotas {
+			s.Quotas[q.Tenant] = append(s.Quotas[q.Tenant], q.Quota)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+		if f.Class != "" {
+			s.Examples[f.Class] = f.Example
 		}
 	}
-	return s, nil
+	return s
 }
+
+// ParseFile reads the file at p from its bytes.
+func ParseFile(p string, b []byte) (File, error) {
+	var f File
+	var err error
+	switch {
+	case p == tree.KueueQueuesPath:
+		f.Quotas, err = readQueues(b)
+	case IsQuotas(p):
+		f.Quotas, err = readQuotas(b)
+	case IsExample(p):
+		f, err = readExample(ClassOf(p), b)
+	}
+	if err != nil {
+		return f, fmt.Errorf("%s: %w", p, err)
+	}
+	return f, nil
+}
+
+// ClassOf is the class whose example is at p.
+func ClassOf(p string) string { return path.Base(path.Dir(p)) }
 
 // quotaName is the name of a tenant namespace's own ResourceQuota.
 const quotaName = "gpufleet"
@@ -77,7 +109,24 @@ type meta struct {
 	Labels    map[string]string `json:"labels"`
 }
 
-func (s *State) readQuotas(b []byte) error {
+// ResourceQuotaScope names a ResourceQuota as a plan does.
+func ResourceQuotaScope(namespace, name string) string {
+	scope := "namespace " + namespace
+	if name != quotaName {
+		// A namespace's other quotas (one per priority) say which.
+		scope += " (ResourceQuota " + name + ")"
+	}
+	return scope
+}
+
+// FlavorScope names a ClusterQueue's quota of one flavor.
+func FlavorScope(queue, flavor string) string { return "ClusterQueue " + queue + ", flavor " + flavor }
+
+// TenantOf is the tenant an object's labels name.
+func TenantOf(labels map[string]string) string { return labels[keys.LabelTenant] }
+
+func readQuotas(b []byte) ([]TenantQuota, error) {
+	var out []TenantQuota
 	for _, d := range tree.Docs(b) {
 		var q struct {
 			Metadata meta `json:"metadata"`
@@ -86,22 +135,18 @@ func (s *State) readQuotas(b []byte) error {
 			} `json:"spec"`
 		}
 		if err := yaml.Unmarshal(d, &q); err != nil {
-			return err
+			return nil, err
 		}
-		t := q.Metadata.Labels[keys.LabelTenant]
-		scope := "namespace " + q.Metadata.Namespace
-		if q.Metadata.Name != quotaName {
-			// A namespace's other quotas (one per priority) say which.
-			scope += " (ResourceQuota " + q.Metadata.Name + ")"
-		}
+		scope := ResourceQuotaScope(q.Metadata.Namespace, q.Metadata.Name)
 		for _, r := range slices.Sorted(maps.Keys(q.Spec.Hard)) {
-			s.Quotas[t] = append(s.Quotas[t], Quota{Scope: scope, Resource: r, Value: q.Spec.Hard[r]})
+			out = append(out, TenantQuota{TenantOf(q.Metadata.Labels), Quota{Scope: scope, Resource: r, Value: q.Spec.Hard[r]}})
 		}
 	}
-	return nil
+	return out, nil
 }
 
-func (s *State) readQueues(b []byte) error {
+func readQueues(b []byte) ([]TenantQuota, error) {
+	var out []TenantQuota
 	for _, d := range tree.Docs(b) {
 		var cq struct {
 			Metadata meta `json:"metadata"`
@@ -118,22 +163,29 @@ func (s *State) readQueues(b []byte) error {
 			} `json:"spec"`
 		}
 		if err := yaml.Unmarshal(d, &cq); err != nil {
-			return err
+			return nil, err
 		}
-		t := cq.Metadata.Labels[keys.LabelTenant]
 		for _, g := range cq.Spec.ResourceGroups {
 			for _, f := range g.Flavors {
 				for _, r := range f.Resources {
-					scope := "ClusterQueue " + cq.Metadata.Name + ", flavor " + f.Name
-					s.Quotas[t] = append(s.Quotas[t], Quota{Scope: scope, Resource: r.Name, Value: r.NominalQuota})
+					out = append(out, TenantQuota{TenantOf(cq.Metadata.Labels), Quota{Scope: FlavorScope(cq.Metadata.Name, f.Name), Resource: r.Name, Value: r.NominalQuota}})
 				}
 			}
 		}
 	}
-	return nil
+	return out, nil
 }
 
-func (s *State) readExample(class string, b []byte) error {
+// ExampleFile is a class's example as its pod spec's scheduler and
+// PriorityClass name it.
+func ExampleFile(class, scheduler, priority string) File {
+	if scheduler == "" {
+		scheduler = "default-scheduler"
+	}
+	return File{Class: class, Example: Example{Scheduler: scheduler, Priority: priority}}
+}
+
+func readExample(class string, b []byte) (File, error) {
 	type podSpec struct {
 		SchedulerName     string `json:"schedulerName"`
 		PriorityClassName string `json:"priorityClassName"`
@@ -148,19 +200,14 @@ func (s *State) readExample(class string, b []byte) error {
 	}
 	docs := tree.Docs(b)
 	if len(docs) == 0 {
-		return nil
+		return File{}, nil
 	}
 	if err := yaml.Unmarshal(docs[0], &w); err != nil {
-		return err
+		return File{}, err
 	}
 	ps := w.Spec.podSpec
 	if w.Spec.Template != nil {
 		ps = w.Spec.Template.Spec
 	}
-	sched := ps.SchedulerName
-	if sched == "" {
-		sched = "default-scheduler"
-	}
-	s.Examples[class] = Example{Scheduler: sched, Priority: ps.PriorityClassName}
-	return nil
+	return ExampleFile(class, ps.SchedulerName, ps.PriorityClassName), nil
 }

@@ -1,5 +1,5 @@
 // Package report presents the placement checker's report: as files in the
-// tree (report/placement.json and .md) and as text for the terminal.
+// tree (report/placement.json, .md and .html) and as text for the terminal.
 package report
 
 import (
@@ -20,6 +20,9 @@ import (
 const (
 	JSONPath     = "report/placement.json"
 	MarkdownPath = "report/placement.md"
+	// HTMLPath is the report as one self-contained web page (html.go),
+	// in schema version 2 only; the spec's report.html turns it off.
+	HTMLPath = "report/placement.html"
 )
 
 // SchemaVersion is the version of the JSON document; it changes only when a
@@ -102,13 +105,32 @@ func fullJSON(r *check.Report) ([]byte, error) {
 	return spliceCells(doc, at, len(hole), r.Rows), nil
 }
 
-// Write adds the report files to the tree, in the current schema version.
-func Write(tree tree.Tree, r *check.Report) error { return WriteVersion(tree, r, SchemaVersion) }
+// WriteOptions are what the report writes beside its JSON and Markdown;
+// the zero value writes every file.
+type WriteOptions struct {
+	// SkipHTML leaves report/placement.html out (the spec's
+	// report.html: false).
+	SkipHTML bool
+}
 
-// WriteVersion adds the report files to the tree in schema version v.
-// Positions are left out: they name the spec as this run was given it,
-// and the tree must not depend on where the spec lives.
-func WriteVersion(tree tree.Tree, r *check.Report, v int) error {
+// Write adds the report files to the tree, in the current schema version.
+func Write(tree tree.Tree, r *check.Report) error {
+	return WriteVersion(tree, r, SchemaVersion, WriteOptions{})
+}
+
+// Paths are the files WriteVersion adds in schema version v.
+func Paths(v int, opts WriteOptions) []string {
+	if v != 2 || opts.SkipHTML {
+		return []string{JSONPath, MarkdownPath}
+	}
+	return []string{JSONPath, MarkdownPath, HTMLPath}
+}
+
+// WriteVersion adds the report files to the tree in schema version v: the
+// JSON and the Markdown, and in version 2 the HTML page unless opts skip
+// it. Positions are left out: they name the spec as this run was given
+// it, and the tree must not depend on where the spec lives.
+func WriteVersion(tree tree.Tree, r *check.Report, v int, opts WriteOptions) error {
 	portable := *r
 	portable.Findings = make([]check.Finding, len(r.Findings))
 	for i, f := range r.Findings {
@@ -124,13 +146,22 @@ func WriteVersion(tree tree.Tree, r *check.Report, v int) error {
 		tree[MarkdownPath] = fullMarkdown(&portable)
 		return nil
 	}
-	// The placement is grouped once for both files, which are made at
-	// the same time: each has a part that runs on one CPU.
+	// The placement is grouped once for the JSON and the Markdown, and
+	// the files are made at the same time: each has a part that runs on
+	// one CPU. The page, made beside them, reads a bounded part of the
+	// report's rows.
+	page := make(chan []byte, 1)
+	if !opts.SkipHTML {
+		go func() { page <- HTML(&portable) }()
+	}
 	rows := placement(&portable)
 	md := make(chan []byte, 1)
 	go func() { md <- sparseMarkdown(&portable, rows) }()
 	j, err := sparseJSON(&portable, rows)
 	m := <-md
+	if !opts.SkipHTML {
+		tree[HTMLPath] = <-page
+	}
 	if err != nil {
 		return err
 	}

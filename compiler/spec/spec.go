@@ -25,6 +25,20 @@ type Fleet struct {
 	Checks        *Checks                 `json:"checks,omitempty"`
 	// Prices set the hourly prices of the report's cost figures.
 	Prices *Prices `json:"prices,omitempty"`
+	// Report chooses the report's optional files; nil writes them all.
+	Report *ReportOptions `json:"report,omitempty"`
+}
+
+// ReportOptions choose the report's optional files.
+type ReportOptions struct {
+	// HTML writes report/placement.html; nil is the default, true.
+	HTML *bool `json:"html,omitempty"`
+}
+
+// WritesHTML reports whether the tree gets report/placement.html: unless
+// the spec says report.html: false.
+func (o *ReportOptions) WritesHTML() bool {
+	return o == nil || o.HTML == nil || *o.HTML
 }
 
 // Prices are the spec's hourly prices, in USD: on-demand ones override the

@@ -138,6 +138,12 @@ func readManifest(base dirH) ([]entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ManifestPath, err)
 	}
+	return parseManifest(data)
+}
+
+// parseManifest is a manifest's entries, refusing a path that would leave
+// the tree.
+func parseManifest(data []byte) ([]entry, error) {
 	var es []entry
 	seen := map[string]bool{}
 	// Lines of any length: the file is bounded as it is read (readIn), and a

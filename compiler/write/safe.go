@@ -173,23 +173,32 @@ func readRegular(root *os.Root, p string, fi fs.FileInfo) ([]byte, error) {
 
 // readIn is readRegular for the file name in the directory h.
 func readIn(h dirH, name, p string, fi fs.FileInfo) ([]byte, error) {
-	if fi.Size() > maxRead {
+	return readInLimit(h, name, p, fi, maxRead)
+}
+
+// readInLimit is readIn of a file of at most limit bytes.
+func readInLimit(h dirH, name, p string, fi fs.FileInfo, limit int64) ([]byte, error) {
+	if fi.Size() > limit {
 		return nil, errTooBig
 	}
 	f, err := h.open(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: underlying(err)}
 	}
-	return readOpened(f, p, fi)
+	return readOpenedLimit(f, p, fi, limit)
 }
 
 func readOpened(f file, p string, fi fs.FileInfo) ([]byte, error) {
+	return readOpenedLimit(f, p, fi, maxRead)
+}
+
+func readOpenedLimit(f file, p string, fi fs.FileInfo, limit int64) ([]byte, error) {
 	defer f.Close()
 	if ofi, err := f.Stat(); err != nil || !sameFile(fi, ofi) {
 		return nil, fmt.Errorf("%s changed while gpufleet read it", p)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxRead+1))
-	if err == nil && len(data) > maxRead {
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
 		err = errTooBig
 	}
 	return data, err

@@ -1,0 +1,76 @@
+package plan
+
+import (
+	"maps"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
+)
+
+// TypedFile is ParseFile from the objects render encoded the file at p
+// from, which a build holds (tree.Objects): decoding a big fleet's YAML
+// again would cost a plan a third of a check. ok is false for an object
+// it does not know, which its bytes then answer.
+func TypedFile(p string, objs []any) (f File, ok bool) {
+	switch {
+	case IsExample(p):
+		if len(objs) == 0 {
+			return File{}, false
+		}
+		spec, ok := podSpecOf(objs[0])
+		if !ok {
+			return File{}, false
+		}
+		return ExampleFile(ClassOf(p), spec.SchedulerName, spec.PriorityClassName), true
+	case p == tree.KueueQueuesPath:
+		for _, o := range objs {
+			cq, ok := tree.As[kueue.ClusterQueue](o)
+			if !ok {
+				return File{}, false
+			}
+			for _, g := range cq.Spec.ResourceGroups {
+				for _, fq := range g.Flavors {
+					for _, r := range fq.Resources {
+						f.Quotas = append(f.Quotas, TenantQuota{TenantOf(cq.Labels), Quota{Scope: FlavorScope(cq.Name, fq.Name), Resource: string(r.Name), Value: r.NominalQuota}})
+					}
+				}
+			}
+		}
+		return f, true
+	case IsQuotas(p):
+		for _, o := range objs {
+			q, ok := tree.As[corev1.ResourceQuota](o)
+			if !ok {
+				return File{}, false
+			}
+			scope := ResourceQuotaScope(q.Namespace, q.Name)
+			for _, r := range slices.Sorted(maps.Keys(q.Spec.Hard)) {
+				f.Quotas = append(f.Quotas, TenantQuota{TenantOf(q.Labels), Quota{Scope: scope, Resource: string(r), Value: q.Spec.Hard[r]}})
+			}
+		}
+		return f, true
+	}
+	return File{}, false
+}
+
+// podSpecOf is the pod spec of a class's example workload.
+func podSpecOf(o any) (corev1.PodSpec, bool) {
+	if j, ok := tree.As[batchv1.Job](o); ok {
+		return j.Spec.Template.Spec, true
+	}
+	if d, ok := tree.As[appsv1.Deployment](o); ok {
+		return d.Spec.Template.Spec, true
+	}
+	if s, ok := tree.As[appsv1.StatefulSet](o); ok {
+		return s.Spec.Template.Spec, true
+	}
+	if p, ok := tree.As[corev1.Pod](o); ok {
+		return p.Spec, true
+	}
+	return corev1.PodSpec{}, false
+}
