@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -24,88 +23,151 @@ type TreeError struct {
 func (e *TreeError) Error() string { return e.Dir + ": " + e.Err.Error() }
 func (e *TreeError) Unwrap() error { return e.Err }
 
-// Plan compares what res compiled to with the tree committed in dir, which
-// holds the "before": its report, node-group files, quotas and class
+// Baseline is the committed tree a plan compares with: its manifest, and
+// its report and node groups decoded, which ReadBaseline reads while the
+// spec compiles, on the CPU the compile leaves idle (a third of it, at the
+// benchmark's XL size).
+type Baseline struct {
+	dir  string
+	done chan struct{}
+	err  error // no tree to read
+
+	committed *write.Committed
+	old       tree.Tree // the report and node-group files
+	report    *plan.Report
+	reportErr error
+	groups    []nodes.Group
+	groupsErr error
+}
+
+// ReadBaseline starts reading the tree committed in dir.
+func ReadBaseline(dir string) *Baseline {
+	b := &Baseline{dir: dir, done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		if b.committed, b.err = write.Open(dir); b.err != nil {
+			return
+		}
+		if b.old, b.err = b.committed.Read(func(p string) int64 {
+			switch {
+			case p == report.JSONPath:
+				return maxReport
+			case isGroups(p):
+				return write.MaxRead
+			}
+			return 0
+		}); b.err != nil {
+			return
+		}
+		gc := make(chan struct{})
+		go func() {
+			defer close(gc)
+			b.groups, b.groupsErr = nodegroup.NodeGroups(tree.Bytes(b.old))
+		}()
+		if raw, ok := b.old[report.JSONPath]; !ok {
+			b.reportErr = fmt.Errorf("%s is missing (or larger than gpufleet reads): plan reads the fleet's old placement from it", report.JSONPath)
+		} else if b.report, b.reportErr = plan.DecodeReport(raw); b.reportErr != nil {
+			b.reportErr = fmt.Errorf("%s: %w; rebuild the tree with this gpufleet on the base branch, or compare with 'gpufleet diff'", report.JSONPath, b.reportErr)
+		}
+		<-gc
+	}()
+	return b
+}
+
+// Plan compares what res compiled to with the tree committed in dir.
+func Plan(res *Result, dir string) (*plan.Plan, error) { return PlanAgainst(res, ReadBaseline(dir)) }
+
+// PlanAgainst compares what res compiled to with the committed tree b,
+// which holds the "before": its report, node-group files, quotas and class
 // examples, read as the provisioners and the report wrote them.
 //
 // Which files changed comes from the two manifests' sums: the committed
 // one lists what gpufleet wrote there, and the compiled tree's what it
-// would write now. Only the changed files are read from dir; an unchanged
-// one says before what it says after, which the build's own objects give
-// without decoding YAML. So a plan costs about a build, not two.
-func Plan(res *Result, dir string) (*plan.Plan, error) {
-	was, err := write.ReadManifest(dir)
-	if err != nil {
-		return nil, &TreeError{dir, err}
+// would write now. An unchanged file says before what it says after,
+// which the build's own objects give without decoding YAML; of the
+// quotas and examples only the changed files are read. So a plan costs
+// about a build, not two.
+func PlanAgainst(res *Result, b *Baseline) (*plan.Plan, error) {
+	<-b.done
+	if b.err != nil {
+		return nil, &TreeError{b.dir, b.err}
 	}
-	now, err := write.Sums(res.Tree[write.ManifestPath])
+	now, err := write.Entries(res.Tree[write.ManifestPath])
 	if err != nil {
 		return nil, err
 	}
-	changed := func(p string) bool { s := was[p]; return s == "" || s != now[p] }
-	var files []plan.FileChange
-	for _, p := range slices.Sorted(maps.Keys(now)) {
-		switch _, ok := was[p]; {
-		case !ok:
-			files = append(files, plan.FileChange{Path: p, Kind: "missing"})
-		case changed(p):
-			files = append(files, plan.FileChange{Path: p, Kind: "changed"})
-		}
-	}
+	files, differs := fileChanges(b.committed.Entries, now)
+	changed := func(p string) bool { return differs[p] }
 	groupsMoved := false
-	for _, p := range slices.Sorted(maps.Keys(was)) {
-		if _, ok := now[p]; !ok {
-			files = append(files, plan.FileChange{Path: p, Kind: "removed"})
+	for p := range differs {
+		groupsMoved = groupsMoved || isGroups(p)
+	}
+	a, err := afterState(res)
+	if err != nil {
+		return nil, err
+	}
+	r, groups := a.state.Report, res.Groups
+	if changed(report.JSONPath) {
+		if b.reportErr != nil {
+			return nil, &TreeError{b.dir, b.reportErr}
 		}
-		groupsMoved = groupsMoved || isGroups(p) && changed(p)
+		r = b.report
 	}
-	for p := range now {
-		groupsMoved = groupsMoved || isGroups(p) && changed(p)
+	if groupsMoved {
+		if b.groupsErr != nil {
+			return nil, &TreeError{b.dir, b.groupsErr}
+		}
+		groups = b.groups
 	}
-
-	// What the compiled tree says, while the committed files that differ
-	// are read and their report and node groups decoded: each takes about
-	// a CPU at a big fleet's size.
-	type afterResult struct {
-		side *side
-		err  error
-	}
-	ac := make(chan afterResult, 1)
-	go func() { a, err := afterState(res); ac <- afterResult{a, err} }()
-	old, err := write.Read(dir, func(p string) int64 {
-		switch {
-		case p == report.JSONPath && changed(p):
-			return maxReport
-		case isGroups(p) && groupsMoved, changed(p) && (plan.IsQuotas(p) || plan.IsExample(p)):
+	old, err := b.committed.Read(func(p string) int64 {
+		if changed(p) && (plan.IsQuotas(p) || plan.IsExample(p)) {
 			return write.MaxRead
 		}
 		return 0
 	})
 	if err != nil {
-		<-ac
-		return nil, &TreeError{dir, err}
+		return nil, &TreeError{b.dir, err}
 	}
-	r, groups, err := oldReportAndGroups(res, old, changed(report.JSONPath), groupsMoved)
-	a := <-ac
+	before, err := beforeState(a, old, b.committed.Entries, changed, r, groups)
 	if err != nil {
-		return nil, &TreeError{dir, err}
+		return nil, &TreeError{b.dir, err}
 	}
-	if a.err != nil {
-		return nil, a.err
-	}
-	if r == nil {
-		r = a.side.state.Report // unchanged
-	}
-	before, err := beforeState(a.side, old, was, changed, r, groups)
-	if err != nil {
-		return nil, &TreeError{dir, err}
-	}
-	return plan.Compare(before, a.side.state, files), nil
+	return plan.Compare(before, a.state, files), nil
 }
 
 // maxReport bounds the committed report a plan reads: the benchmark's XL
 // fleet (3,000 pools, 1,500 classes) writes 50 MB.
 const maxReport = 512 << 20
+
+// fileChanges joins the two manifests, each in path order: the files added,
+// changed (by their sums; a file listed without one counts as changed) and
+// removed, and those paths.
+func fileChanges(was, now []write.Entry) ([]plan.FileChange, map[string]bool) {
+	var files, removed []plan.FileChange
+	differs := map[string]bool{}
+	add := func(list *[]plan.FileChange, p, kind string) {
+		*list = append(*list, plan.FileChange{Path: p, Kind: kind})
+		differs[p] = true
+	}
+	i, j := 0, 0
+	for i < len(was) || j < len(now) {
+		switch {
+		case j == len(now) || i < len(was) && was[i].Path < now[j].Path:
+			add(&removed, was[i].Path, "removed")
+			i++
+		case i == len(was) || now[j].Path < was[i].Path:
+			add(&files, now[j].Path, "missing")
+			j++
+		default:
+			if was[i].Sum == "" || was[i].Sum != now[j].Sum {
+				add(&files, now[j].Path, "changed")
+			}
+			i++
+			j++
+		}
+	}
+	return append(files, removed...), differs
+}
 
 func isGroups(p string) bool { return strings.HasPrefix(p, "nodegroups/") }
 
@@ -144,48 +206,15 @@ func afterState(res *Result) (*side, error) {
 	return &side{plan.NewState(res.Groups, plan.FromReport(res.Report), files), files}, nil
 }
 
-// oldReportAndGroups decodes the committed report if it changed (nil if
-// not) and reads its node groups back if they did (res's if not), the two
-// at once.
-func oldReportAndGroups(res *Result, old tree.Tree, reportMoved, groupsMoved bool) (*plan.Report, []nodes.Group, error) {
-	groups := res.Groups
-	gc := make(chan error, 1)
-	go func() {
-		var err error
-		if groupsMoved {
-			groups, err = nodegroup.NodeGroups(tree.Bytes(old))
-		}
-		gc <- err
-	}()
-	var r *plan.Report
-	var err error
-	if reportMoved {
-		b, ok := old[report.JSONPath]
-		switch {
-		case !ok:
-			err = fmt.Errorf("%s is missing (or larger than gpufleet reads): plan reads the fleet's old placement from it", report.JSONPath)
-		default:
-			if r, err = plan.DecodeReport(b); err != nil {
-				err = fmt.Errorf("%s: %w; rebuild the tree with this gpufleet on the base branch, or compare with 'gpufleet diff'", report.JSONPath, err)
-			}
-		}
-	}
-	if gerr := <-gc; err == nil {
-		err = gerr
-	}
-	return r, groups, err
-}
-
 // beforeState is what the committed tree says: an unchanged file what it
 // says after, a changed one its bytes in old.
-func beforeState(after *side, old tree.Tree, was map[string]string, changed func(string) bool, r *plan.Report, groups []nodes.Group) (*plan.State, error) {
+func beforeState(after *side, old tree.Tree, was []write.Entry, changed func(string) bool, r *plan.Report, groups []nodes.Group) (*plan.State, error) {
 	var paths []string
-	for p := range was {
-		if plan.IsQuotas(p) || plan.IsExample(p) {
-			paths = append(paths, p)
+	for _, e := range was {
+		if plan.IsQuotas(e.Path) || plan.IsExample(e.Path) {
+			paths = append(paths, e.Path)
 		}
 	}
-	slices.Sort(paths)
 	got, errs := make([]plan.File, len(paths)), make([]error, len(paths))
 	par.Each(len(paths), func(i int) {
 		p := paths[i]

@@ -90,7 +90,11 @@ func compileFleet(t *testing.T, dir, name string, f *spec.Fleet) *compiler.Resul
 // fullPlan decodes every file a plan reads, on both sides, from its bytes.
 func fullPlan(t *testing.T, res *compiler.Result, dir string) *plan.Plan {
 	t.Helper()
-	old, err := write.Read(dir, func(string) int64 { return 1 << 30 })
+	committed, err := write.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := committed.Read(func(string) int64 { return 1 << 30 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,4 +160,3 @@ func planJSON(t *testing.T, p *plan.Plan) string {
 	}
 	return string(b)
 }
-

@@ -2,62 +2,33 @@ package write
 
 import (
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
-// ErrNoTree is Read's error for a directory with no manifest: not a tree
+// ErrNoTree is Open's error for a directory with no manifest: not a tree
 // gpufleet built.
 var ErrNoTree = errors.New("no " + ManifestPath + ": not a tree gpufleet built")
-
-// ReadManifest returns the files the manifest of the tree in dir lists,
-// each with the SHA-256 gpufleet wrote it with ("" in a manifest from
-// before sums were kept).
-func ReadManifest(dir string) (map[string]string, error) {
-	out, err := openOut(dir, dir)
-	if err != nil {
-		return nil, err
-	}
-	defer out.close()
-	if out.root == nil {
-		return nil, ErrNoTree
-	}
-	base, err := openBase(out.root, ".")
-	if err != nil {
-		return nil, err
-	}
-	defer base.close()
-	if fi, _, err := lookFile(base, ManifestPath, ManifestPath); err != nil || fi == nil {
-		return nil, ErrNoTree
-	}
-	es, err := readManifest(base)
-	return sumsOf(es), err
-}
-
-// Sums is what a manifest's bytes list, as ReadManifest returns it.
-func Sums(manifest []byte) (map[string]string, error) {
-	es, err := parseManifest(manifest)
-	return sumsOf(es), err
-}
-
-func sumsOf(es []entry) map[string]string {
-	m := make(map[string]string, len(es))
-	for _, e := range es {
-		m[e.path] = e.sum
-	}
-	return m
-}
 
 // MaxRead bounds what Read reads of a file unless told more: far above any
 // file gpufleet generates but a big fleet's report.
 const MaxRead = maxRead
 
-// Read returns the files of the tree gpufleet built in dir for which limit
-// gives a size, at most that many bytes each (0: not read), as its
-// manifest lists them, read as Compare reads: following no link. A listed
-// file that is missing, blocked or too big is left out, as if never
-// written; the manifest's own checks keep every path inside dir.
-func Read(dir string, limit func(path string) int64) (tree.Tree, error) {
+// Entry is one file a manifest lists, with the SHA-256 gpufleet wrote it
+// with ("" in a manifest from before sums were kept).
+type Entry struct{ Path, Sum string }
+
+// Committed is a tree gpufleet built, as its manifest lists it.
+type Committed struct {
+	dir string
+	// Entries are the manifest's, by path.
+	Entries []Entry
+}
+
+// Open reads the manifest of the tree gpufleet built in dir.
+func Open(dir string) (*Committed, error) {
 	out, err := openOut(dir, dir)
 	if err != nil {
 		return nil, err
@@ -78,15 +49,61 @@ func Read(dir string, limit func(path string) int64) (tree.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &Committed{dir: dir, Entries: entriesOf(es)}, nil
+}
+
+// Entries is what a manifest's bytes list, by path.
+func Entries(manifest []byte) ([]Entry, error) {
+	es, err := parseManifest(manifest)
+	return entriesOf(es), err
+}
+
+func entriesOf(es []entry) []Entry {
+	out := make([]Entry, len(es))
+	for i, e := range es {
+		out[i] = Entry{e.path, e.sum}
+	}
+	// gpufleet writes a manifest in path order; one edited by hand may
+	// not be.
+	cmp := func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(out, cmp) {
+		slices.SortFunc(out, cmp)
+	}
+	return out
+}
+
+// Read returns the listed files for which limit gives a size, at most that
+// many bytes each (0: not read), read as Compare reads: following no link.
+// A listed file that is missing, blocked or too big is left out, as if
+// never written; the manifest's own checks keep every path inside the
+// tree.
+func (c *Committed) Read(limit func(path string) int64) (tree.Tree, error) {
 	var paths []string
 	var limits []int64
-	for _, e := range es {
-		if n := limit(e.path); n > 0 {
-			paths, limits = append(paths, e.path), append(limits, n)
+	for _, e := range c.Entries {
+		if n := limit(e.Path); n > 0 {
+			paths, limits = append(paths, e.Path), append(limits, n)
 		}
 	}
+	t := tree.Tree{}
+	if len(paths) == 0 {
+		return t, nil
+	}
+	out, err := openOut(c.dir, c.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer out.close()
+	if out.root == nil {
+		return nil, ErrNoTree
+	}
+	base, err := openBase(out.root, ".")
+	if err != nil {
+		return nil, err
+	}
+	defer base.close()
 	data, errs := make([][]byte, len(paths)), make([]error, len(paths))
-	scanAny(base, paths, func(k int, h dirH, name string, f found, _ []byte) {
+	scan(base, paths, nil, func(k int, h dirH, name string, f found, _ []byte) {
 		if f.err != nil || f.fi == nil || f.b != nil {
 			errs[k] = f.err
 			return
@@ -97,7 +114,6 @@ func Read(dir string, limit func(path string) int64) (tree.Tree, error) {
 		}
 		data[k], errs[k] = b, err
 	})
-	t := tree.Tree{}
 	for k, p := range paths {
 		if errs[k] != nil {
 			return nil, errs[k]

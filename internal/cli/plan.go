@@ -70,11 +70,13 @@ older gpufleet wrote in a schema this one does not read).`,
 			default:
 				return usageError(c, "unknown --format %q (want %s)", format, orList(planFormats))
 			}
+			// The committed tree is read while the spec compiles.
+			base := compiler.ReadBaseline(dir)
 			res, err := compile(errOut, args, compiler.Options{})
 			if err != nil {
 				return err
 			}
-			p, err := compiler.Plan(res, dir)
+			p, err := compiler.PlanAgainst(res, base)
 			if err != nil {
 				return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %w", c.CommandPath(), err)}
 			}
