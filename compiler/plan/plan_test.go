@@ -72,7 +72,7 @@ func TestCompare(t *testing.T) {
 			h := 12.5
 			s.Report.Cost = &cost.Cost{Classes: []cost.ClassCost{{Class: "c", Pool: "a", Hourly: &h}}, Fleet: &cost.FleetCost{Unknown: "a: no price"}}
 			s.Report.Findings = []check.Finding{{Severity: "error", Check: "Lands", Class: "c", Message: "new"}}
-		}, []string{"the fleet at max size: $10.00 → unknown", "class c: $10.00 → $12.50", "New errors:\n  - error Lands: new", "Resolved findings:\n  - warning Spread: old"}, 0},
+		}, []string{"the fleet at max size: $10.00 → unknown", "class c: $10.00 → $12.50", "New errors:\n  - error Lands (class c): new", "Resolved findings:\n  - warning Spread: old"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			after := state()

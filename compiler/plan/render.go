@@ -78,7 +78,21 @@ func (p *Plan) sections(diffHint string) []section {
 	}
 }
 
-func finding(f check.Finding) string { return f.Severity + " " + string(f.Check) + ": " + f.Message }
+// finding is a finding on one line, with the class, pool and tenant it is
+// about where its message does not name them.
+func finding(f check.Finding) string {
+	var about []string
+	for _, s := range [][2]string{{"class", f.Class}, {"pool", f.Pool}, {"tenant", f.Tenant}} {
+		if s[1] != "" && !strings.Contains(f.Message, s[1]) {
+			about = append(about, s[0]+" "+s[1])
+		}
+	}
+	head := f.Severity + " " + string(f.Check)
+	if len(about) > 0 {
+		head += " (" + strings.Join(about, ", ") + ")"
+	}
+	return head + ": " + f.Message
+}
 
 func (d DirFiles) describe() string {
 	var parts []string
