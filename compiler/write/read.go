@@ -27,21 +27,31 @@ type Committed struct {
 	Entries []Entry
 }
 
-// Open reads the manifest of the tree gpufleet built in dir.
-func Open(dir string) (*Committed, error) {
+// openTree opens the tree in dir, which must exist, as Compare does;
+// done closes it.
+func openTree(dir string) (base dirH, done func(), err error) {
 	out, err := openOut(dir, dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer out.close()
 	if out.root == nil {
-		return nil, ErrNoTree
+		out.close()
+		return nil, nil, ErrNoTree
 	}
-	base, err := openBase(out.root, ".")
+	if base, err = openBase(out.root, "."); err != nil {
+		out.close()
+		return nil, nil, err
+	}
+	return base, func() { base.close(); out.close() }, nil
+}
+
+// Open reads the manifest of the tree gpufleet built in dir.
+func Open(dir string) (*Committed, error) {
+	base, done, err := openTree(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer base.close()
+	defer done()
 	if fi, _, err := lookFile(base, ManifestPath, ManifestPath); err != nil || fi == nil {
 		return nil, ErrNoTree
 	}
@@ -89,19 +99,11 @@ func (c *Committed) Read(limit func(path string) int64) (tree.Tree, error) {
 	if len(paths) == 0 {
 		return t, nil
 	}
-	out, err := openOut(c.dir, c.dir)
+	base, done, err := openTree(c.dir)
 	if err != nil {
 		return nil, err
 	}
-	defer out.close()
-	if out.root == nil {
-		return nil, ErrNoTree
-	}
-	base, err := openBase(out.root, ".")
-	if err != nil {
-		return nil, err
-	}
-	defer base.close()
+	defer done()
 	data, errs := make([][]byte, len(paths)), make([]error, len(paths))
 	scan(base, paths, nil, func(k int, h dirH, name string, f found, _ []byte) {
 		if f.err != nil || f.fi == nil || f.b != nil {
