@@ -136,7 +136,7 @@ func PlanAgainst(res *Result, b *Baseline) (*plan.Plan, error) {
 }
 
 // maxReport bounds the committed report a plan reads: the benchmark's XL
-// fleet (3,000 pools, 1,500 classes) writes 50 MB.
+// fleet (3,000 pools, 1,500 classes) writes 70 MB.
 const maxReport = 512 << 20
 
 // fileChanges joins the two manifests, each in path order: the files added,
