@@ -157,6 +157,12 @@ func (cp *ControlPlane) startAPIServer(pk *pki, etcdURL string) (int, error) {
 // kubelet to heartbeat, it would taint every node unreachable. The garbage
 // collector stays off too (it would need every API's discovery to settle),
 // so the harness deletes ReplicaSets and pods itself.
+//
+// The quota controller's full resync runs every 10 s, not every 5 min:
+// quota admission charges a pod before storage writes it, so a create
+// storage refuses (a StatefulSet's pod name still taken by a pod being
+// deleted) stays charged until the next full sync, and a cleared
+// namespace would wait minutes for its quota to read zero.
 func (cp *ControlPlane) startControllerManager() error {
 	port, err := freePort()
 	if err != nil {
@@ -167,6 +173,7 @@ func (cp *ControlPlane) startControllerManager() error {
 		"--authentication-kubeconfig="+cp.Kubeconfig,
 		"--authorization-kubeconfig="+cp.Kubeconfig,
 		"--controllers=namespace-controller,resourcequota-controller,serviceaccount-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,daemonset-controller",
+		"--resource-quota-sync-period=10s",
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
 		"--v=1")
