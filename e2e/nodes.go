@@ -84,7 +84,7 @@ func (fr *fleetRun) nodesFor(class string, standing bool) nodeSet {
 			for k := 0; k < n; k++ {
 				name := fmt.Sprintf("%s-%s-%s-%d", p.prefix, typ, zone, k)
 				labels := p.wellKnownLabels(name, typ, zone, fr.region)
-				maps.Copy(labels, networkLabels(in.NetworkLayers, p.prefix, zone, k))
+				maps.Copy(labels, networkLabels(in.NetworkLayers, fr.declaredDomains(p.name), p.prefix, zone, k))
 				for k, v := range p.labels {
 					labels[k] = v
 				}

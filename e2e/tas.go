@@ -48,23 +48,31 @@ const networkFanout = 4
 //   - each deeper layer l of N groups the group's nodes in the zone in the
 //     order of their index k, networkFanout^(N-l+1) to a network node: for
 //     N = 3 (p4d, p5), 16 nodes share a layer-2 node and 4 a layer-3 node;
-//     for N = 4 (p6-b200), 64, 16 and 4.
+//     for N = 4 (p6-b200), 64, 16 and 4;
+//   - where the pool declares a layer's domain size (topologyDomains, as a
+//     capacity block's placement says), that many nodes share its network
+//     nodes, and each wider undeclared layer below layer 1 holds
+//     networkFanout of them.
 //
 // So a group's standing nodes (its first ones in each zone) share the
 // deepest network nodes, four to one, and the nodes an autoscaler adds
 // come under further ones. Values are "nn-<zone>" and
 // "nn-<zone>-<group>-l<layer>-<index>", hashed where longer than a label
 // value may be.
-func networkLabels(layers int, group, zone string, k int) map[string]string {
+func networkLabels(layers int, declared map[int]int, group, zone string, k int) map[string]string {
 	out := make(map[string]string, layers)
+	sizes, size := make([]int, layers+1), 1
+	for l := layers; l >= 1; l-- {
+		size *= networkFanout
+		if n, ok := declared[l]; ok {
+			size = n
+		}
+		sizes[l] = size
+	}
 	for l := 1; l <= layers; l++ {
 		v := "nn-" + zone
-		if l > 1 {
-			size := 1
-			for range layers - l + 1 {
-				size *= networkFanout
-			}
-			v = fmt.Sprintf("nn-%s-%s-l%d-%d", zone, group, l, k/size)
+		if _, ok := declared[l]; l > 1 || ok {
+			v = fmt.Sprintf("nn-%s-%s-l%d-%d", zone, group, l, k/sizes[l])
 		}
 		if len(v) > 63 {
 			h := fnv.New64a()
@@ -72,6 +80,25 @@ func networkLabels(layers int, group, zone string, k int) map[string]string {
 			v = fmt.Sprintf("nn-%016x", h.Sum64())
 		}
 		out[aws.LabelNetworkNodeLayer+strconv.Itoa(l)] = v
+	}
+	return out
+}
+
+// declaredDomains are the pool's declared nodes per domain, by network
+// layer.
+func (fr *fleetRun) declaredDomains(pool string) map[int]int {
+	var out map[int]int
+	p := fr.res.Fleet.Pool(pool)
+	if p == nil || p.Topology == nil {
+		return nil
+	}
+	for label, n := range p.Topology.Domains {
+		if l, err := strconv.Atoi(strings.TrimPrefix(label, aws.LabelNetworkNodeLayer)); err == nil {
+			if out == nil {
+				out = map[int]int{}
+			}
+			out[l] = int(n)
+		}
 	}
 	return out
 }
@@ -299,7 +326,7 @@ func (fr *fleetRun) expectTAS(tenant string, c *sched.Class, a kueuemodel.Assign
 		return nil, append(bad, fmt.Sprintf("flavor %s's pool %s has no pool or cell in the checker's report", flavor, e.pool))
 	}
 	t := kueuemodel.TopologyOf(c.Pod)
-	e.offline = kueuemodel.TASFit(pool, cell, levels, t, int64(count))
+	e.offline = kueuemodel.TASFit(pool, cell, levels, m.Domains[flavor], t, int64(count))
 	// The harness's nodes of the pool as check --nodes reads them: each
 	// once, holding the class's pods per node of its zone.
 	live := sched.Pool{Name: pool.Name, Zones: pool.Zones, Live: true}
@@ -319,7 +346,7 @@ func (fr *fleetRun) expectTAS(tenant string, c *sched.Class, a kueuemodel.Assign
 		}
 		lc.Zones = append(lc.Zones, z)
 	}
-	e.live = kueuemodel.TASFit(&live, &lc, levels, t, int64(count))
+	e.live = kueuemodel.TASFit(&live, &lc, levels, nil, t, int64(count))
 
 	switch ut := unitTopology(u); {
 	case ut == nil:

@@ -16,7 +16,7 @@ import (
 // groups above it.
 func TestNetworkLabels(t *testing.T) {
 	path := func(layers, k int) string {
-		l := networkLabels(layers, "a100-efa", "us-east-2a", k)
+		l := networkLabels(layers, nil, "a100-efa", "us-east-2a", k)
 		if len(l) != layers {
 			t.Fatalf("%d layers: %d labels", layers, len(l))
 		}
@@ -40,10 +40,20 @@ func TestNetworkLabels(t *testing.T) {
 			t.Errorf("%d layers, node %d: %s, want %s", tc.layers, tc.k, got, tc.want)
 		}
 	}
-	if l := networkLabels(0, "cpu", "us-east-2a", 0); len(l) != 0 {
+	// A declared layer-3 size of 2: pairs share a layer-3 node, and the
+	// layer-2 nodes hold four pairs.
+	for k, want := range []string{"l2-0/l3-0", "l2-0/l3-0", "l2-0/l3-1", "l2-0/l3-3", "l2-1/l3-4"} {
+		node := []int{0, 1, 2, 7, 8}[k]
+		l := networkLabels(3, map[int]int{3: 2}, "g", "z", node)
+		got := strings.TrimPrefix(l[aws.LabelNetworkNodeLayer+"2"], "nn-z-g-") + "/" + strings.TrimPrefix(l[aws.LabelNetworkNodeLayer+"3"], "nn-z-g-")
+		if got != want {
+			t.Errorf("declared layer-3 domains of 2, node %d: %s, want %s", node, got, want)
+		}
+	}
+	if l := networkLabels(0, nil, "cpu", "us-east-2a", 0); len(l) != 0 {
 		t.Errorf("a type without network layers got %v", l)
 	}
-	long := networkLabels(3, strings.Repeat("g", 60), "us-east-2a", 0)[aws.LabelNetworkNodeLayer+"3"]
+	long := networkLabels(3, nil, strings.Repeat("g", 60), "us-east-2a", 0)[aws.LabelNetworkNodeLayer+"3"]
 	if len(long) > 63 || !strings.HasPrefix(long, "nn-") {
 		t.Errorf("a long group's value %q", long)
 	}

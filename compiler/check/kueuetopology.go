@@ -45,8 +45,8 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, fit.NotFit(topology, fit.Best), standing(a.pool(flavor).Live, fit))}
 		if bound {
 			f.Severity, f.Check = Warning, IDKueueTopologyBound
-			f.Message = fmt.Sprintf("%s: its %d pods fit in one %s domain only if EC2 puts enough of those nodes under one network node; each in a domain of its own, %s (check --nodes judges the live labels)",
-				head, fit.Count, t.Level, fit.NotFit(topology, fit.Worst))
+			f.Message = fmt.Sprintf("%s: its %d pods%s fit only if EC2 puts enough of those nodes under one network node; with each undeclared level's domains as small as they can be, %s (declare the pool's topologyDomains, or run check --nodes on the live labels, to judge it exactly)",
+				head, fit.Count, cond(t.SliceSize > 0, slicedIn(t)+",", ""), fit.NotFit(topology, fit.Worst))
 		}
 		out = append(out, f)
 	}
@@ -66,7 +66,7 @@ func (a *Admission) tasFit(qc *Queued) (kueuemodel.Fit, string, bool) {
 		return kueuemodel.Fit{}, "", false
 	}
 	t := kueuemodel.TopologyOf(qc.Class.Pod)
-	return kueuemodel.TASFit(p, a.Report.Cell(qc.Class.Name, flavor), a.Model.Topologies[*spec.TopologyName], t, int64(qc.Pods)), *spec.TopologyName, true
+	return kueuemodel.TASFit(p, a.Report.Cell(qc.Class.Name, flavor), a.Model.Topologies[*spec.TopologyName], a.Model.Domains[flavor], t, int64(qc.Pods)), *spec.TopologyName, true
 }
 
 // unitTopology is the report's account of the unit's TAS placement.
@@ -84,11 +84,19 @@ func asked(t kueuemodel.TopologyRequest) string {
 	case !t.Explicit:
 		return "implied: its ClusterQueue has only TAS flavors"
 	case t.Required:
-		return "required " + t.Level
+		return "required " + t.Level + slicedIn(t)
 	case t.Level != "":
-		return "preferred " + t.Level
+		return "preferred " + t.Level + slicedIn(t)
 	}
-	return "unconstrained"
+	return "unconstrained" + slicedIn(t)
+}
+
+// slicedIn says how a sliced request slices its pods.
+func slicedIn(t kueuemodel.TopologyRequest) string {
+	if t.SliceSize == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", in slices of %d within one %s domain each", t.SliceSize, t.SliceLevel)
 }
 
 // standing says why so few nodes stand.
@@ -97,4 +105,12 @@ func standing(live bool, fit kueuemodel.Fit) string {
 		return ""
 	}
 	return "; the pool stands at zero nodes, and Kueue keeps the Job suspended, so no pod is ever pending for an autoscaler to add one: give the pool a min size (cluster-autoscaler scales idle nodes down to it)"
+}
+
+// cond is a if ok, else b.
+func cond(ok bool, a, b string) string {
+	if ok {
+		return a
+	}
+	return b
 }

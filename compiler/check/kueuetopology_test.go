@@ -54,6 +54,17 @@ func TestKueueTopology(t *testing.T) {
 	required := map[string]string{kueue.AnnotationRequiredTopology: layer3}
 	onHost := map[string]string{kueue.AnnotationRequiredTopology: keys.LabelHostname}
 	preferred := map[string]string{kueue.AnnotationPreferredTopology: layer3}
+	sliced := func(key, level, slice string) map[string]string {
+		return map[string]string{key: level, kueue.AnnotationSliceTopology: slice, kueue.AnnotationSliceSize: "2"}
+	}
+	slicedHost := sliced(kueue.AnnotationPreferredTopology, layer3, keys.LabelHostname)
+	slicedL3 := sliced(kueue.AnnotationPreferredTopology, layer3, layer3)
+	sliceAbove := sliced(kueue.AnnotationRequiredTopology, keys.LabelHostname, layer3)
+	declared := map[string]map[string]int64{
+		"required at a declared layer of 2 nodes": {layer3: 2},
+		"required at a declared layer of 4 nodes": {layer3: 4},
+		"slices of 2 per layer 3, declared pairs": {layer3: 2},
+	}
 	host := 0
 	labels := func(l3 string) map[string]string {
 		host++
@@ -79,7 +90,21 @@ func TestKueueTopology(t *testing.T) {
 		{"required on one host that holds 2", onHost, true, 4, 2, nil,
 			[]string{head + `(required kubernetes.io/hostname) on the 4 node(s) that exist: topology "network-3-layers" allows to fit only 2 out of 4 pod(s), so it is never admitted`}, nil},
 		{"required at a layer: a bound", required, true, 4, 1, nil, nil,
-			[]string{head + `(required ` + layer3 + `) on the 4 node(s) that exist: its 4 pods fit in one ` + layer3 + ` domain only if EC2 puts enough of those nodes under one network node; each in a domain of its own, topology "network-3-layers" allows to fit only 1 out of 4 pod(s) (check --nodes judges the live labels)`}},
+			[]string{head + `(required ` + layer3 + `) on the 4 node(s) that exist: its 4 pods fit only if EC2 puts enough of those nodes under one network node; with each undeclared level's domains as small as they can be, topology "network-3-layers" allows to fit only 1 out of 4 pod(s) (declare the pool's topologyDomains, or run check --nodes on the live labels, to judge it exactly)`}},
+		// Declared domains make a network level exact: 2 nodes to a
+		// layer-3 node hold 2 of the 4 pods, 4 hold them all.
+		{"required at a declared layer of 2 nodes", required, true, 4, 1, nil,
+			[]string{head + `(required ` + layer3 + `) on the 4 node(s) that exist: topology "network-3-layers" allows to fit only 2 out of 4 pod(s), so it is never admitted`}, nil},
+		{"required at a declared layer of 4 nodes", required, true, 4, 1, nil, nil, nil},
+		// Slices: whole slices only, counted in slices.
+		{"slices of 2 per host, 1 pod per host", slicedHost, true, 4, 1, nil,
+			[]string{head + `(preferred ` + layer3 + `, in slices of 2 within one kubernetes.io/hostname domain each) on the 4 node(s) that exist: topology "network-3-layers" doesn't allow to fit any of 2 slice(s), so it is never admitted`}, nil},
+		{"slices of 2 per host, 3 pods per host", slicedHost, true, 2, 3, nil, nil, nil},
+		{"slices of 2 per layer 3, undeclared: a bound", slicedL3, true, 4, 1, nil, nil,
+			[]string{head + `(preferred ` + layer3 + `, in slices of 2 within one ` + layer3 + ` domain each) on the 4 node(s) that exist: its 4 pods, in slices of 2 within one ` + layer3 + ` domain each, fit only if EC2 puts enough of those nodes under one network node; with each undeclared level's domains as small as they can be, topology "network-3-layers" doesn't allow to fit any of 2 slice(s) (declare the pool's topologyDomains, or run check --nodes on the live labels, to judge it exactly)`}},
+		{"slices of 2 per layer 3, declared pairs", slicedL3, true, 4, 1, nil, nil, nil},
+		{"a slice above the gang's level", sliceAbove, true, 4, 1, nil,
+			[]string{head + `(required kubernetes.io/hostname, in slices of 2 within one ` + layer3 + ` domain each) on the 4 node(s) that exist: podset slice topology ` + layer3 + ` is above the podset topology kubernetes.io/hostname, so it is never admitted`}, nil},
 		{"live nodes under one network node", required, true, 0, 1, []map[string]string{labels("x"), labels("x"), labels("x"), labels("x")}, nil, nil},
 		{"live nodes under two", required, true, 0, 1, []map[string]string{labels("x"), labels("x"), labels("y"), labels("x")},
 			[]string{head + `(required ` + layer3 + `) on the 4 node(s) that exist: topology "network-3-layers" allows to fit only 3 out of 4 pod(s), so it is never admitted`}, nil},
@@ -90,6 +115,9 @@ func TestKueueTopology(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tasAdmission(tc.annotations, 4, tc.topology, tc.standing, tc.perNode, tc.live)
+			if d := declared[tc.name]; d != nil {
+				a.Model.Domains = map[string]map[string]int64{"a": d}
+			}
 			for _, run := range []struct {
 				id       ID
 				severity string

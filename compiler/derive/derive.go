@@ -61,6 +61,8 @@ type Pool struct {
 type Topology struct {
 	Name   string
 	Levels []string
+	// Domains are the pool's declared nodes per domain, by level label.
+	Domains map[string]int64
 }
 
 // Class is a workload class and the pod template its workloads get.

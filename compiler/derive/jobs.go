@@ -71,6 +71,10 @@ func podAnnotations(c spec.Class, cl cloud.Cloud) map[string]string {
 			key = kueue.AnnotationPreferredTopology
 		}
 		out[key] = LevelLabel(t.Level, cl)
+		if sl := t.Slice; sl != nil {
+			out[kueue.AnnotationSliceTopology] = LevelLabel(sl.Level, cl)
+			out[kueue.AnnotationSliceSize] = strconv.FormatInt(int64(sl.Size), 10)
+		}
 	}
 	return out
 }

@@ -1,8 +1,10 @@
 package derive
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -54,6 +56,22 @@ func Flavor(p Pool) kueue.ResourceFlavorSpec {
 		f.TopologyName = &p.Topology.Name
 	}
 	return f
+}
+
+// FlavorAnnotations are the pool's ResourceFlavor's annotations: its
+// declared topology domains (keys.AnnotationTopologyDomains), or none.
+func FlavorAnnotations(p Pool) map[string]string {
+	if p.Topology == nil || len(p.Topology.Domains) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for i, l := range spec.Keys(p.Topology.Domains) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=%d", l, p.Topology.Domains[l])
+	}
+	return map[string]string{keys.AnnotationTopologyDomains: b.String()}
 }
 
 func deriveQueue(t spec.Tenant, d *Fleet, l *landing) *Queue {

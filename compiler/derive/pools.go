@@ -24,6 +24,12 @@ func derivePool(name string, p spec.Pool, clusterZones []string, cl cloud.Cloud,
 	pool.GPU = poolGPU(pool.Instances)
 	if p.Topology {
 		pool.Topology = poolTopology(pool.Instances, cl)
+		if pool.Topology != nil && len(p.TopologyDomains) > 0 {
+			pool.Topology.Domains = map[string]int64{}
+			for level, n := range p.TopologyDomains {
+				pool.Topology.Domains[LevelLabel(level, cl)] = n
+			}
+		}
 	}
 	// A MIG pool's nodes advertise slices and no nvidia.com/gpu: the
 	// cloud's GPU label would tell cluster-autoscaler to wait for GPUs

@@ -25,6 +25,10 @@ const (
 	// AnnotationGang on a Job says its pods must all run at once: the
 	// spec's gang. A Job without it runs its completions in waves.
 	AnnotationGang = Domain + "gang"
+	// AnnotationTopologyDomains on a TAS pool's ResourceFlavor declares how
+	// many nodes a domain of a level holds ("<level label>=<nodes>",
+	// comma-separated, by label): Kueue ignores it, the checker reads it.
+	AnnotationTopologyDomains = Domain + "topology-domains"
 
 	// AnnotationDoNotDisrupt on a running pod keeps Karpenter from
 	// voluntarily disrupting its node.

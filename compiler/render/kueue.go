@@ -23,7 +23,9 @@ func kueueMeta(kind string) metav1.TypeMeta {
 func (r *renderer) kueue() {
 	var flavors, cohorts, wpcs []any
 	for _, p := range r.d.Pools {
-		flavors = append(flavors, &kueue.ResourceFlavor{TypeMeta: kueueMeta("ResourceFlavor"), ObjectMeta: meta(p.Name, "", nil), Spec: derive.Flavor(p)})
+		m := meta(p.Name, "", nil)
+		m.Annotations = derive.FlavorAnnotations(p)
+		flavors = append(flavors, &kueue.ResourceFlavor{TypeMeta: kueueMeta("ResourceFlavor"), ObjectMeta: m, Spec: derive.Flavor(p)})
 	}
 	queued := false
 	for _, t := range r.d.Tenants {

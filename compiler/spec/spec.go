@@ -138,6 +138,11 @@ type Pool struct {
 	// Topology gives the pool's ResourceFlavor a Kueue Topology of the
 	// EC2 network layers its types are labelled with.
 	Topology bool `json:"topology,omitempty"`
+	// TopologyDomains declares, by level ("network-layer-N"), how many of
+	// the pool's nodes each domain of that level holds (the last one the
+	// rest), as a capacity block's placement says: the checker's TAS fit
+	// is then exact at those levels.
+	TopologyDomains map[string]int64 `json:"topologyDomains,omitempty"`
 }
 
 // Sharing is a pool's GPU sharing through the NVIDIA device plugin.
@@ -379,6 +384,15 @@ type InstanceType struct {
 type Topology struct {
 	Mode  string `json:"mode"`  // "required" or "preferred"
 	Level string `json:"level"` // "host" or "network-layer-N"
+	// Slice splits the gang into slices of Size pods, each within one
+	// domain of Level (Kueue's podset-slice-* annotations).
+	Slice *TopologySlice `json:"slice,omitempty"`
+}
+
+// TopologySlice is a sliced gang's slice: Size pods in one domain of Level.
+type TopologySlice struct {
+	Level string `json:"level"`
+	Size  int32  `json:"size"`
 }
 
 // Topology levels.

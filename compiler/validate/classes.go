@@ -201,30 +201,3 @@ func (c *checker) anyEFAPool() bool {
 	}
 	return false
 }
-
-// topology checks a class's Kueue TAS request: Kueue reads it from a
-// queued workload's PodSet, gpufleet writes it on Jobs, and only a flavor
-// with a Topology serves it.
-func (c *checker) topology(name string, cl spec.Class) {
-	if cl.Topology == nil {
-		return
-	}
-	at := p("classes", name, "topology")
-	switch {
-	case cl.Kind != keys.KindJob:
-		c.errorf(at, "topology needs kind Job, not %s: gpufleet asks Kueue's topology-aware scheduling to place a Job's gang", cl.Kind)
-	case !cl.Queued():
-		c.errorf(at, "topology needs a queued class: only Kueue places by topology, and queue: false keeps the Job from Kueue")
-	case !c.anyTopologyPool():
-		c.errorf(at, "class %q asks for topology, but no pool sets topology: true, so no ResourceFlavor names a Kueue Topology", name)
-	}
-}
-
-func (c *checker) anyTopologyPool() bool {
-	for _, p := range c.f.Pools {
-		if p.Topology {
-			return true
-		}
-	}
-	return false
-}

@@ -64,6 +64,7 @@ func (c *checker) pools() {
 		c.zoneGroups(name, pool)
 		c.karpenterPool(name, pool)
 		c.gpuSharing(name, pool)
+		c.topologyDomains(name, pool)
 	}
 	c.nodeGroupNames()
 }

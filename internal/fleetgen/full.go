@@ -2,6 +2,7 @@ package fleetgen
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
@@ -110,6 +111,15 @@ func (g *gen) fullTopology(f *spec.Fleet, pools []*fullPool, cat catalog.Catalog
 		}
 		if described && g.chance(0.5) {
 			p.spec.Topology, tas = true, true
+			// Some declare their domains, as a capacity block's
+			// placement says: layer 3's, and layer 2's around it.
+			if g.chance(0.4) {
+				l3 := int64(1) << g.r.IntN(3)
+				p.spec.TopologyDomains = map[string]int64{spec.LevelNetworkLayer + "3": l3}
+				if g.chance(0.5) {
+					p.spec.TopologyDomains[spec.LevelNetworkLayer+"2"] = l3 << (1 + g.r.IntN(2))
+				}
+			}
 			f.Pools[p.name] = p.spec
 		}
 	}
@@ -123,6 +133,19 @@ func (g *gen) fullTopology(f *spec.Fleet, pools []*fullPool, cat catalog.Catalog
 			continue
 		}
 		c.Topology = &spec.Topology{Mode: g.pick([]string{spec.Required, spec.Preferred}), Level: g.pick(levels)}
+		// Some gangs slice: in pairs (or the gang's smallest divisor),
+		// each within a domain at or below the gang's level.
+		if pods := c.Pods(); pods >= 2 && g.chance(0.4) {
+			size := int32(2)
+			for pods%size != 0 {
+				size++
+			}
+			below := []string{spec.LevelHost}
+			if at := slices.Index(levels, c.Topology.Level); at > 0 {
+				below = append(below, levels[at:]...)
+			}
+			c.Topology.Slice = &spec.TopologySlice{Level: g.pick(below), Size: size}
+		}
 		f.Classes[name] = c
 	}
 }

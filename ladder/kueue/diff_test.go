@@ -109,7 +109,7 @@ func TestDifferential(t *testing.T) {
 	t.Logf("tenant × queued class workloads compared: %d %v; admitted %d, refused %d %v; steered to a TAS flavor and not placed by topology: %d", st.compared, summary(st.kinds), st.admitted, st.compared-st.admitted, summary(st.reasons), st.steered)
 	for _, l := range Labellings {
 		ts := st.tas[l]
-		t.Logf("placed by topology, %s labelling (%d fleets): %d compared (%d with the pool's standing nodes varied), fit %d, refused %d %v", l, st.tasFleets, ts.compared, ts.varied, ts.fit, ts.compared-ts.fit, summary(ts.refused))
+		t.Logf("placed by topology, %s labelling (%d fleets): %d compared (%d with the pool's standing nodes varied, %d sliced, %d on declared domains), fit %d, refused %d %v", l, st.tasFleets, ts.compared, ts.varied, ts.sliced, ts.declared, ts.fit, ts.compared-ts.fit, summary(ts.refused))
 	}
 	if st.compared < 1000 {
 		t.Errorf("only %d workloads compared: the generator no longer exercises Kueue", st.compared)
@@ -117,6 +117,9 @@ func TestDifferential(t *testing.T) {
 	for _, l := range Labellings {
 		if ts := st.tas[l]; ts.compared < *tasFloor || ts.fit == 0 || ts.fit == ts.compared {
 			t.Errorf("%s labelling: %d workloads placed by topology compared (want %d or more), %d fit: the fleets no longer exercise Kueue's TAS", l, ts.compared, *tasFloor, ts.fit)
+		}
+		if ts := st.tas[l]; ts.sliced < *tasFloor/10 || ts.declared < *tasFloor/10 {
+			t.Errorf("%s labelling: %d sliced workloads and %d on declared domains (want %d of each): the fleets no longer exercise slices and declared domains", l, ts.sliced, ts.declared, *tasFloor/10)
 		}
 	}
 	for i, d := range bad {
@@ -176,7 +179,7 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 					if !ok || p == nil {
 						t.Fatalf("%s: tenant %s, class %s: the checker places it by topology on flavor %s, which Kueue holds no Topology or pool of", fc.name, q.Tenant, where, flavor)
 					}
-					it := tasItem{q.Tenant, where, q.ClusterQueue, ns, w, a, kueuemodel.TopologyOf(pod), topology, levels, p, *p, res.Report.Cell(class, flavor), raw}
+					it := tasItem{q.Tenant, where, q.ClusterQueue, ns, w, a, kueuemodel.TopologyOf(pod), topology, levels, theirs.Domains[flavor], p, *p, res.Report.Cell(class, flavor), raw}
 					items = append(items, it)
 					// And on every other count of standing nodes the
 					// pool may have, up to its max size.
@@ -238,7 +241,7 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 				if w.Job == nil || opts.asWrittenOnly {
 					continue
 				}
-				for _, v := range requestVariants(levels) {
+				for _, v := range requestVariants(levels, w.PodSets[0].Count) {
 					pod, sw := variant(ctx, t, c.Pod, w, pool, v)
 					judge(pod, sw, fmt.Sprintf("%s (steered to flavor %s, %s)", class, f, describe(v)), true)
 				}
@@ -258,7 +261,7 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 		for _, it := range items {
 			node := ClassNode(&it.pool, it.cell, l)
 			if key := fmt.Sprintf("%s/%s/%d", it.pool.Name, node.Name, it.pool.Standing); key != synced {
-				if err := theirs.SyncNodes(ctx, StandingNodes(&it.pool, node, it.levels, l)); err != nil {
+				if err := theirs.SyncNodes(ctx, StandingNodes(&it.pool, node, it.levels, it.domains, l)); err != nil {
 					t.Fatalf("%s: %v", fc.name, err)
 				}
 				synced = key
@@ -285,6 +288,12 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 			if it.pool.Standing != it.compiled.Standing {
 				ts.varied++
 			}
+			if it.topo.SliceSize > 0 {
+				ts.sliced++
+			}
+			if len(it.domains) > 0 {
+				ts.declared++
+			}
 			switch {
 			case want.Admitted:
 				ts.fit++
@@ -302,8 +311,6 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 	return bad
 }
 
-// requestVariants are the topology requests a Topology of levels allows:
-// required and preferred at each level, and unconstrained.
 func names[K ~string](m map[K]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
@@ -361,6 +368,7 @@ func kueueObjects(tr tree.Tree) []byte {
 // TestDifferentialCatchesTAS proves the TAS half of the differential can
 // fail: a checker whose TASFit counted a pool's max size as its standing
 // nodes (as if Kueue's TAS placed pods on nodes an autoscaler would add),
-// or took a required level as preferred (the pods spread over the
-// level's domains), disagrees with Kueue, and only on workloads Kueue
-// places by topology.
+// took a required level as preferred (the pods spread over the level's
+// domains), counted a sliced request's pods one by one, or ignored a
+// pool's declared domains, disagrees with Kueue, and only on workloads
+// Kueue places by topology.

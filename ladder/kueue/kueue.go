@@ -31,6 +31,7 @@ import (
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	"sigs.k8s.io/kueue/pkg/workload"
 
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
@@ -44,6 +45,10 @@ type Kueue struct {
 	preemptor *preemption.Preemptor
 	// Topologies are the tree's Topologies' levels, widest first, by name.
 	Topologies map[string][]string
+	// Domains are the nodes per domain each TAS flavor declares, by level
+	// label (the flavor's keys.AnnotationTopologyDomains, which Kueue
+	// ignores): the labellings honour them.
+	Domains map[string]map[string]int64
 	// nodes are the names of the nodes in Kueue's TAS cache (SyncNodes).
 	nodes []string
 }
@@ -82,8 +87,14 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 		WithIndex(&corev1.LimitRange{}, indexer.LimitRangeHasContainerOrPodType, indexer.IndexLimitRangeHasContainerOrPodType).
 		WithObjects(objs...).Build()
 	cache := schdcache.New(cl)
+	domains := map[string]map[string]int64{}
 	for i := range flavors {
 		cache.AddOrUpdateResourceFlavor(klog.Background(), &flavors[i])
+		d, err := kueuemodel.ParseDomains(flavors[i].Annotations[keys.AnnotationTopologyDomains])
+		if err != nil {
+			return nil, fmt.Errorf("ResourceFlavor %s: %w", flavors[i].Name, err)
+		}
+		domains[flavors[i].Name] = d
 	}
 	// The Topologies, which make a flavor naming one a TAS flavor (its
 	// TASFlavorCache); a ClusterQueue with a TAS flavor whose Topology is
@@ -123,7 +134,7 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 	}
 	p := preemption.New(cl, workload.Ordering{}, &utiltesting.EventRecorder{}, nil, false,
 		clocktesting.NewFakeClock(time.Unix(0, 0)), nil, preemptexpectations.New(), nil)
-	return &Kueue{client: cl, cache: cache, snapshot: snap, preemptor: p, Topologies: levels}, nil
+	return &Kueue{client: cl, cache: cache, snapshot: snap, preemptor: p, Topologies: levels, Domains: domains}, nil
 }
 
 // SyncNodes makes nodes the ones Kueue's TAS cache holds, as its node

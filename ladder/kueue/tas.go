@@ -92,13 +92,14 @@ func ClassNode(p *sched.Pool, cell *sched.Cell, l Labelling) *corev1.Node {
 // and so match its flavor's nodeLabels, its taints and allocatable), each
 // with a name and hostname of its own, Ready, and the Topology's levels
 // labelled as l says, as the AWS cloud controller manager labels a node
-// with the network nodes EC2 reports (topology.k8s.aws/network-node-layer-N).
-func StandingNodes(p *sched.Pool, node *corev1.Node, levels []string, l Labelling) []*corev1.Node {
+// with the network nodes EC2 reports (topology.k8s.aws/network-node-layer-N):
+// the nodes in order, that many to a network node (DomainSize).
+func StandingNodes(p *sched.Pool, node *corev1.Node, levels []string, declared map[string]int64, l Labelling) []*corev1.Node {
 	if node == nil {
 		return nil
 	}
 	out := make([]*corev1.Node, 0, p.Standing)
-	for i := range int(p.Standing) {
+	for i := range int64(p.Standing) {
 		n := node.DeepCopy()
 		n.Name = fmt.Sprintf("%s-tas-%d", p.Name, i)
 		n.Labels = maps.Clone(node.Labels)
@@ -107,16 +108,37 @@ func StandingNodes(p *sched.Pool, node *corev1.Node, levels []string, l Labellin
 			if level == keys.LabelHostname {
 				continue
 			}
-			v := fmt.Sprintf("nn-%s-%d", p.Name, k+1)
-			if l == Worst {
-				v = fmt.Sprintf("%s-%d", v, i)
-			}
-			n.Labels[level] = v
+			n.Labels[level] = fmt.Sprintf("nn-%s-%d-%d", p.Name, k+1, i/DomainSize(levels, declared, k, int64(p.Standing), l))
 		}
 		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
 		out = append(out, n)
 	}
 	return out
+}
+
+// DomainSize is how many of standing nodes share a network node of
+// levels[k] under l: the declared count where the pool declares one;
+// otherwise, under Worst, as few as the narrower declared levels allow
+// (a domain holds their domains whole), one where none is declared; under
+// Best, as many as the wider declared level allows, all where none is.
+func DomainSize(levels []string, declared map[string]int64, k int, standing int64, l Labelling) int64 {
+	if n, ok := declared[levels[k]]; ok {
+		return n
+	}
+	if l == Worst {
+		for _, level := range levels[k+1:] {
+			if n, ok := declared[level]; ok {
+				return n
+			}
+		}
+		return 1
+	}
+	for i := k - 1; i >= 0; i-- {
+		if n, ok := declared[levels[i]]; ok {
+			return n
+		}
+	}
+	return max(standing, 1)
 }
 
 // FleetNodes are the standing nodes of every pool of the cluster whose
@@ -133,7 +155,7 @@ func (k *Kueue) FleetNodes(cl *sched.Cluster, l Labelling) []*corev1.Node {
 		if p == nil || len(p.Nodes) == 0 {
 			continue
 		}
-		out = append(out, StandingNodes(p, p.Nodes[0].Node, levels, l)...)
+		out = append(out, StandingNodes(p, p.Nodes[0].Node, levels, k.Domains[string(name)], l)...)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,13 +67,20 @@ type diffOptions struct {
 	requiredAsPreferred bool
 	// asWrittenOnly skips the request variants.
 	asWrittenOnly bool
+	// slicesAsPods has TASFit ignore a request's slices.
+	slicesAsPods bool
+	// undeclared has TASFit ignore the pools' declared domains.
+	undeclared bool
 }
 
 // tasStats count the workloads placed by topology under one labelling.
 type tasStats struct {
 	// varied are those on a pool whose standing nodes the test set.
 	compared, varied, fit int
-	refused               map[string]int
+	// sliced are those in slices; declared, on a pool that declares its
+	// domains.
+	sliced, declared int
+	refused          map[string]int
 }
 
 // diffStats count what TestDifferential compared.
@@ -103,6 +111,7 @@ type tasItem struct {
 	topo                  kueuemodel.TopologyRequest
 	topology              string
 	levels                []string
+	domains               map[string]int64
 	// compiled is the pool as compiled; pool is the same but for its
 	// standing nodes, which the test may set to any count up to its max.
 	compiled *sched.Pool
@@ -111,22 +120,47 @@ type tasItem struct {
 	raw      []byte
 }
 
-// diffFleet compiles the fleet and compares the checker's verdict with
-// Kueue's for every tenant's queued class, returning the disagreements.
-func requestVariants(levels []string) []map[string]string {
+// requestVariants are the topology requests a Topology of levels allows
+// a gang of count pods: required and preferred at each level, and
+// unconstrained; each level's in slices of the gang's smallest divisor
+// above one, at the host and at the level itself; and two Kueue refuses,
+// a slice above its level and a slice at a level the Topology lacks.
+func requestVariants(levels []string, count int32) []map[string]string {
 	var out []map[string]string
 	for _, l := range levels {
 		out = append(out, map[string]string{wirekueue.AnnotationRequiredTopology: l}, map[string]string{wirekueue.AnnotationPreferredTopology: l})
 	}
-	return append(out, map[string]string{wirekueue.AnnotationUnconstrainedTopology: "true"})
+	out = append(out, map[string]string{wirekueue.AnnotationUnconstrainedTopology: "true"})
+	size := int32(2)
+	for count%size != 0 {
+		size++
+	}
+	if count < 2 || len(levels) == 0 {
+		return out
+	}
+	host := levels[len(levels)-1]
+	sliced := func(mode, level, slice string) map[string]string {
+		return map[string]string{mode: level, wirekueue.AnnotationSliceTopology: slice, wirekueue.AnnotationSliceSize: strconv.Itoa(int(size))}
+	}
+	for _, l := range levels {
+		for _, s := range slices.Compact([]string{host, l}) {
+			out = append(out, sliced(wirekueue.AnnotationRequiredTopology, l, s), sliced(wirekueue.AnnotationPreferredTopology, l, s))
+		}
+	}
+	return append(out, sliced(wirekueue.AnnotationRequiredTopology, host, levels[0]),
+		sliced(wirekueue.AnnotationPreferredTopology, levels[0], "example.com/no-such-level"))
 }
 
 // describe names a request variant.
 func describe(v map[string]string) string {
+	var out []string
 	for _, k := range slices.Sorted(maps.Keys(v)) {
-		return strings.TrimPrefix(k, "kueue.x-k8s.io/podset-") + " " + v[k]
+		out = append(out, strings.TrimPrefix(k, "kueue.x-k8s.io/podset-")+" "+v[k])
 	}
-	return "as written"
+	if len(out) == 0 {
+		return "as written"
+	}
+	return strings.Join(out, ", ")
 }
 
 // variant is the pod and the workload steered to pool, with the topology
@@ -146,7 +180,7 @@ func variant(ctx context.Context, t *testing.T, pod *corev1.Pod, w *Workload, po
 	j := w.Job.DeepCopy()
 	j.Spec.Template.Spec.NodeSelector = steer(j.Spec.Template.Spec.NodeSelector, pool)
 	for _, m := range []*map[string]string{&pod.Annotations, &j.Spec.Template.Annotations} {
-		for _, k := range []string{wirekueue.AnnotationRequiredTopology, wirekueue.AnnotationPreferredTopology, wirekueue.AnnotationUnconstrainedTopology} {
+		for _, k := range []string{wirekueue.AnnotationRequiredTopology, wirekueue.AnnotationPreferredTopology, wirekueue.AnnotationUnconstrainedTopology, wirekueue.AnnotationSliceTopology, wirekueue.AnnotationSliceSize} {
 			delete(*m, k)
 		}
 		if *m == nil {
@@ -181,8 +215,15 @@ func (it tasItem) expect(l Labelling, opts diffOptions) verdict {
 	if opts.requiredAsPreferred {
 		topo.Required = false
 	}
+	if opts.slicesAsPods {
+		topo.SliceLevel, topo.SliceSize = "", 0
+	}
+	domains := it.domains
+	if opts.undeclared {
+		domains = nil
+	}
 	count := int64(it.w.PodSets[0].Count)
-	fit := kueuemodel.TASFit(&p, it.cell, it.levels, topo, count)
+	fit := kueuemodel.TASFit(&p, it.cell, it.levels, domains, topo, count)
 	ok, placed := fit.Sure(), fit.Worst
 	if l == Best {
 		ok, placed = fit.May(), fit.Best
@@ -205,6 +246,8 @@ func TestDifferentialCatchesTAS(t *testing.T) {
 	}{
 		{"standing nodes taken as the max size", diffOptions{standingAsMax: true}},
 		{"a required level taken as preferred", diffOptions{requiredAsPreferred: true}},
+		{"slices taken as single pods", diffOptions{slicesAsPods: true}},
+		{"declared domains ignored", diffOptions{undeclared: true}},
 	} {
 		var caught []disagreement
 		fleets := 0

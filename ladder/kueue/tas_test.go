@@ -142,20 +142,28 @@ func TestLiveNodes(t *testing.T) {
 		if err := k.SyncNodes(ctx, nodes); err != nil {
 			t.Fatal(err)
 		}
-		for _, v := range requestVariants(levels) {
+		for _, v := range requestVariants(levels, w.PodSets[0].Count) {
 			where := fmt.Sprintf("%s, %s", tc.name, describe(v))
 			pod, vw := variant(ctx, t, c.Pod, w, pool.Name, v)
 			a := ours.Assign(q.ClusterQueue, pod, request, pods)
-			if !a.Admitted() || !a.TAS || a.Flavor() != flavor {
+			var want verdict
+			var f kueuemodel.Fit
+			switch {
+			case !a.Admitted():
+				// A request the flavor cannot serve (a slice at a level
+				// its Topology lacks): refused before TAS places it.
+				want = verdict{false, map[string]string{}, a.Message}
+			case !a.TAS || a.Flavor() != flavor:
 				t.Fatalf("%s: the checker does not admit it to %s by topology: %+v", where, flavor, a)
-			}
-			f := kueuemodel.TASFit(&live, &cell, levels, kueuemodel.TopologyOf(pod), int64(vw.PodSets[0].Count))
-			if f.Worst != f.Best {
-				t.Errorf("%s: TASFit on live nodes is a bound: %+v", where, f)
-			}
-			want := verdict{f.Sure(), names(a.Flavors), ""}
-			if !want.Admitted {
-				want = verdict{false, map[string]string{}, "couldn't assign flavors to pod set main: " + f.NotFit(topology, f.Best)}
+			default:
+				f = kueuemodel.TASFit(&live, &cell, levels, nil, kueuemodel.TopologyOf(pod), int64(vw.PodSets[0].Count))
+				if f.Worst != f.Best {
+					t.Errorf("%s: TASFit on live nodes is a bound: %+v", where, f)
+				}
+				want = verdict{f.Sure(), names(a.Flavors), ""}
+				if !want.Admitted {
+					want = verdict{false, map[string]string{}, "couldn't assign flavors to pod set main: " + f.NotFit(topology, f.Best)}
+				}
 			}
 			got, err := k.AssignPodSets(ctx, q.ClusterQueue, q.Namespace, vw.Name, vw.PodSets)
 			if err != nil {
@@ -176,5 +184,5 @@ func TestLiveNodes(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("live fixtures: %d cases × %d requests: %d compared, fit %d, refused %d %v", len(cases), len(requestVariants(levels)), compared, fit, compared-fit, summary(refused))
+	t.Logf("live fixtures: %d cases × %d requests: %d compared, fit %d, refused %d %v", len(cases), len(requestVariants(levels, w.PodSets[0].Count)), compared, fit, compared-fit, summary(refused))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/check/internal/sat"
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
@@ -36,7 +37,10 @@ type Model struct {
 	Priorities map[string]int32
 	// Topologies are the Topologies' levels, widest first, by name.
 	Topologies map[string][]string
-	nodes      map[string]*quotaNode // ClusterQueues by name
+	// Domains are the nodes per domain a TAS flavor declares, by level
+	// label (keys.AnnotationTopologyDomains), by flavor.
+	Domains map[string]map[string]int64
+	nodes   map[string]*quotaNode // ClusterQueues by name
 }
 
 type flavorResource struct {
@@ -96,6 +100,16 @@ func New(tr tree.Typed) (*Model, error) {
 	go func() { read <- m.readNamespaces(tr) }()
 	for _, f := range fs {
 		m.Flavors[f.Name] = f.Spec
+		d, err := ParseDomains(f.Annotations[keys.AnnotationTopologyDomains])
+		if err != nil {
+			return nil, fmt.Errorf("check: %s: ResourceFlavor %s: annotation %s: %w", tree.KueueFlavorsPath, f.Name, keys.AnnotationTopologyDomains, err)
+		}
+		if d != nil {
+			if m.Domains == nil {
+				m.Domains = map[string]map[string]int64{}
+			}
+			m.Domains[f.Name] = d
+		}
 	}
 	m.Topologies = make(map[string][]string, len(topologies))
 	for _, t := range topologies {

@@ -3,6 +3,7 @@ package kueuemodel
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -19,21 +20,48 @@ type TopologyRequest struct {
 	Explicit bool
 	Level    string
 	Required bool
+	// SliceLevel and SliceSize split the PodSet into slices of SliceSize
+	// pods, each within one domain of SliceLevel; unset, a slice is one
+	// pod at the lowest level.
+	SliceLevel string
+	SliceSize  int64
 }
 
-// TopologyOf is the pod template's TopologyRequest.
+// TopologyOf is the pod template's TopologyRequest. Kueue reads the slice
+// annotations only as a pair (podSetTopologyRequestBuilder.Build); a slice
+// with no required, preferred or unconstrained request, which gpufleet
+// never writes, is not modelled.
 func TopologyOf(pod *corev1.Pod) TopologyRequest {
 	a := pod.Annotations
+	var t TopologyRequest
 	if l, ok := a[kueue.AnnotationRequiredTopology]; ok {
-		return TopologyRequest{Explicit: true, Level: l, Required: true}
+		t = TopologyRequest{Explicit: true, Level: l, Required: true}
+	} else if l, ok := a[kueue.AnnotationPreferredTopology]; ok {
+		t = TopologyRequest{Explicit: true, Level: l}
+	} else if _, ok := a[kueue.AnnotationUnconstrainedTopology]; ok {
+		t = TopologyRequest{Explicit: true}
+	} else {
+		return TopologyRequest{}
 	}
-	if l, ok := a[kueue.AnnotationPreferredTopology]; ok {
-		return TopologyRequest{Explicit: true, Level: l}
+	l, okL := a[kueue.AnnotationSliceTopology]
+	n, err := strconv.ParseInt(a[kueue.AnnotationSliceSize], 10, 32)
+	if okL && err == nil && n >= 1 {
+		t.SliceLevel, t.SliceSize = l, n
 	}
-	if _, ok := a[kueue.AnnotationUnconstrainedTopology]; ok {
-		return TopologyRequest{Explicit: true}
+	return t
+}
+
+// slice is the request's slice size and level, one pod at levels' lowest
+// when it names none (getSliceSizeWithSinglePodAsDefault,
+// sliceLevelKeyWithDefault).
+func (t TopologyRequest) slice(levels []string) (int64, string) {
+	if t.SliceSize > 0 {
+		return t.SliceSize, t.SliceLevel
 	}
-	return TopologyRequest{}
+	if len(levels) == 0 {
+		return 1, ""
+	}
+	return 1, levels[len(levels)-1]
 }
 
 // TASOnly is Kueue's ClusterQueue isTASOnly
@@ -97,6 +125,10 @@ func (m *Model) tasMismatch(cq string, t TopologyRequest, flavor string, covered
 		// An unconstrained request asks for the lowest level, which
 		// every Topology has.
 		if t.Level != "" && !slices.Contains(levels, t.Level) {
+			return fmt.Sprintf("Flavor %q does not contain the requested level", flavor)
+		}
+		// HasLevel asks the same of a slice's level.
+		if t.SliceSize > 0 && !slices.Contains(levels, t.SliceLevel) {
 			return fmt.Sprintf("Flavor %q does not contain the requested level", flavor)
 		}
 		return ""

@@ -1,6 +1,7 @@
 package kueuemodel
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -71,5 +72,22 @@ func TestTASMismatch(t *testing.T) {
 	// give quota-only ones beside the TAS flavor.
 	if got := m.tasMismatch("mixed", TopologyOf(pod(kueue.AnnotationRequiredTopology, "l3")), "p", []corev1.ResourceName{"example.com/licence"}, total); got != "" {
 		t.Errorf("uncovered resources: %q", got)
+	}
+}
+
+// ParseDomains reads the flavor annotation gpufleet writes and refuses
+// anything else a committed tree may hold.
+func TestParseDomains(t *testing.T) {
+	got, err := ParseDomains("a/l2=8,a/l3=2")
+	if err != nil || len(got) != 2 || got["a/l2"] != 8 || got["a/l3"] != 2 {
+		t.Errorf("ParseDomains = %v, %v", got, err)
+	}
+	if got, err := ParseDomains(""); got != nil || err != nil {
+		t.Errorf("empty: %v, %v", got, err)
+	}
+	for _, bad := range []string{"a", "a=", "=2", "a=0", "a=-1", "a=x", "a=2,a=4", "a=99999999999", strings.Repeat("a=1,", 17)} {
+		if _, err := ParseDomains(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }

@@ -63,6 +63,8 @@ const (
 	AnnotationRequiredTopology      = "kueue.x-k8s.io/podset-required-topology"
 	AnnotationPreferredTopology     = "kueue.x-k8s.io/podset-preferred-topology"
 	AnnotationUnconstrainedTopology = "kueue.x-k8s.io/podset-unconstrained-topology"
+	AnnotationSliceTopology         = "kueue.x-k8s.io/podset-slice-required-topology"
+	AnnotationSliceSize             = "kueue.x-k8s.io/podset-slice-size"
 )
 
 type ClusterQueue struct {
