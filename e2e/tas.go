@@ -286,6 +286,9 @@ func (a *tasAssignment) matches(d tasDomain, n *corev1.Node) bool {
 type tasExpect struct {
 	flavor, pool, topology string
 	offline, live          kueuemodel.Fit
+	// request and levels, for a sliced request's slices (judgeTAS).
+	request kueuemodel.TopologyRequest
+	levels  []string
 }
 
 // admits: Kueue places the pods on the nodes that exist.
@@ -326,6 +329,7 @@ func (fr *fleetRun) expectTAS(tenant string, c *sched.Class, a kueuemodel.Assign
 		return nil, append(bad, fmt.Sprintf("flavor %s's pool %s has no pool or cell in the checker's report", flavor, e.pool))
 	}
 	t := kueuemodel.TopologyOf(c.Pod)
+	e.request, e.levels = t, levels
 	e.offline = kueuemodel.TASFit(pool, cell, levels, m.Domains[flavor], t, int64(count))
 	// The harness's nodes of the pool as check --nodes reads them: each
 	// once, holding the class's pods per node of its zone.
@@ -416,6 +420,43 @@ func (fr *fleetRun) judgeTAS(e *tasExpect, s *submission) []string {
 	}
 	if got != want {
 		bad = append(bad, fmt.Sprintf("the topology assignments place %d pods, Kueue admitted %d", got, want))
+	}
+	return append(bad, fr.wholeSlices(e, s)...)
+}
+
+// wholeSlices holds a sliced request's assignment to its slices: the pods
+// under each domain of the slice level, by the harness's node labels, are
+// whole slices.
+func (fr *fleetRun) wholeSlices(e *tasExpect, s *submission) []string {
+	at := slices.Index(e.levels, e.request.SliceLevel)
+	if e.request.SliceSize == 0 || at < 0 {
+		return nil
+	}
+	var bad []string
+	for _, key := range slices.Sorted(maps.Keys(s.decisions)) {
+		d := s.decisions[key]
+		if !d.admitted || d.topology == nil {
+			continue
+		}
+		pods := map[string]int32{}
+		for _, dom := range d.topology.domains {
+			for _, n := range fr.nodes.nodes {
+				if fr.nodes.poolOf[n.Name] == e.pool && d.topology.matches(dom, n) {
+					var path []string
+					for _, l := range e.levels[:at+1] {
+						path = append(path, n.Labels[l])
+					}
+					pods[strings.Join(path, "/")] += dom.count
+					break
+				}
+			}
+		}
+		for _, p := range slices.Sorted(maps.Keys(pods)) {
+			if int64(pods[p])%e.request.SliceSize != 0 {
+				bad = append(bad, fmt.Sprintf("Workload %s puts %d pods under %s %s: not whole slices of %d", d.workload, pods[p], e.request.SliceLevel, p, e.request.SliceSize))
+			}
+		}
+		fr.t.Logf("Workload %s: slices of %d under %s: %v", d.workload, e.request.SliceSize, e.request.SliceLevel, pods)
 	}
 	return bad
 }

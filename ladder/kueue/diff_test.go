@@ -107,6 +107,10 @@ func TestDifferential(t *testing.T) {
 		bad = append(bad, diffFleet(ctx, t, crds, fc, diffOptions{}, st)...)
 	}
 	t.Logf("tenant × queued class workloads compared: %d %v; admitted %d, refused %d %v; steered to a TAS flavor and not placed by topology: %d", st.compared, summary(st.kinds), st.admitted, st.compared-st.admitted, summary(st.reasons), st.steered)
+	t.Logf("placed by topology with a bound: %d workloads, one in %d judged on a random labelling: %d verdicts", st.bounded, randomEvery, st.labellings)
+	if st.labellings < *tasFloor/10 {
+		t.Errorf("%d workloads with a bound judged on a random labelling (want %d or more): the random labellings no longer test the bounds", st.labellings, *tasFloor/10)
+	}
 	for _, l := range Labellings {
 		ts := st.tas[l]
 		t.Logf("placed by topology, %s labelling (%d fleets): %d compared (%d with the pool's standing nodes varied, %d sliced, %d on declared domains), fit %d, refused %d %v", l, st.tasFleets, ts.compared, ts.varied, ts.sliced, ts.declared, ts.fit, ts.compared-ts.fit, summary(ts.refused))
@@ -130,7 +134,7 @@ func TestDifferential(t *testing.T) {
 		t.Error(d)
 	}
 	if len(bad) > 0 {
-		t.Errorf("%d of %d verdicts: the checker and Kueue disagree", len(bad), st.compared+st.steered+st.tas[Worst].compared+st.tas[Best].compared)
+		t.Errorf("%d of %d verdicts: the checker and Kueue disagree", len(bad), st.compared+st.steered+st.tas[Worst].compared+st.tas[Best].compared+st.labellings)
 	}
 }
 
@@ -307,6 +311,9 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 				bad = append(bad, disagreement{fc.name, it.tenant, where, o, want, it.raw, kueueObjects(res.Tree)})
 			}
 		}
+	}
+	if opts == (diffOptions{}) {
+		bad = append(bad, randomBounds(ctx, t, theirs, items, fc, st)...)
 	}
 	return bad
 }

@@ -3,7 +3,9 @@ package kueuediff
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -183,4 +185,58 @@ func PoolOf(cl *sched.Cluster, name string) *sched.Pool {
 		}
 	}
 	return nil
+}
+
+// RandomNodes are StandingNodes under a labelling drawn by r, between
+// Worst's and Best's: each network level splits its wider level's domains
+// into runs of nodes, cut at random among the multiples of the nearest
+// narrower declared size (one where none is), and exactly into the
+// declared size where the pool declares one. Every nesting of the nodes
+// that honours the declared sizes is a relabelling of one it draws.
+func RandomNodes(p *sched.Pool, node *corev1.Node, levels []string, declared map[string]int64, r *rand.Rand) []*corev1.Node {
+	out := StandingNodes(p, node, levels, declared, Worst)
+	standing := int64(p.Standing)
+	cuts := map[int64]bool{0: true}
+	for k, level := range levels {
+		if level == keys.LabelHostname {
+			continue
+		}
+		step, fixed := DomainSize(levels, declared, k, standing, Worst), false
+		if _, ok := declared[level]; ok {
+			fixed = true
+		}
+		for at := step; at < standing; at += step {
+			if fixed || r.IntN(2) == 0 {
+				cuts[at] = true
+			}
+		}
+		domain := int64(-1)
+		for i, n := range out {
+			if cuts[int64(i)] {
+				domain++
+			}
+			n.Labels[level] = fmt.Sprintf("nn-%s-%d-r%d", p.Name, k+1, domain)
+		}
+	}
+	return out
+}
+
+// Placed is the pods, in whole slices of size, that Kueue's verdict on a
+// workload of count pods says fit (its message's count), or false where
+// the verdict gives none.
+func Placed(a Assignment, count, size int64) (int64, bool) {
+	if a.Mode == "Fit" {
+		return count, true
+	}
+	msg := a.Message
+	if i := strings.Index(msg, "allows to fit only "); i >= 0 {
+		var placed, of int64
+		if _, err := fmt.Sscanf(msg[i:], "allows to fit only %d out of %d", &placed, &of); err == nil {
+			return placed * size, true
+		}
+	}
+	if strings.Contains(msg, "doesn't allow to fit any of") || strings.Contains(msg, "no topology domains at level") {
+		return 0, true
+	}
+	return 0, false
 }

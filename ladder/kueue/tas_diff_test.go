@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,6 +93,9 @@ type diffStats struct {
 	steered   int
 	tasFleets int
 	tas       [2]tasStats // by Labelling
+	// bounded are the workloads whose fit is a bound, each judged again
+	// on random labellings (randomBounds).
+	bounded, labellings int
 }
 
 func newDiffStats() *diffStats {
@@ -270,4 +274,59 @@ func TestDifferentialCatchesTAS(t *testing.T) {
 		d := caught[0]
 		t.Logf("%s: caught in %d fleets, e.g. %s: tenant %s, class %s:\n  checker: %s\n  Kueue:   %s", tc.name, fleets, d.fleet, d.tenant, d.class, d.ours, d.theirs)
 	}
+}
+
+// randomEvery is how sparsely randomBounds samples the bounded
+// workloads: each syncs Kueue's TAS cache and takes a snapshot again,
+// about 50 ms.
+const randomEvery = 3
+
+// randomBounds holds the checker's bounds to Kueue on labellings between
+// the extremes: for every randomEvery-th workload whose fit is a bound (a
+// network level, undeclared), Kueue's TAS on a random nesting of the
+// standing nodes (RandomNodes, of the class's Worst node) must place as
+// many of its pods as TASFit's Worst, and no more than its Best. The draw
+// is seeded by the workload, so a failure reproduces.
+func randomBounds(ctx context.Context, t *testing.T, theirs *Kueue, items []tasItem, fc fleetCase, st *diffStats) []disagreement {
+	var bad []disagreement
+	for i, it := range items {
+		fit := kueuemodel.TASFit(&it.pool, it.cell, it.levels, it.domains, it.topo, int64(it.w.PodSets[0].Count))
+		if fit.Worst == fit.Best || fit.Above != "" {
+			continue
+		}
+		if st.bounded++; st.bounded%randomEvery != 0 {
+			continue
+		}
+		r := rand.New(rand.NewPCG(uint64(i), uint64(it.pool.Standing)))
+		nodes := RandomNodes(&it.pool, ClassNode(&it.pool, it.cell, Worst), it.levels, it.domains, r)
+		if err := theirs.SyncNodes(ctx, nodes); err != nil {
+			t.Fatalf("%s: %v", fc.name, err)
+		}
+		k, err := theirs.AssignPodSets(ctx, it.cq, it.ns, it.w.Name, it.w.PodSets)
+		if err != nil {
+			t.Fatalf("%s: tenant %s, class %s: %v", fc.name, it.tenant, it.class, err)
+		}
+		st.labellings++
+		placed, ok := Placed(k, fit.Count, fit.SliceSize)
+		if ok && placed >= min(fit.Worst, fit.Count) && placed <= min(fit.Best, fit.Count) {
+			continue
+		}
+		where := fmt.Sprintf("%s (TAS on %d standing node(s) of pool %s, a random labelling: %s)", it.class, it.pool.Standing, it.pool.Name, labelPaths(nodes, it.levels))
+		o := verdict{Message: fmt.Sprintf("between %d and %d of %d pods", fit.Worst, fit.Best, fit.Count)}
+		bad = append(bad, disagreement{fc.name, it.tenant, where, o, verdict{k.Mode == "Fit", names(k.Flavors), k.Message}, it.raw, nil})
+	}
+	return bad
+}
+
+// labelPaths shows each node's network nodes, widest first.
+func labelPaths(nodes []*corev1.Node, levels []string) string {
+	var out []string
+	for _, n := range nodes {
+		var p []string
+		for _, l := range levels[:len(levels)-1] {
+			p = append(p, strings.TrimPrefix(n.Labels[l], "nn-"))
+		}
+		out = append(out, strings.Join(p, "/"))
+	}
+	return strings.Join(out, " ")
 }
