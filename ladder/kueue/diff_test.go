@@ -104,7 +104,8 @@ func TestDifferential(t *testing.T) {
 	var bad []disagreement
 	cases := append(fleetCases(t), tasFleetCases(t, *tasFleets)...)
 	for _, fc := range cases {
-		bad = append(bad, diffFleet(ctx, t, crds, fc, diffOptions{}, st)...)
+		b, _ := diffFleet(ctx, t, crds, fc, nil, st)
+		bad = append(bad, b...)
 	}
 	t.Logf("tenant × queued class workloads compared: %d %v; admitted %d, refused %d %v; steered to a TAS flavor and not placed by topology: %d", st.compared, summary(st.kinds), st.admitted, st.compared-st.admitted, summary(st.reasons), st.steered)
 	t.Logf("placed by topology with a bound: %d workloads, one in %d judged on a random labelling: %d verdicts", st.bounded, randomEvery, st.labellings)
@@ -138,7 +139,8 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fleetCase, opts diffOptions, st *diffStats) []disagreement {
+func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fleetCase, broken []diffOptions, st *diffStats) (bad []disagreement, caught [][]disagreement) {
+	caught = make([][]disagreement, len(broken))
 	t.Helper()
 	res, err := compiler.Check([]string{fc.path})
 	if err != nil {
@@ -156,7 +158,6 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 	if err != nil {
 		t.Fatalf("%s: %v", fc.name, err)
 	}
-	var bad []disagreement
 	var items []tasItem
 	for _, q := range compiler.KueueIntent(res.Fleet) {
 		ns := q.Namespace
@@ -187,7 +188,7 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 					items = append(items, it)
 					// And on every other count of standing nodes the
 					// pool may have, up to its max size.
-					if !opts.asWrittenOnly {
+					{
 						for n := range p.MaxNodes + 1 {
 							if n != p.Standing {
 								it.pool.Standing = n
@@ -242,7 +243,7 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 					pod, sw := variant(ctx, t, c.Pod, w, pool, nil)
 					judge(pod, sw, fmt.Sprintf("%s (steered to flavor %s)", class, f), true)
 				}
-				if w.Job == nil || opts.asWrittenOnly {
+				if w.Job == nil {
 					continue
 				}
 				for _, v := range requestVariants(levels, w.PodSets[0].Count) {
@@ -274,18 +275,28 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 			if err != nil {
 				t.Fatalf("%s: tenant %s, class %s: %v", fc.name, it.tenant, it.class, err)
 			}
-			o := it.expect(l, opts)
 			want := verdict{k.Mode == "Fit", names(k.Flavors), k.Message}
 			// Where the class does not land on the pool, Kueue's TAS
 			// excludes every standing node, and says why after the
 			// checker's words (notFitMessage's exclusion stats).
-			excluded := false
-			if suffix := fmt.Sprintf(". Total nodes: %d; excluded: ", it.pool.Standing); !o.Admitted && (it.cell == nil || !it.cell.Fits) && it.pool.Standing > 0 &&
-				strings.HasPrefix(want.Message, o.Message+suffix) {
-				o.Message, excluded = want.Message, true
+			expect := func(opts diffOptions) (verdict, bool) {
+				o := it.expect(l, opts)
+				if suffix := fmt.Sprintf(". Total nodes: %d; excluded: ", it.pool.Standing); !o.Admitted && (it.cell == nil || !it.cell.Fits) && it.pool.Standing > 0 &&
+					strings.HasPrefix(want.Message, o.Message+suffix) {
+					o.Message = want.Message
+					return o, true
+				}
+				return o, false
 			}
+			o, excluded := expect(diffOptions{})
 			if !want.Admitted {
 				want.Flavors = map[string]string{}
+			}
+			where := fmt.Sprintf("%s (TAS on %d standing node(s) of pool %s, %s labelling)", it.class, it.pool.Standing, it.pool.Name, l)
+			for i, opts := range broken {
+				if ob, _ := expect(opts); ob.Admitted != want.Admitted || ob.Message != want.Message || !maps.Equal(ob.Flavors, want.Flavors) {
+					caught[i] = append(caught[i], disagreement{fc.name, it.tenant, where, ob, want, it.raw, nil})
+				}
 			}
 			ts := &st.tas[l]
 			ts.compared++
@@ -307,15 +318,14 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 				ts.refused[kind(want.Message)]++
 			}
 			if o.Admitted != want.Admitted || o.Message != want.Message || !maps.Equal(o.Flavors, want.Flavors) {
-				where := fmt.Sprintf("%s (TAS on %d standing node(s) of pool %s, %s labelling)", it.class, it.pool.Standing, it.pool.Name, l)
 				bad = append(bad, disagreement{fc.name, it.tenant, where, o, want, it.raw, kueueObjects(res.Tree)})
 			}
 		}
 	}
-	if opts == (diffOptions{}) {
+	if broken == nil {
 		bad = append(bad, randomBounds(ctx, t, theirs, items, fc, st)...)
 	}
-	return bad
+	return bad, caught
 }
 
 func names[K ~string](m map[K]string) map[string]string {
