@@ -44,6 +44,7 @@ var (
 	// The NVIDIA device plugin: its Helm chart, which e2e renders with the
 	// values the tree carries.
 	DevicePlugin = Module{"github.com/NVIDIA/k8s-device-plugin", "third_party/upstream"}
+	DRADriver    = Module{"sigs.k8s.io/dra-driver-nvidia-gpu", "third_party/upstream"}
 	// The Amazon VPC CNI: its aws-vpc-cni chart (the aws-node DaemonSet on
 	// every EKS node), which e2e renders and runs beside the classes.
 	VPCCNI = Module{"github.com/aws/amazon-vpc-cni-k8s", "third_party/upstream"}
@@ -64,6 +65,7 @@ const (
 	NodePoolCRD       = "pkg/apis/crds/karpenter.sh_nodepools.yaml"
 	EC2NodeClassCRD   = "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"
 	DevicePluginChart = "deployments/helm/nvidia-device-plugin"
+	DRADriverChart    = "deployments/helm/dra-driver-nvidia-gpu"
 	VPCCNIChart       = "charts/aws-vpc-cni"
 	HelmReleaseCRD    = "config/crd/bases/helm.toolkit.fluxcd.io_helmreleases.yaml"
 	HelmRepositoryCRD = "config/crd/bases/source.toolkit.fluxcd.io_helmrepositories.yaml"

@@ -22,6 +22,7 @@ func TestPins(t *testing.T) {
 		{Karpenter, KarpenterCRDs, 2, "karpenter.sh_nodepools.yaml"},
 		{KarpenterAWS, KarpenterCRDs, 3, "karpenter.k8s.aws_ec2nodeclasses.yaml"},
 		{DevicePlugin, DevicePluginChart + "/*.yaml", 2, "Chart.yaml"},
+		{DRADriver, DRADriverChart + "/templates/deviceclass-*.yaml", 3, "deviceclass-gpu.yaml"},
 	} {
 		t.Run(tc.m.Path, func(t *testing.T) {
 			files, err := tc.m.Glob(tc.pattern)

@@ -17,5 +17,6 @@ require (
 	github.com/eksctl-io/eksctl v0.230.0
 	github.com/fluxcd/helm-controller v1.4.0
 	github.com/fluxcd/source-controller v1.7.0
+	sigs.k8s.io/dra-driver-nvidia-gpu v0.4.1
 	sigs.k8s.io/kueue v0.19.2
 )
