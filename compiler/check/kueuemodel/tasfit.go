@@ -78,7 +78,10 @@ func (f Fit) NotFit(topology string, placed int64) string {
 func TASFit(p *sched.Pool, cell *sched.Cell, levels []string, declared map[string]int64, t TopologyRequest, count int64) Fit {
 	size, sliceLevel := t.slice(levels)
 	f := Fit{Count: count, SliceSize: size, Level: t.Level}
-	if f.Level == "" && len(levels) > 0 {
+	if len(levels) == 0 {
+		return f // Kueue's CRD requires a level; a tree without one places nothing
+	}
+	if f.Level == "" {
 		f.Level = levels[len(levels)-1]
 	}
 	req, sl := depth(levels, t.Level, t.Required), slices.Index(levels, sliceLevel)
@@ -170,8 +173,8 @@ func placed(nodes []int64, req, sl int, standing, per, size int64) int64 {
 		in = min(nodes[req], standing)
 	}
 	d := nodes[sl]
-	slices := (in/d)*(d*per/size) + (in%d)*per/size
-	return slices * size
+	whole := (in/d)*(d*per/size) + (in%d)*per/size
+	return whole * size
 }
 
 // liveFit is TASFit on live nodes: those Kueue's TAS cache keeps (Ready and
