@@ -133,12 +133,12 @@ func requestVariants(levels []string, count int32) []map[string]string {
 		out = append(out, map[string]string{wirekueue.AnnotationRequiredTopology: l}, map[string]string{wirekueue.AnnotationPreferredTopology: l})
 	}
 	out = append(out, map[string]string{wirekueue.AnnotationUnconstrainedTopology: "true"})
+	if count < 2 || len(levels) == 0 {
+		return out
+	}
 	size := int32(2)
 	for count%size != 0 {
 		size++
-	}
-	if count < 2 || len(levels) == 0 {
-		return out
 	}
 	host := levels[len(levels)-1]
 	sliced := func(mode, level, slice string) map[string]string {
