@@ -94,6 +94,12 @@ func (c *checker) topologyDomains(name string, pool spec.Pool) {
 	}
 	levels := spec.Keys(pool.TopologyDomains)
 	slices.SortFunc(levels, func(a, b string) int { return levelDepth(a) - levelDepth(b) })
+	for _, l := range levels {
+		if !strings.HasPrefix(l, spec.LevelNetworkLayer) || levelDepth(l) < 1 || levelDepth(l) > 4 || pool.TopologyDomains[l] < 1 {
+			c.errorf(append(at, l), "%q: %d nodes: topologyDomains takes network-layer-1 to network-layer-4, each at least 1 node", l, pool.TopologyDomains[l])
+			return
+		}
+	}
 	for i, l := range levels {
 		if d := levelDepth(l); layers >= 0 && d > layers {
 			c.errorf(append(at, l), "level %q is not in the pool's Topology: its types get %d network layers", l, layers)
