@@ -44,9 +44,13 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 		f := Finding{Severity: Error, Check: IDKueueTopology, Tenant: a.Queue.Tenant, Class: c.Name, Pool: flavor,
 			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, fit.NotFit(topology, fit.Best), standing(a.pool(flavor).Live, fit))}
 		if bound {
+			sliced := ""
+			if t.SliceSize > 0 {
+				sliced = slicedIn(t) + ","
+			}
 			f.Severity, f.Check = Warning, IDKueueTopologyBound
 			f.Message = fmt.Sprintf("%s: its %d pods%s fit only if EC2 puts enough of those nodes under one network node; with each undeclared level's domains as small as they can be, %s (declare the pool's topologyDomains, or run check --nodes on the live labels, to judge it exactly)",
-				head, fit.Count, cond(t.SliceSize > 0, slicedIn(t)+",", ""), fit.NotFit(topology, fit.Worst))
+				head, fit.Count, sliced, fit.NotFit(topology, fit.Worst))
 		}
 		out = append(out, f)
 	}
@@ -105,12 +109,4 @@ func standing(live bool, fit kueuemodel.Fit) string {
 		return ""
 	}
 	return "; the pool stands at zero nodes, and Kueue keeps the Job suspended, so no pod is ever pending for an autoscaler to add one: give the pool a min size (cluster-autoscaler scales idle nodes down to it)"
-}
-
-// cond is a if ok, else b.
-func cond(ok bool, a, b string) string {
-	if ok {
-		return a
-	}
-	return b
 }

@@ -184,7 +184,7 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 					if !ok || p == nil {
 						t.Fatalf("%s: tenant %s, class %s: the checker places it by topology on flavor %s, which Kueue holds no Topology or pool of", fc.name, q.Tenant, where, flavor)
 					}
-					it := tasItem{q.Tenant, where, q.ClusterQueue, ns, w, a, kueuemodel.TopologyOf(pod), topology, levels, theirs.Domains[flavor], p, *p, res.Report.Cell(class, flavor), raw}
+					it := tasItem{q.Tenant, where, q.ClusterQueue, ns, w, a, kueuemodel.TopologyOf(pod), topology, levels, theirs.Domains[flavor], ours.Domains[flavor], p, *p, res.Report.Cell(class, flavor), raw}
 					items = append(items, it)
 					// And on every other count of standing nodes the
 					// pool may have, up to its max size.

@@ -113,7 +113,10 @@ type tasItem struct {
 	topo                  kueuemodel.TopologyRequest
 	topology              string
 	levels                []string
-	domains               map[string]int64
+	// domains are the flavor's declared domains as Kueue's side reads
+	// them, which the labellings honour; declared, as the checker's model
+	// reads them, which its verdicts use.
+	domains, declared map[string]int64
 	// compiled is the pool as compiled; pool is the same but for its
 	// standing nodes, which the test may set to any count up to its max.
 	compiled *sched.Pool
@@ -220,7 +223,7 @@ func (it tasItem) expect(l Labelling, opts diffOptions) verdict {
 	if opts.slicesAsPods {
 		topo.SliceLevel, topo.SliceSize = "", 0
 	}
-	domains := it.domains
+	domains := it.declared
 	if opts.undeclared {
 		domains = nil
 	}
@@ -300,7 +303,7 @@ const randomEvery = 3
 func randomBounds(ctx context.Context, t *testing.T, theirs *Kueue, items []tasItem, fc fleetCase, st *diffStats) []disagreement {
 	var bad []disagreement
 	for i, it := range items {
-		fit := kueuemodel.TASFit(&it.pool, it.cell, it.levels, it.domains, it.topo, int64(it.w.PodSets[0].Count))
+		fit := kueuemodel.TASFit(&it.pool, it.cell, it.levels, it.declared, it.topo, int64(it.w.PodSets[0].Count))
 		if fit.Worst == fit.Best || fit.Above != "" {
 			continue
 		}
