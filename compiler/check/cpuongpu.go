@@ -15,8 +15,8 @@ func CPUOnGPU(cl *sched.Cluster, rows []sched.Row, _ Intent) []Finding {
 	var out []Finding
 	for i := range cl.Classes {
 		c := &cl.Classes[i]
-		// A class that asks for GPUs, whole or MIG slices, is not CPU-only.
-		if sched.AnyGPU(c.Info.Request) {
+		// A class that asks for GPUs, whole or MIG slices or claimed, is not CPU-only.
+		if sched.AnyGPU(c.Info.Request) || c.Info.Claims.Asks() {
 			continue
 		}
 		for p := range landsOn(cl, &rows[i]) {

@@ -33,6 +33,7 @@ var Registry = []Check{
 	{IDDedicated, OnCluster(Dedicated), Error, true, "no class lands on a pool dedicated to others"},
 	{IDDevicePlugin, OnCluster(DevicePlugin), Error, false, "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
 	{IDDevicePluginAllocate, OnRow(DevicePluginAllocate), Error, false, "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
+	{IDDRAPlugin, OnCluster(DRAPlugin), Error, false, "the NVIDIA DRA driver's kubelet plugin runs on every DRA pool's nodes (which otherwise publish no devices), and the device plugin on none of them"},
 	{IDEFADevicePlugin, OnCluster(EFADevicePlugin), Error, false, "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
 	{IDAutoscalerGPUReady, OnCluster(AutoscalerGPUReady), Error, false, "no node group cluster-autoscaler scales carries its GPU label without advertising nvidia.com/gpu, which it would count unready for ever (MIG pools)"},
 	{IDZoneSpreadNodeGroup, OnRow(ZoneSpreadNodeGroup), Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},

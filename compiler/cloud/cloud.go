@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
@@ -61,6 +62,10 @@ type Cloud interface {
 	// the widest) for types whose catalog entry has NetworkLayers, which
 	// Kueue's Topology levels name.
 	NetworkLayerLabel(n int) string
+	// DRADevices are the devices the NVIDIA DRA driver's kubelet plugin
+	// publishes in the ResourceSlice of a node of the type; false where
+	// the cloud does not know them.
+	DRADevices(in catalog.Instance) ([]resourcev1.Device, bool)
 }
 
 // All are the clouds. A stage that reads a tree, which does not say which

@@ -82,6 +82,8 @@ type Class struct {
 	MaxUnavailable *int32
 	// Strategy is a Deployment's rolling update; nil for other kinds.
 	Strategy *appsv1.DeploymentStrategy
+	// Claim is a DRA class's GPU claim; nil for other classes.
+	Claim *Claim
 }
 
 // Tenant is a tenant with the classes it may use, resolved.
@@ -126,6 +128,7 @@ func Derive(f *spec.Fleet, cl cloud.Cloud, cat catalog.Catalog) *Fleet {
 	for _, name := range spec.Keys(f.Tenants) {
 		d.Tenants = append(d.Tenants, deriveTenant(name, f.Tenants[name], f.Classes))
 	}
+	withGPUAPI(d, cat)
 	d.System = system(d.Pools)
 	return d
 }

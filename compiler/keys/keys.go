@@ -17,8 +17,12 @@ const (
 	LabelDedicated  = Domain + "dedicated"
 	LabelClass      = Domain + "class"
 	LabelTenant     = Domain + "tenant"
-	TaintSpot       = Domain + "spot"
-	TaintDedicated  = Domain + "dedicated"
+	// LabelGPUAPI is "dra" on the nodes of pools whose GPUs the NVIDIA DRA
+	// driver publishes (gpuAPI: "dra"), absent elsewhere: the driver's
+	// kubelet plugin selects it and the device plugin shuns it.
+	LabelGPUAPI    = Domain + "gpu-api"
+	TaintSpot      = Domain + "spot"
+	TaintDedicated = Domain + "dedicated"
 	// AnnotationMaxNodes is a Karpenter pool's max size. Karpenter bounds a
 	// pool by resources, not nodes; the checker needs the node count.
 	AnnotationMaxNodes = Domain + "max-nodes"

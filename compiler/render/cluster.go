@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 )
 
 func (r *renderer) cluster() {
@@ -34,6 +35,9 @@ func (r *renderer) cluster() {
 	r.nodeAgents()
 	if r.devicePlugin() {
 		files = append(files, path.Base(tree.DevicePluginNamespacePath), path.Base(tree.DevicePluginConfigPath))
+	}
+	if r.draDriver() {
+		files = append(files, path.Base(dradriver.NamespacePath))
 	}
 	if r.scheduler() {
 		files = append(files, path.Base(tree.SchedulerConfigPath), path.Base(tree.SchedulerPath))

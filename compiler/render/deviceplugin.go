@@ -1,15 +1,13 @@
 package render
 
 import (
-	"slices"
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 )
@@ -22,10 +20,13 @@ func (r *renderer) devicePlugin() bool {
 	// Bottlerocket's NVIDIA variants run the plugin on the host.
 	var gpuPools []derive.Pool
 	var host []string
+	dra := false
 	for _, p := range r.d.Pools {
 		switch {
 		case p.GPU != nil && r.d.Cloud.HostDevicePlugin(p.Spec):
 			host = append(host, p.Name)
+		case p.Labels[keys.LabelGPUAPI] == spec.GPUAPIDRA:
+			dra = true
 		case p.GPU != nil:
 			gpuPools = append(gpuPools, p)
 		}
@@ -63,34 +64,23 @@ func (r *renderer) devicePlugin() bool {
 		ObjectMeta: meta(deviceplugin.ConfigMapName, deviceplugin.Namespace, nil),
 		Data:       data,
 	})
-	values := devicePluginValues(gpuPools, host)
+	values := devicePluginValues(gpuPools, host, dra)
 	r.emit(deviceplugin.ValuesPath, values)
 	r.deliverDevicePlugin(values)
 	return true
 }
 
 // devicePluginValues select GPU pools by gpufleet's GPU product label, but
-// not the host's pools, and tolerate each of their taints, whatever its
-// value.
-func devicePluginValues(pools []derive.Pool, host []string) *deviceplugin.Values {
-	tols := []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists}}
-	for _, p := range pools {
-		for _, t := range p.Taints {
-			tol := corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpExists, Effect: t.Effect}
-			if !slices.Contains(tols, tol) {
-				tols = append(tols, tol)
-			}
-		}
-	}
-	slices.SortStableFunc(tols[1:], func(a, b corev1.Toleration) int {
-		if a.Key != b.Key {
-			return strings.Compare(a.Key, b.Key)
-		}
-		return strings.Compare(string(a.Effect), string(b.Effect))
-	})
+// not the host's pools nor those the DRA driver publishes (a node must
+// never run both), and tolerate each of their taints, whatever its value.
+func devicePluginValues(pools []derive.Pool, host []string, dra bool) *deviceplugin.Values {
+	tols := poolTolerations(pools, []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists}})
 	match := []corev1.NodeSelectorRequirement{{Key: keys.LabelGPUProduct, Operator: corev1.NodeSelectorOpExists}}
 	if len(host) > 0 {
 		match = append(match, corev1.NodeSelectorRequirement{Key: keys.LabelPool, Operator: corev1.NodeSelectorOpNotIn, Values: host})
+	}
+	if dra {
+		match = append(match, corev1.NodeSelectorRequirement{Key: keys.LabelGPUAPI, Operator: corev1.NodeSelectorOpNotIn, Values: []string{spec.GPUAPIDRA}})
 	}
 	return &deviceplugin.Values{
 		Config: deviceplugin.ValuesConfig{Name: deviceplugin.ConfigMapName, Default: deviceplugin.DefaultProfile},

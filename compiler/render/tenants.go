@@ -22,7 +22,7 @@ const (
 func (r *renderer) tenants() {
 	// As classes: built on every CPU, listed in tenant order.
 	files := make([][]file, len(r.d.Tenants))
-	par.Each(len(r.d.Tenants), func(i int) { files[i] = tenantFiles(r.d.Tenants[i]) })
+	par.Each(len(r.d.Tenants), func(i int) { files[i] = tenantFiles(r.d, r.d.Tenants[i]) })
 	for _, fs := range files {
 		for _, f := range fs {
 			r.emit(f.path, f.objs...)
@@ -32,11 +32,12 @@ func (r *renderer) tenants() {
 
 // tenantFiles are a tenant's namespaces, quotas, LimitRanges and their
 // kustomization.
-func tenantFiles(t derive.Tenant) []file {
+func tenantFiles(d *derive.Fleet, t derive.Tenant) []file {
 	dir := path.Join("tenants", t.Name)
 	labels := map[string]string{keys.LabelTenant: t.Name}
-	var nss, quotas, limits []any
+	var nss, quotas, limits, claims []any
 	for _, ns := range t.Spec.Namespaces {
+		claims = append(claims, claimTemplates(d, t, ns, labels)...)
 		nss = append(nss, &corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: meta(ns, "", labels),
@@ -49,6 +50,10 @@ func tenantFiles(t derive.Tenant) []file {
 	if len(quotas) > 0 {
 		resources = append(resources, tree.ResourceQuotasFile)
 		out = append(out, file{path.Join(dir, tree.ResourceQuotasFile), quotas})
+	}
+	if len(claims) > 0 {
+		resources = append(resources, tree.ResourceClaimTemplatesFile)
+		out = append(out, file{path.Join(dir, tree.ResourceClaimTemplatesFile), claims})
 	}
 	// localqueues.yaml is written with the Kueue objects.
 	resources = append(resources, tree.LimitRangesFile)

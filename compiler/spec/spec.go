@@ -75,6 +75,9 @@ type Cluster struct {
 	// requests and a pod slot each come off every node's allocatable. Nil
 	// takes EKS's own (aws-node and kube-proxy); a map replaces them.
 	DaemonSets map[string]Resources `json:"daemonSets,omitempty"`
+	// GPUAPI is how pools and classes that do not say get GPUs:
+	// GPUAPIDevicePlugin (the default) or GPUAPIDRA.
+	GPUAPI string `json:"gpuAPI,omitempty"`
 }
 
 // KarpenterConfig is the cluster's Karpenter settings.
@@ -143,6 +146,8 @@ type Pool struct {
 	// rest), as a capacity block's placement says: the checker's TAS fit
 	// is then exact at those levels.
 	TopologyDomains map[string]int64 `json:"topologyDomains,omitempty"`
+	// GPUAPI is how the pool's nodes offer GPUs, the cluster's if empty.
+	GPUAPI string `json:"gpuAPI,omitempty"`
 }
 
 // Sharing is a pool's GPU sharing through the NVIDIA device plugin.
@@ -292,6 +297,8 @@ type GPU struct {
 	MIG string `json:"mig,omitempty"`
 	// Shared asks for GPUs of time-sliced or MPS pools.
 	Shared bool `json:"shared,omitempty"`
+	// API is how the class's pods ask for GPUs, the cluster's if empty.
+	API string `json:"api,omitempty"`
 }
 
 type Resources struct {

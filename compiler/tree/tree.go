@@ -43,7 +43,14 @@ const (
 	KueueCohortsPath          = "kueue/cohorts.yaml"
 	KueueTopologiesPath       = "kueue/topologies.yaml"
 	KueuePrioritiesPath       = "kueue/workloadpriorityclasses.yaml"
-	ClassesDir                = "classes"
+	// KueueDRAConfigPath is the part of Kueue's manager Configuration
+	// that DRA pools need (its deviceClassMappings), not an object to
+	// apply: Kueue reads its Configuration at start.
+	KueueDRAConfigPath = "kueue/dra-config.yaml"
+	// ResourceClaimTemplatesFile is each tenant directory's templates of
+	// its DRA classes' GPU claims.
+	ResourceClaimTemplatesFile = "resourceclaimtemplates.yaml"
+	ClassesDir                 = "classes"
 	// LimitRangesFile is each tenant directory's LimitRanges.
 	LimitRangesFile = "limitranges.yaml"
 	// ResourceQuotasFile is each tenant directory's ResourceQuotas.

@@ -37,6 +37,7 @@ func Fleet(src *load.Source, cl cloud.Cloud, cat catalog.Catalog) error {
 	c.priorities()
 	c.pools()
 	c.classes()
+	c.dra()
 	c.tenants()
 	c.cohorts()
 	c.weights()

@@ -84,7 +84,7 @@ func NewMemo(m *Model, cl *sched.Cluster, queues []Queue) *Memo {
 		}
 		requests[i] = make(map[string]corev1.ResourceList, len(mt.limits))
 		for lk, limits := range mt.limits {
-			requests[i][lk] = Request(c.AsWritten(), limits)
+			requests[i][lk] = m.withClaims(Request(c.AsWritten(), limits), c.Info.Claims)
 		}
 	})
 	for i, name := range classes {
@@ -113,7 +113,7 @@ func (k *Memo) Request(m *Model, c *sched.Class, ns string) corev1.ResourceList 
 			return req
 		}
 	}
-	return Request(c.AsWritten(), m.LimitRanges[ns])
+	return m.withClaims(Request(c.AsWritten(), m.LimitRanges[ns]), c.Info.Claims)
 }
 
 // limitsKey names what LimitRanged reads of a namespace's LimitRanges, in

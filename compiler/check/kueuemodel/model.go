@@ -40,7 +40,11 @@ type Model struct {
 	// Domains are the nodes per domain a TAS flavor declares, by level
 	// label (keys.AnnotationTopologyDomains), by flavor.
 	Domains map[string]map[string]int64
-	nodes   map[string]*quotaNode // ClusterQueues by name
+	// DeviceClasses maps a DRA DeviceClass to the resource Kueue counts
+	// its devices as (its Configuration's deviceClassMappings, which the
+	// tree's kueue/dra-config.yaml holds).
+	DeviceClasses map[string]corev1.ResourceName
+	nodes         map[string]*quotaNode // ClusterQueues by name
 }
 
 type flavorResource struct {
@@ -109,6 +113,20 @@ func New(tr tree.Typed) (*Model, error) {
 				m.Domains = map[string]map[string]int64{}
 			}
 			m.Domains[f.Name] = d
+		}
+	}
+	if raw, ok := tr.Tree[tree.KueueDRAConfigPath]; ok {
+		var cfg kueue.Configuration
+		if err := tree.Decode(raw, &cfg); err != nil {
+			return nil, fmt.Errorf("check: %s: %w", tree.KueueDRAConfigPath, err)
+		}
+		if cfg.Resources != nil {
+			m.DeviceClasses = map[string]corev1.ResourceName{}
+			for _, dm := range cfg.Resources.DeviceClassMappings {
+				for _, dc := range dm.DeviceClassNames {
+					m.DeviceClasses[dc] = dm.Name
+				}
+			}
 		}
 	}
 	m.Topologies = make(map[string][]string, len(topologies))

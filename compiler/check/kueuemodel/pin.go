@@ -42,6 +42,6 @@ func Pin(c *sched.Class, f kueue.ResourceFlavorSpec, pods int32) (*sched.Class, 
 		maps.Copy(pod.Spec.NodeSelector, f.NodeLabels)
 	}
 	out := *c
-	out.Pod, out.Info, out.Pods = pod, sched.NewPodInfo(pod), pods
+	out.Pod, out.Info, out.Pods = pod, sched.Like(pod, c.Info), pods
 	return &out, nil
 }

@@ -2,6 +2,8 @@ package kueuemodel
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
@@ -13,4 +15,31 @@ import (
 // which Kueue assigns a flavor too.
 func Request(pod *corev1.Pod, limits []corev1.LimitRange) corev1.ResourceList {
 	return sched.PodRequest(sched.LimitRanged(pod, limits))
+}
+
+// withClaims adds to a pod's request the devices its claims ask, each
+// counted as the resource its DeviceClass maps to in Kueue's
+// Configuration (pkg/dra, KueueDRAIntegration: a template's ExactCount
+// requests, summed per mapped resource). Kueue refuses a workload whose
+// claim names an unmapped class; the checker's claims name only mapped ones.
+func (m *Model) withClaims(req corev1.ResourceList, claims *sched.Claims) corev1.ResourceList {
+	if !claims.Asks() || len(m.DeviceClasses) == 0 {
+		return req
+	}
+	out := req.DeepCopy()
+	for _, c := range claims.Claims {
+		for _, r := range c.Spec.Devices.Requests {
+			if r.Exactly == nil || r.Exactly.AllocationMode != resourcev1.DeviceAllocationModeExactCount {
+				continue
+			}
+			name, ok := m.DeviceClasses[r.Exactly.DeviceClassName]
+			if !ok {
+				continue
+			}
+			sum := out[name]
+			sum.Add(*resource.NewQuantity(r.Exactly.Count, resource.DecimalSI))
+			out[name] = sum
+		}
+	}
+	return out
 }

@@ -37,8 +37,8 @@ func EveryNode(t tree.Tree) ([]nodeagents.DaemonSet, error) {
 }
 
 // withDaemonSets takes the daemon pods off every node.
-func withDaemonSets(c *sched.Cluster, every []nodeagents.DaemonSet, plugin *corev1.Pod) {
-	pods := []*daemon{newDaemon(plugin), newDaemon(mpsDaemonPod(plugin))}
+func withDaemonSets(c *sched.Cluster, every []nodeagents.DaemonSet, plugin, dra *corev1.Pod) {
+	pods := []*daemon{newDaemon(plugin), newDaemon(mpsDaemonPod(plugin)), newDaemon(dra)}
 	efa := newDaemon(efaPluginPod())
 	for i := range c.Pools {
 		for _, n := range c.Pools[i].Nodes {

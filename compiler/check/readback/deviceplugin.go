@@ -104,17 +104,27 @@ func withDevicePlugin(c *sched.Cluster, pod *corev1.Pod) {
 			switch {
 			case p.HostDevicePlugin:
 				p.DevicePluginOnHost = p.DevicePluginOnHost || why == ""
+			case gpus && isDRA(n) && why == "":
+				p.DevicePluginOnDRA = true
+			case gpus && isDRA(n):
+				stripGPUs(n) // the DRA driver publishes them (withDRAPlugin)
 			case gpus && why != "":
 				p.NoDevicePlugin = why
-				for _, rl := range []corev1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
-					for r := range rl {
-						if sched.IsGPU(r) {
-							delete(rl, r)
-						}
-					}
-				}
+				stripGPUs(n)
 			case !gpus && why == "":
 				p.DevicePluginOnCPU = true
+			}
+		}
+	}
+}
+
+// stripGPUs takes the GPU resources off a node whose GPUs no device
+// plugin advertises.
+func stripGPUs(n *corev1.Node) {
+	for _, rl := range []corev1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
+		for r := range rl {
+			if sched.IsGPU(r) {
+				delete(rl, r)
 			}
 		}
 	}

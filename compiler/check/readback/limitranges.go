@@ -45,7 +45,7 @@ func WithLimitRanges(cl *sched.Cluster, t tree.Typed, namespaces map[string][]st
 		}
 		c.Written = c.AsWritten()
 		c.Pod = sched.LimitRanged(c.Written, []corev1.LimitRange{{Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{largestDefaults(items)}}}})
-		c.Info = sched.NewPodInfo(c.Pod)
+		c.Info = sched.Like(c.Pod, c.Info)
 	}
 	return nil
 }

@@ -52,19 +52,31 @@ func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*sched.C
 	if err != nil {
 		return nil, err
 	}
+	dra, err := DRAPluginPod(t.Tree)
+	if err != nil {
+		return nil, err
+	}
 	if dp != nil || anyGPUs(c) {
 		withDevicePlugin(c, dp)
 	}
+	withDRAPlugin(c, dra, cat)
 	withEFAPlugin(c)
 	every, err := EveryNode(t.Tree)
 	if err != nil {
 		return nil, err
 	}
-	withDaemonSets(c, every, dp)
+	withDaemonSets(c, every, dp, dra)
+	templates, err := claimTemplates(t)
+	if err != nil {
+		return nil, err
+	}
 	names, examples := t.Examples()
 	c.Classes = make([]sched.Class, len(examples))
 	err = forEach(len(examples), func(i int) (err error) {
-		if c.Classes[i], err = classFrom(names[i], t, examples[i]); err != nil {
+		if c.Classes[i], err = classFrom(names[i], t, examples[i]); err == nil {
+			c.Classes[i].Info.Claims, err = podClaims(c.Classes[i].Pod, templates)
+		}
+		if err != nil {
 			return fmt.Errorf("check: %s: %w", examples[i], err)
 		}
 		return nil

@@ -39,7 +39,7 @@ func systemFrom(t tree.Typed) ([]sched.Class, error) {
 		tpl := d.Spec.Template.DeepCopy()
 		c := sched.Class{Name: d.Namespace + "/" + d.Name, Kind: keys.KindDeployment, Pods: deref(d.Spec.Replicas, 1)}
 		c.Pod = &corev1.Pod{ObjectMeta: tpl.ObjectMeta, Spec: tpl.Spec}
-		c.Info = sched.NewPodInfo(c.Pod)
+		c.Info = sched.Like(c.Pod, c.Info)
 		out = append(out, c)
 	}
 	return out, nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -33,6 +34,14 @@ type Pool struct {
 	// it runs on GPU-less ones.
 	NoDevicePlugin    string
 	DevicePluginOnCPU bool
+	// NoDRAPlugin says why the NVIDIA DRA driver's kubelet plugin does not
+	// run on the nodes of the pool's GPUs it is meant to publish (which
+	// then publish no devices); DRAPluginOnDevicePlugin, that it runs on
+	// nodes whose GPUs the device plugin advertises, and DevicePluginOnDRA,
+	// that the device plugin runs on nodes meant for the DRA driver: both
+	// would hand out the same GPUs.
+	NoDRAPlugin                                string
+	DRAPluginOnDevicePlugin, DevicePluginOnDRA bool
 	// NoEFAPlugin says why eksctl's EFA device plugin does not run on the
 	// pool's EFA nodes (which then offer no EFA interfaces).
 	NoEFAPlugin string
@@ -85,6 +94,9 @@ type Node struct {
 	InstanceType string
 	Zone         string
 	*corev1.Node
+	// Devices are those the NVIDIA DRA driver's kubelet plugin publishes
+	// in the node's ResourceSlice, where it runs.
+	Devices []resourcev1.Device
 }
 
 // Class is a workload class as its example workload will run.

@@ -21,8 +21,21 @@ type PodInfo struct {
 	Pod      *corev1.Pod
 	Affinity nodeaffinity.RequiredNodeAffinity
 	Request  corev1.ResourceList
+	// Claims are the pod's ResourceClaims, nil for none: the readback
+	// resolves them from the tree's templates (NewPodInfo cannot).
+	Claims *Claims
 	// requests are the non-zero requests in the order reasons are given.
 	requests []corev1.ResourceName
+}
+
+// Like is the PodInfo of pod, a changed copy of the one prev describes:
+// its claims carry over.
+func Like(pod *corev1.Pod, prev *PodInfo) *PodInfo {
+	pi := NewPodInfo(pod)
+	if prev != nil {
+		pi.Claims = prev.Claims
+	}
+	return pi
 }
 
 // NewPodInfo precomputes a pod's affinity and effective request.

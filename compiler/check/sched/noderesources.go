@@ -17,7 +17,7 @@ func FullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
 		if n.InstanceType != typ {
 			continue
 		}
-		k := PodsPerNode(pi, n.Node)
+		k := PodsPerNodeOn(pi, n)
 		full := n.Node.DeepCopy()
 		alloc := full.Status.Allocatable
 		for _, name := range pi.requests {
@@ -30,7 +30,10 @@ func FullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
 		pods := alloc[corev1.ResourcePods]
 		pods.Set(pods.Value() - k)
 		alloc[corev1.ResourcePods] = pods
-		return nodeResourcesFit(pi, full)
+		if rs := nodeResourcesFit(pi, full); len(rs) > 0 || !pi.Claims.Asks() {
+			return rs
+		}
+		return []string{ErrReasonClaims} // the node's devices went to the k pods
 	}
 	return nil
 }

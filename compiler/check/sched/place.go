@@ -112,9 +112,18 @@ func evaluate(c *Class, p *Pool, explain bool, w *Worker) Cell {
 				break
 			}
 		}
+		if c.Info.Claims.Asks() && (len(v.Reasons) == 0 || explain) {
+			st := DynamicResources(c.Info, n)
+			if len(v.Reasons) == 0 {
+				v.Reasons = st.Reasons
+			}
+			if explain {
+				v.Filters = append(v.Filters, FilterStatus{Name: "DynamicResources", Status: st})
+			}
+		}
 		v.Fits = len(v.Reasons) == 0
 		if v.Fits {
-			v.PodsPerNode = PodsPerNode(c.Info, n.Node)
+			v.PodsPerNode = PodsPerNodeOn(c.Info, n)
 			cell.Fits = true
 		} else if !cell.Fits {
 			for _, r := range v.Reasons {

@@ -40,6 +40,9 @@ var draGPUs = map[string]map[int64]draGPU{
 	h200: {141: {"NVIDIA H200", "Hopper", "9.0.0", "140Gi"}},
 }
 
+// DRADevices are DRADevices, for the cloud seam.
+func (Cloud) DRADevices(in catalog.Instance) ([]resourcev1.Device, bool) { return DRADevices(in) }
+
 // DRADevices are the whole-GPU devices the NVIDIA DRA driver publishes in
 // the ResourceSlice of a node of the type, named as it names them
 // ("gpu-0"), with the attributes and capacity a DeviceClass or a claim's

@@ -150,3 +150,26 @@ type WorkloadPriorityClass struct {
 	Value             int32  `json:"value"`
 	Description       string `json:"description,omitempty"`
 }
+
+// ConfigAPIVersion is the version of Kueue v0.19's manager Configuration.
+const ConfigAPIVersion = "config.kueue.x-k8s.io/v1beta2"
+
+// Configuration is the part of Kueue's manager Configuration gpufleet
+// writes (kueue/dra-config.yaml), to merge into the one Kueue runs with.
+type Configuration struct {
+	metav1.TypeMeta `json:",inline"`
+	Resources       *ConfigResources `json:"resources,omitempty"`
+}
+
+// ConfigResources are how Kueue counts what pods ask for.
+type ConfigResources struct {
+	// DeviceClassMappings count a claim's devices of the classes as the
+	// named resource (KueueDRAIntegration, beta and on since v0.18).
+	DeviceClassMappings []DeviceClassMapping `json:"deviceClassMappings,omitempty"`
+}
+
+// DeviceClassMapping is one resource that DRA devices count as.
+type DeviceClassMapping struct {
+	Name             corev1.ResourceName `json:"name"`
+	DeviceClassNames []string            `json:"deviceClassNames"`
+}

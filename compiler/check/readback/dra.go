@@ -1,0 +1,124 @@
+package readback
+
+import (
+	"fmt"
+	"path"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/cloud"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
+)
+
+// DRAPluginPod is the NVIDIA DRA driver's kubelet plugin pod as the
+// scheduler sees it, from the chart values in the tree; nil if the tree
+// has none.
+func DRAPluginPod(t tree.Tree) (*corev1.Pod, error) {
+	raw, ok := t[dradriver.ValuesPath]
+	if !ok {
+		return nil, nil
+	}
+	var v dradriver.Values
+	if err := yaml.UnmarshalStrict(raw, &v); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", dradriver.ValuesPath, err)
+	}
+	tols := append(append([]corev1.Toleration{}, v.KubeletPlugin.Tolerations...), daemonTolerations...)
+	return &corev1.Pod{Spec: corev1.PodSpec{Affinity: v.KubeletPlugin.Affinity, Tolerations: tols}}, nil
+}
+
+// reasonNoDRAValues is why the kubelet plugin runs nowhere.
+const reasonNoDRAValues = "the tree has no " + dradriver.ValuesPath
+
+// isDRA reports whether the node's GPUs are meant for the DRA driver.
+func isDRA(n *corev1.Node) bool { return n.Labels[keys.LabelGPUAPI] == spec.GPUAPIDRA }
+
+// withDRAPlugin gives the nodes of DRA pools the devices the driver's
+// kubelet plugin publishes where it runs, and records why it does not
+// run, for the DRAPlugin check; and records a kubelet plugin on a node
+// whose GPUs the device plugin advertises.
+func withDRAPlugin(c *sched.Cluster, pod *corev1.Pod, cat catalog.Catalog) {
+	plugin := newDaemon(pod)
+	for i := range c.Pools {
+		p := &c.Pools[i]
+		for j := range p.Nodes {
+			n := &p.Nodes[j]
+			why := reasonNoDRAValues
+			if plugin != nil {
+				why = plugin.reach(n.Node)
+			}
+			switch {
+			case isDRA(n.Node) && why != "":
+				p.NoDRAPlugin = why
+			case isDRA(n.Node):
+				n.Devices = draDevices(cat[n.InstanceType])
+			case why == "" && sched.HasGPUs(n.Node):
+				p.DRAPluginOnDevicePlugin = true
+			}
+		}
+	}
+}
+
+// draDevices are the devices a node of the type publishes, as the cloud
+// that knows them says.
+func draDevices(in catalog.Instance) []resourcev1.Device {
+	for _, cl := range cloud.All {
+		if devs, ok := cl.DRADevices(in); ok {
+			return devs
+		}
+	}
+	return nil
+}
+
+// claimTemplates are the tree's ResourceClaimTemplates by name. A DRA
+// class's template is the same in each of its tenants' namespaces.
+func claimTemplates(t tree.Typed) (map[string]resourcev1.ResourceClaimTemplate, error) {
+	out := map[string]resourcev1.ResourceClaimTemplate{}
+	for _, p := range t.Paths() {
+		if path.Base(p) != tree.ResourceClaimTemplatesFile {
+			continue
+		}
+		var ts []resourcev1.ResourceClaimTemplate
+		if err := DecodeAll(t, p, &ts); err != nil {
+			return nil, fmt.Errorf("check: %s: %w", p, err)
+		}
+		for _, rct := range ts {
+			out[rct.Name] = rct
+		}
+	}
+	return out, nil
+}
+
+// podClaims are the claims the resourceclaim controller makes for the
+// pod from its templates; an error names a template the tree lacks, for
+// which the controller makes nothing and the pod waits for ever.
+func podClaims(pod *corev1.Pod, templates map[string]resourcev1.ResourceClaimTemplate) (*sched.Claims, error) {
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return nil, nil
+	}
+	out := &sched.Claims{}
+	for _, rc := range pod.Spec.ResourceClaims {
+		if rc.ResourceClaimTemplateName == nil {
+			return nil, fmt.Errorf("pod claim %s names no ResourceClaimTemplate: gpufleet writes templates only", rc.Name)
+		}
+		rct, ok := templates[*rc.ResourceClaimTemplateName]
+		if !ok {
+			return nil, fmt.Errorf("pod claim %s names ResourceClaimTemplate %s, which the tree lacks", rc.Name, *rc.ResourceClaimTemplateName)
+		}
+		claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: pod.Name + "-" + rc.Name}, Spec: *rct.Spec.Spec.DeepCopy()}
+		for _, r := range claim.Spec.Devices.Requests {
+			if r.Exactly != nil && r.Exactly.AllocationMode == resourcev1.DeviceAllocationModeExactCount {
+				out.Devices += r.Exactly.Count
+			}
+		}
+		out.Claims = append(out.Claims, claim)
+	}
+	return out, nil
+}

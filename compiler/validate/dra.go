@@ -1,0 +1,107 @@
+package validate
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gpufleet/gpufleet/compiler/spec"
+)
+
+// minDRAMinor is the first Kubernetes minor with resource.k8s.io/v1, where
+// Dynamic Resource Allocation is GA and on by default.
+const minDRAMinor = 34
+
+// dra checks pools and classes that use Dynamic Resource Allocation: the
+// cluster must serve it, and what gpufleet builds on DRA pools is whole
+// GPUs on nodes it launches through managed node groups. Sharing is per-claim
+// opaque configuration behind the driver's alpha gates, MIG needs a
+// DeviceClass per profile, Karpenter launches for DRA pods only behind its
+// IGNORE_DRA_REQUESTS and DRANVIDIAGPU settings, and Bottlerocket's NVIDIA
+// variants run the device plugin on the host: none of those is built yet.
+func (c *checker) dra() {
+	f := c.f
+	if f.Cluster.GPUAPI == spec.GPUAPIDRA && !c.draVersion() {
+		c.errorf(p("cluster", "gpuAPI"), "gpuAPI \"dra\" needs Kubernetes 1.%d or later (resource.k8s.io/v1), not %s", minDRAMinor, f.Cluster.Version)
+	}
+	for _, name := range spec.Keys(f.Pools) {
+		pool := f.Pools[name]
+		if f.PoolGPUAPI(pool) != spec.GPUAPIDRA {
+			continue
+		}
+		at := p("pools", name, "gpuAPI")
+		if pool.GPUAPI == "" {
+			at = p("cluster", "gpuAPI")
+		}
+		if pool.GPUAPI != "" && !c.draVersion() {
+			c.errorf(at, "gpuAPI \"dra\" needs Kubernetes 1.%d or later (resource.k8s.io/v1), not %s", minDRAMinor, f.Cluster.Version)
+		}
+		if !c.poolHasGPU(pool) {
+			if pool.GPUAPI != "" {
+				c.errorf(at, "pool %q has no GPU: gpuAPI \"dra\" is for GPU pools", name)
+			}
+			continue
+		}
+		switch {
+		case pool.Sharing != nil:
+			c.errorf(p("pools", name, "sharing"), "sharing is not built for gpuAPI \"dra\" pools: the NVIDIA DRA driver shares a GPU through each claim's opaque config, behind its alpha gates")
+		case pool.MIG != "":
+			c.errorf(p("pools", name, "mig"), "mig is not built for gpuAPI \"dra\" pools yet: use a device-plugin pool for MIG slices")
+		}
+		if pool.HasNodePool() {
+			c.errorf(p("pools", name, "provisioner"), "provisioner %q is not built for gpuAPI \"dra\" pools yet: Karpenter launches nodes for DRA pods only with IGNORE_DRA_REQUESTS=false and its DRANVIDIAGPU feature gate; use \"managed\"", pool.Provisioner)
+		}
+		if c.cloud.HostDevicePlugin(pool) {
+			c.errorf(p("pools", name, "amiFamily"), "amiFamily %q runs the NVIDIA device plugin on the host, beside which the DRA driver must not publish the same GPUs: gpuAPI \"dra\" pools need an image that leaves the device plugin to a DaemonSet", pool.AMIFamily)
+		}
+		for i, it := range pool.InstanceTypes {
+			in, ok := c.cat[it]
+			if !ok || in.GPU == nil {
+				continue
+			}
+			if _, ok := c.cloud.DRADevices(in); !ok {
+				c.errorf(p("pools", name, "instanceTypes", strconv.Itoa(i)), "instance type %q: the devices the NVIDIA DRA driver publishes for its %s %d GB GPUs are not known, so no claim can be proved to land", it, in.GPU.Product, in.GPU.MemoryGiB)
+			}
+		}
+	}
+	for _, name := range spec.Keys(f.Classes) {
+		cl := f.Classes[name]
+		if f.ClassGPUAPI(cl) != spec.GPUAPIDRA {
+			continue
+		}
+		at := p("classes", name, "gpu", "api")
+		if cl.GPU.API == "" {
+			at = p("cluster", "gpuAPI")
+		}
+		switch {
+		case cl.GPU.Shared:
+			c.errorf(p("classes", name, "gpu", "shared"), "shared is not built for gpu.api \"dra\": a claim allocates whole GPUs")
+		case cl.GPU.MIG != "":
+			c.errorf(p("classes", name, "gpu", "mig"), "mig is not built for gpu.api \"dra\" yet: claim MIG slices on a device-plugin pool")
+		case !c.anyDRAPool():
+			c.errorf(at, "class %q asks for GPUs through DRA, but no pool sets gpuAPI \"dra\", so no node publishes a device its claim could allocate", name)
+		}
+	}
+}
+
+func (c *checker) draVersion() bool {
+	minor, err := strconv.Atoi(strings.TrimPrefix(c.f.Cluster.Version, "1."))
+	return err != nil || minor >= minDRAMinor // a malformed version is the schema's to refuse
+}
+
+func (c *checker) poolHasGPU(pool spec.Pool) bool {
+	for _, it := range pool.InstanceTypes {
+		if in, ok := c.cat[it]; ok && in.GPU != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) anyDRAPool() bool {
+	for _, pool := range c.f.Pools {
+		if c.f.PoolGPUAPI(pool) == spec.GPUAPIDRA && c.poolHasGPU(pool) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,80 @@
+// Package dradriver is the NVIDIA DRA driver for GPUs as the tree targets
+// it: its Helm chart's values (sigs.k8s.io/dra-driver-nvidia-gpu v0.4.1,
+// deployments/helm/dra-driver-nvidia-gpu) and the DeviceClass the chart
+// makes, which claims name.
+package dradriver
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The chart, as the tree's values target it: helm install ReleaseName
+// <chart> --version ChartVersion --namespace Namespace -f ValuesPath.
+const (
+	ChartName    = "dra-driver-nvidia-gpu"
+	ChartVersion = "0.4.1"
+	ReleaseName  = "dra-driver-nvidia-gpu"
+	Namespace    = "dra-driver-nvidia-gpu"
+	ValuesPath   = "agents/dra-driver-nvidia-gpu/values.yaml"
+	// NamespacePath holds the namespace the chart installs into.
+	NamespacePath = "cluster/dra-driver-nvidia-gpu-namespace.yaml"
+	// ResourceAPIVersion is the DRA API the chart's objects use; Helm
+	// asks the cluster unless it is set, and resource.k8s.io/v1 is what
+	// Kubernetes 1.34 and later serve.
+	ResourceAPIVersion = "resource.k8s.io/v1"
+)
+
+// Values are the chart values gpufleet sets. Helm replaces lists, so the
+// kubelet plugin's node selector terms and tolerations replace the chart's
+// (which require NFD's or GFD's labels, none of which gpufleet's nodes
+// carry, and tolerate only the nvidia.com/gpu taint).
+type Values struct {
+	ResourceAPIVersion string `json:"resourceApiVersion"`
+	// GPUResourcesEnabledOverride acknowledges what the chart's
+	// templates/validation.yaml asks before it publishes whole GPUs: that
+	// the device plugin does not run on the same nodes (the tree's device
+	// plugin values shun gpufleet.dev/gpu-api=dra).
+	GPUResourcesEnabledOverride bool          `json:"gpuResourcesEnabledOverride"`
+	Resources                   Resources     `json:"resources"`
+	KubeletPlugin               KubeletPlugin `json:"kubeletPlugin"`
+}
+
+// Resources are the driver's two halves: GPUs, and ComputeDomains (the
+// multi-node NVLink of GB200 racks, whose controller Deployment would need
+// a node of its own), which gpufleet turns off.
+type Resources struct {
+	GPUs           Enabled `json:"gpus"`
+	ComputeDomains Enabled `json:"computeDomains"`
+}
+
+// Enabled is a chart switch.
+type Enabled struct {
+	Enabled bool `json:"enabled"`
+}
+
+// KubeletPlugin places the driver's kubelet plugin DaemonSet.
+type KubeletPlugin struct {
+	Affinity    *corev1.Affinity    `json:"affinity"`
+	Tolerations []corev1.Toleration `json:"tolerations"`
+}
+
+// DeviceClassGPU is the chart's DeviceClass for whole GPUs
+// (templates/deviceclass-gpu.yaml), which the driver's devices of type
+// "gpu" match. e2e renders the chart and holds this copy to it.
+const DeviceClassGPU = "gpu.nvidia.com"
+
+// DeviceClasses are the chart's DeviceClasses that gpufleet's claims name,
+// as the chart renders them for resource.k8s.io/v1 on a cluster without
+// the DRAExtendedResource gate (before 1.36), which drops the class's
+// extendedResourceName.
+func DeviceClasses() []*resourcev1.DeviceClass {
+	return []*resourcev1.DeviceClass{{
+		TypeMeta:   metav1.TypeMeta{APIVersion: ResourceAPIVersion, Kind: "DeviceClass"},
+		ObjectMeta: metav1.ObjectMeta{Name: DeviceClassGPU},
+		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
+			Expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
+		}}}},
+	}}
+}
