@@ -19,6 +19,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 func kustomize(t *testing.T, res *compiler.Result, extra map[string]string, dir string) resmap.ResMap {
@@ -91,6 +92,18 @@ func TestKustomizeTree(t *testing.T) {
 				want["ConfigMap"]++
 				want["Namespace"]++
 				break
+			}
+		}
+		// The DRA driver's namespace, and a ResourceClaimTemplate per DRA
+		// class in each of its tenants' namespaces.
+		if f.UsesDRA() {
+			want["Namespace"]++
+		}
+		for _, tn := range f.Tenants {
+			for _, c := range tn.Classes {
+				if f.ClassGPUAPI(f.Classes[c]) == spec.GPUAPIDRA {
+					want["ResourceClaimTemplate"] += len(tn.Namespaces)
+				}
 			}
 		}
 		for _, tn := range f.Tenants {

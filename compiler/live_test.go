@@ -8,9 +8,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/drift"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 )
 
 // On the nodes the pools launch, one of each type and zone, check --nodes
@@ -25,7 +28,8 @@ func TestCheckLiveSameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := res.CheckLive(drift.Launched(cl), nil)
+		launched := drift.Launched(cl)
+		rep, err := res.CheckLive(launched, draPluginPods(launched))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,4 +114,24 @@ func TestCheckLivePods(t *testing.T) {
 	if done, _ := res.CheckLive(live, pods); !done.Cell(cell.Class, cell.Pool).Fits {
 		t.Errorf("succeeded pods still hold their requests")
 	}
+}
+
+// draPluginPods are the DRA driver's kubelet plugin pods on the DRA nodes,
+// as kubectl get pods lists them: live DRA nodes publish devices only
+// where one runs.
+func draPluginPods(nodes []corev1.Node) []corev1.Pod {
+	var out []corev1.Pod
+	yes := true
+	for _, n := range nodes {
+		if n.Labels[keys.LabelGPUAPI] != spec.GPUAPIDRA {
+			continue
+		}
+		out = append(out, corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: readback.DRAKubeletPlugin + "-" + n.Name, Namespace: dradriver.Namespace,
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: readback.DRAKubeletPlugin, Controller: &yes}}},
+			Spec:   corev1.PodSpec{NodeName: n.Name},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning},
+		})
+	}
+	return out
 }

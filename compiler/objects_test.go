@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/verify"
 )
 
@@ -71,6 +73,8 @@ func decodeStrict(doc []byte) (any, field.ErrorList, error) {
 		obj = &corev1.Service{}
 	case "policy/v1/PodDisruptionBudget":
 		obj = &policyv1.PodDisruptionBudget{}
+	case "resource.k8s.io/v1/ResourceClaimTemplate":
+		obj = &resourcev1.ResourceClaimTemplate{} // and e2e's kube-apiserver validates it whole
 	case types.KustomizationVersion + "/" + types.KustomizationKind, types.ComponentVersion + "/" + types.ComponentKind:
 		obj = &types.Kustomization{}
 	case "eksctl.io/v1alpha5/ClusterConfig":
@@ -103,6 +107,8 @@ func validateObject(obj any) field.ErrorList {
 		}
 		return errs
 	case *corev1.LimitRange:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
+	case *resourcev1.ResourceClaimTemplate:
 		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
 	case *corev1.ConfigMap:
 		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
@@ -155,7 +161,7 @@ func TestObjectsStrict(t *testing.T) {
 		for _, p := range res.Tree.Paths() {
 			// Chart values are no object: e2e renders them with the
 			// real chart (e2e/deviceplugin.go, renderDevicePlugin).
-			if !strings.HasSuffix(p, ".yaml") || strings.HasPrefix(p, "agents/") {
+			if !strings.HasSuffix(p, ".yaml") || strings.HasPrefix(p, "agents/") || p == tree.KueueDRAConfigPath {
 				continue
 			}
 			for i, doc := range docs(res.Tree[p]) {

@@ -64,7 +64,7 @@ func (fr *fleetRun) admission() {
 		ns := q.Namespace
 		for _, class := range q.Classes {
 			c := fr.cl.Class(class)
-			a := m.Assign(q.ClusterQueue, c.Pod, kueuemodel.Request(c.AsWritten(), m.LimitRanges[ns]), kueuemodel.UnitPods(c))
+			a := m.Assign(q.ClusterQueue, c.Pod, m.ClassRequest(c, ns), kueuemodel.UnitPods(c))
 			want := kueueDecision{admitted: a.Admitted(), flavors: map[string]string{}, message: a.Message}
 			if want.admitted {
 				for r, f := range a.Flavors {

@@ -73,6 +73,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 			fr.probe(c, ns)
 		}()
 		fr.st.ByController[kind] += o.created
+		fr.st.DRAClaims += fr.claimsAllocated(c, ns, o.bound)
 		if len(o.failedCreate) > 0 {
 			fr.st.Forbidden += int(c.Pods) - o.created
 		}

@@ -144,7 +144,7 @@ func (cp *ControlPlane) startAPIServer(pk *pki, etcdURL string) (int, error) {
 	return port, err
 }
 
-// startControllerManager runs eight controllers: the namespace controller,
+// startControllerManager runs nine controllers: the namespace controller,
 // so that deleting a fleet's namespaces finishes; the resource-quota
 // controller, because quota admission refuses every pod until a quota has
 // a status, and only the controller gives the quota back when pods go; the
@@ -152,8 +152,9 @@ func (cp *ControlPlane) startAPIServer(pk *pki, etcdURL string) (int, error) {
 // admission requires of every pod; the Deployment, ReplicaSet, StatefulSet
 // and Job controllers, which make the pods of the classes' workloads (and
 // of the Jobs Kueue admits) as a real cluster does, FailedCreate included;
-// and the DaemonSet controller, which decides where the device plugin
-// chart's daemon pods go. The node lifecycle controller stays off: with no
+// the DaemonSet controller, which decides where the device plugin
+// chart's daemon pods go; and the resourceclaim controller, which makes
+// each pod's ResourceClaims from its templates (DRA classes). The node lifecycle controller stays off: with no
 // kubelet to heartbeat, it would taint every node unreachable. The garbage
 // collector stays off too (it would need every API's discovery to settle),
 // so the harness deletes ReplicaSets and pods itself.
@@ -172,7 +173,7 @@ func (cp *ControlPlane) startControllerManager() error {
 		"--kubeconfig="+cp.Kubeconfig,
 		"--authentication-kubeconfig="+cp.Kubeconfig,
 		"--authorization-kubeconfig="+cp.Kubeconfig,
-		"--controllers=namespace-controller,resourcequota-controller,serviceaccount-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,daemonset-controller",
+		"--controllers=namespace-controller,resourcequota-controller,serviceaccount-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,daemonset-controller,resourceclaim-controller",
 		"--resource-quota-sync-period=10s",
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),

@@ -24,6 +24,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 	"github.com/gpufleet/gpufleet/compiler/wire/flux"
 	"github.com/gpufleet/gpufleet/internal/upstream"
@@ -130,6 +131,8 @@ func (fr *fleetRun) devicePlugin() {
 		}
 		objs = append(objs, dp...)
 	}
+	fr.draObjects = fr.draDriverObjects(v.GitVersion)
+	objs = append(objs, fr.draObjects...)
 	if fr.anyEFA() {
 		e, err := efaPluginObjects()
 		if err != nil {
@@ -154,12 +157,22 @@ func (fr *fleetRun) devicePlugin() {
 		return
 	}
 	var bad []string
-	gpuNodes, mpsNodes := 0, 0
+	gpuNodes, mpsNodes, draNodes := 0, 0, 0
 	for _, n := range fr.nodes.nodes {
 		pool := fr.pool(fr.nodes.poolOf[n.Name])
 		gpu := fr.gpuType(n)
 		want := pluginRuns(pool, gpu)
-		if gpu && !pool.HostDevicePlugin {
+		if isDRANode(n) {
+			want = pool.DevicePluginOnDRA
+			if why := fr.draPluginAgrees(n, pool, placed[n.Name]); why != "" {
+				bad = append(bad, why)
+			} else if slices.Contains(placed[n.Name], draKubeletPlugin) {
+				draNodes++
+			}
+		} else if why := fr.draPluginAgrees(n, pool, placed[n.Name]); why != "" {
+			bad = append(bad, why)
+		}
+		if gpu && !pool.HostDevicePlugin && !isDRANode(n) {
 			gpuNodes++
 			if !want {
 				bad = append(bad, fmt.Sprintf("node %s of GPU pool %s: the checker says the device plugin does not run there (%s)", n.Name, pool.Name, pool.NoDevicePlugin))
@@ -195,6 +208,11 @@ func (fr *fleetRun) devicePlugin() {
 		return
 	}
 	fr.st.DevicePluginNodes += gpuNodes
+	fr.st.DRANodes += draNodes
+	if len(fr.draObjects) > 0 {
+		fr.publishSlices(placed)
+		fr.t.Logf("DRA driver chart %s: the kubelet plugin's daemon pod on each of %d DRA nodes, each publishing its ResourceSlice, as the checker said", dradriver.ChartVersion, draNodes)
+	}
 	fr.st.MPSNodes += mpsNodes
 	efaNodes, efaPlugin := 0, 0
 	for _, n := range fr.nodes.nodes {

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	kueuewire "github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
 // kueue is Kueue's controller manager, built from the pinned module
@@ -27,6 +29,7 @@ import (
 type kueue struct {
 	p           *proc
 	fairSharing bool
+	dra         string // mappingsKey of its deviceClassMappings
 }
 
 // StartKueue runs Kueue v0.19.2's manager with the Job, pod, Deployment
@@ -38,7 +41,7 @@ type kueue struct {
 // reads its metrics certificate from the fixed path /etc/kueue/metrics/
 // certs; a private mount namespace lays an overlay on /etc that holds it,
 // so nothing on the host changes.
-func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool) (*kueue, error) {
+func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool, dra []kueuewire.DeviceClassMapping) (*kueue, error) {
 	name := "kueue"
 	if fairSharing {
 		name = "kueue-fair-sharing"
@@ -88,6 +91,10 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool) (*kueu
 		// stanza's presence.
 		cfg["fairSharing"] = map[string]any{"preemptionStrategies": []string{"LessThanOrEqualToFinalShare", "LessThanInitialShare"}}
 	}
+	if len(dra) > 0 {
+		// The tree's kueue/dra-config.yaml, merged as its users would.
+		cfg["resources"] = map[string]any{"deviceClassMappings": dra}
+	}
 	out, err := yaml.Marshal(cfg)
 	if err != nil {
 		return nil, err
@@ -134,25 +141,26 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool) (*kueu
 		p.stop(5 * time.Second)
 		return nil, fmt.Errorf("kueue: %w\n%s", err, p.tail(30))
 	}
-	return &kueue{p: p, fairSharing: fairSharing}, nil
+	return &kueue{p: p, fairSharing: fairSharing, dra: mappingsKey(dra)}, nil
 }
 
 // kueues keeps one Kueue running, restarted when a fleet needs the other
-// fair-sharing mode (a setting of the whole manager).
+// fair-sharing mode or other deviceClassMappings (settings of the whole
+// manager).
 type kueues struct {
 	cp  *ControlPlane
 	cur *kueue
 }
 
-func (k *kueues) get(ctx context.Context, fairSharing bool) (*kueue, error) {
-	if k.cur != nil && k.cur.fairSharing == fairSharing {
+func (k *kueues) get(ctx context.Context, fairSharing bool, dra []kueuewire.DeviceClassMapping) (*kueue, error) {
+	if k.cur != nil && k.cur.fairSharing == fairSharing && k.cur.dra == mappingsKey(dra) {
 		if done, err := k.cur.p.exited(); done {
 			return nil, fmt.Errorf("kueue %w: %v\n%s", errExited, err, k.cur.p.tail(30))
 		}
 		return k.cur, nil
 	}
 	k.stop()
-	cur, err := k.cp.StartKueue(ctx, fairSharing)
+	cur, err := k.cp.StartKueue(ctx, fairSharing, dra)
 	if err != nil {
 		return nil, err
 	}
@@ -207,4 +215,13 @@ func selfSigned(dir string) ([]byte, error) {
 		return nil, err
 	}
 	return crt, os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
+}
+
+// mappingsKey tells deviceClassMappings apart.
+func mappingsKey(dra []kueuewire.DeviceClassMapping) string {
+	var b strings.Builder
+	for _, m := range dra {
+		fmt.Fprintf(&b, "%s=%s;", m.Name, strings.Join(m.DeviceClassNames, ","))
+	}
+	return b.String()
 }

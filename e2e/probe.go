@@ -116,6 +116,7 @@ func (fr *fleetRun) probeNamespace(ns string) string {
 			fr.t.Fatal(err)
 		}
 	}
+	fr.copyClaimTemplates(ns, pns)
 	if err := waitServiceAccount(fr.ctx, fr.cp, pns); err != nil {
 		fr.t.Fatalf("namespace %s: no default ServiceAccount: %v", pns, err)
 	}

@@ -53,6 +53,11 @@ type Stats struct {
 	OverQuota int
 	// DevicePluginNodes are GPU nodes the real chart's DaemonSet reached.
 	DevicePluginNodes, MPSNodes int
+	// DRANodes are nodes the DRA driver chart's kubelet plugin reached
+	// (each then publishing its ResourceSlice); DRAClaims the ResourceClaims
+	// the resourceclaim controller made and kube-scheduler allocated for
+	// bound pods of DRA classes.
+	DRANodes, DRAClaims int
 	// EFANodes run eksctl's EFA device plugin.
 	EFANodes int
 	// DriftNodes are the Node objects gpufleet drift found no drift on.
@@ -97,6 +102,10 @@ type fleetRun struct {
 	// agents are the node agents' objects, and daemonSets their
 	// DaemonSets, whose pods every node set waits for (ensureNodes).
 	agents, daemonSets []*unstructured.Unstructured
+	// draObjects are the DRA driver chart's objects (among agents), and
+	// slices how many ResourceSlices the harness published for them.
+	draObjects []*unstructured.Unstructured
+	slices     int
 	// scheds are the schedulers running for this fleet, for their logs;
 	// own are those started for this fleet alone.
 	scheds, own []*proc
@@ -225,8 +234,12 @@ func (fr *fleetRun) ensureNodes(set nodeSet) {
 		// The agents' daemon pods are bound before any class's, as on a
 		// node that registers before its workloads arrive.
 		if len(fr.daemonSets) > 0 {
-			if _, err := fr.daemonPods(fr.daemonSets); err != nil {
+			placed, err := fr.daemonPods(fr.daemonSets)
+			if err != nil {
 				fr.t.Fatalf("node agents: %v", err)
+			}
+			if len(fr.draObjects) > 0 {
+				fr.publishSlices(placed)
 			}
 		}
 	}

@@ -31,8 +31,9 @@ type Claim struct {
 // ClaimTemplateName is a DRA class's ResourceClaimTemplate.
 func ClaimTemplateName(class string) string { return class + "-gpu" }
 
-// claim is the class's GPU claim, nil unless it asks through DRA. Its
-// products and minimum memory become the driver's productName values
+// claim is the class's GPU claim, nil unless it asks through DRA. An
+// unqueued class's products and minimum memory become the driver's
+// productName values
 // (those of every known type whose GPUs qualify), never a memory
 // comparison: the driver publishes NVML's total memory, below the
 // marketed size the class's minMemoryGiB and the pools' labels use (an
@@ -43,7 +44,15 @@ func claim(name string, f *spec.Fleet, c spec.Class, cl cloud.Cloud, cat catalog
 		return nil
 	}
 	out := &Claim{Template: ClaimTemplateName(name), Count: c.GPU.Count}
-	if len(c.GPU.Products) == 0 && c.GPU.MinMemoryGiB == 0 {
+	// A queued class's claim selects nothing: Kueue v0.19 admits a
+	// workload whose claims have CEL selectors only while the cluster's
+	// ResourceSlices already hold enough matching devices (pkg/dra,
+	// validateCELSelectorsAgainstDevices: "insufficient matching devices
+	// for CEL selector"), so on a DRA pool scaled to zero it would never
+	// admit the workload whose pods would scale it up. Its node affinity
+	// (gpufleet's product and memory labels, one product per pool) already
+	// keeps its pods to the GPUs it accepts.
+	if len(c.GPU.Products) == 0 && c.GPU.MinMemoryGiB == 0 || c.Queued() {
 		return out
 	}
 	seen := map[string]bool{}

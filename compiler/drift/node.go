@@ -13,6 +13,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 // want is what a pool's nodes should be.
@@ -132,7 +133,10 @@ func (w *want) instance(n *corev1.Node, cat catalog.Catalog, add adder) {
 		return
 	}
 	alloc := n.Status.Allocatable
-	if in.GPU != nil && in.GPU.Count > 0 && gpuTotal(alloc) == 0 {
+	// A DRA pool's GPUs are devices in its ResourceSlices, never
+	// nvidia.com/gpu on the node (drift reads no ResourceSlices).
+	dra := w.group.NodeLabels()[keys.LabelGPUAPI] == spec.GPUAPIDRA
+	if in.GPU != nil && in.GPU.Count > 0 && gpuTotal(alloc) == 0 && !dra {
 		add(NoDevicePlugin, reasonNoDevicePlugin, it, in.GPU.Count, keys.ResourceGPU)
 	} else if pred, ok := w.alloc[it]; ok {
 		for _, r := range gpuResources(pred, alloc) {

@@ -9,6 +9,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/argocd"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 )
 
 // reservedNamespaces belong to the cluster, not to a tenant.
@@ -25,6 +26,7 @@ func reservedNamespace(ns string) bool {
 var ownedNamespaces = map[string]string{
 	deviceplugin.Namespace: "the tree creates it for the NVIDIA device plugin",
 	argocd.Namespace:       "the tree puts the device plugin's Argo CD Application there",
+	dradriver.Namespace:    "the tree creates it for the NVIDIA DRA driver",
 }
 
 func (c *checker) tenants() {

@@ -63,6 +63,7 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 	}
 	names := make([]string, size.Classes)
 	needs := map[string]need{}
+	homes := make([]*fullPool, len(names))
 	for i := range names {
 		names[i] = fmt.Sprintf("class-%d", i)
 		home := pools[g.r.IntN(len(pools))]
@@ -76,6 +77,7 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 			}
 		}
 		var n need
+		homes[i] = home
 		f.Classes[names[i]], n = g.fullClass(home, pools)
 		needs[names[i]] = n
 		// Some pools are dedicated to a class homed on them.
@@ -96,6 +98,37 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 		}
 	}
 	g.fullTopology(f, pools, cat, names)
+	g.fullDRA(f, pools, names, homes)
+}
+
+// fullDRA, last of all, turns some managed whole-GPU pools to DRA (the
+// NVIDIA DRA driver publishing their GPUs) and has most classes homed on
+// them, and a few others, ask through DRA: those land only on DRA pools,
+// and the device-plugin classes homed there nowhere else.
+func (g *gen) fullDRA(f *spec.Fleet, pools []*fullPool, names []string, homes []*fullPool) {
+	dra := map[string]bool{}
+	for _, p := range pools {
+		if p.kind == wholeGPU && p.spec.Provisioner == spec.Managed && p.spec.AMIFamily == "" && !p.spec.Topology && g.chance(0.3) {
+			p.spec.GPUAPI = spec.GPUAPIDRA
+			f.Pools[p.name] = p.spec
+			dra[p.name] = true
+		}
+	}
+	if len(dra) == 0 {
+		return
+	}
+	for i, name := range names {
+		c := f.Classes[name]
+		if c.GPU == nil || c.GPU.Shared || c.GPU.MIG != "" || c.Topology != nil {
+			continue
+		}
+		if dra[homes[i].name] && g.chance(0.85) || g.chance(0.1) {
+			gpu := *c.GPU
+			gpu.API = spec.GPUAPIDRA
+			c.GPU = &gpu
+			f.Classes[name] = c
+		}
+	}
 }
 
 // fullTopology, last again, puts Kueue TAS on some pools whose types EC2

@@ -81,6 +81,7 @@ func readComposed(t *testing.T) []handoff.Record {
 // checker's cluster, the emitted scheduler profiles and each namespace's
 // LimitRanges.
 type composedFleet struct {
+	t        testing.TB
 	res      *compiler.Result
 	cl       *sched.Cluster
 	profiles map[string]*config.KubeSchedulerProfile
@@ -97,7 +98,7 @@ func eachFleet(t *testing.T, recs []handoff.Record, f func(*composedFleet, []han
 			n++
 		}
 		res, cl := fleetCase{recs[0].Fleet, recs[0].Spec}.compile(t)
-		fl := &composedFleet{res: res, cl: cl, profiles: emittedProfiles(t, recs[0].Fleet, res), limits: map[string][]v1.LimitRange{}}
+		fl := &composedFleet{t: t, res: res, cl: cl, profiles: emittedProfiles(t, recs[0].Fleet, res), limits: map[string][]v1.LimitRange{}}
 		for _, p := range res.Tree.Paths() {
 			if path.Base(p) != tree.LimitRangesFile {
 				continue
@@ -160,7 +161,15 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 		}
 		pods[i] = p
 	}
-	got, err := Schedule(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, tieBreak(run))
+	var got *Placement
+	var err error
+	if len(tmpl.Spec.ResourceClaims) > 0 {
+		dra := draInputs(fl.t, fl.res, fl.cl)
+		dra.Slices = slicesOf(devicesAtMaxSize(fl.cl, cells))
+		got, err = ScheduleDRA(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, dra, tieBreak(run))
+	} else {
+		got, err = Schedule(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, tieBreak(run))
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,6 +27,8 @@ func kind(reasons []string) string {
 		return "anti-affinity"
 	case strings.Contains(r, "taint"):
 		return "taints"
+	case strings.Contains(r, "cannot allocate all claims"):
+		return "claims"
 	case strings.Contains(r, "affinity/selector"):
 		return "node affinity"
 	}

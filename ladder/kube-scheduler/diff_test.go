@@ -102,21 +102,31 @@ func TestDifferential(t *testing.T) {
 	var nodePairs, poolPairs, fits, refused, mig, shared, system int
 	var cov coverage
 	var bad []disagreement
+	var draClasses, draPairs int
 	for _, fc := range fleetCases(t) {
-		_, cl := fc.compile(t)
+		res, cl := fc.compile(t)
 		var nodes []*v1.Node
 		for _, p := range cl.Pools {
 			for _, n := range p.Nodes {
 				nodes = append(nodes, n.Node)
 			}
 		}
+		dra := draInputs(t, res, cl)
 		// The tree's own workloads (its scheduler's Deployment) are held
 		// to the filters as classes are: SystemLands reads their cells.
 		system += len(cl.System)
 		all := append(slices.Clone(cl.Classes), cl.System...)
 		for i := range all {
 			c := &all[i]
-			theirs, err := Filter(c.Pod, nodes, nil)
+			var theirs map[string][]string
+			var err error
+			if len(c.Pod.Spec.ResourceClaims) > 0 {
+				theirs, err = FilterDRA(c.Pod, nodes, nil, dra)
+				draClasses++
+				draPairs += len(nodes)
+			} else {
+				theirs, err = Filter(c.Pod, nodes, nil)
+			}
 			if err != nil {
 				t.Fatalf("%s: class %s: %v", fc.name, c.Name, err)
 			}
@@ -149,6 +159,11 @@ func TestDifferential(t *testing.T) {
 	t.Logf("compared %d class × pool pairs (%d class × node pairs: %d fit, %d refused); %d disagreements",
 		poolPairs, nodePairs, fits, refused, len(bad))
 	t.Logf("%d MIG and %d shared-GPU classes compared; %d of the trees' own Deployments (their schedulers)", mig, shared, system)
+	t.Logf("%d DRA classes compared on %d nodes by the DynamicResources plugin with its DRA manager", draClasses, draPairs)
+	figures = append(figures, fmt.Sprintf("%-10s %d DRA classes on %d nodes", "dra", draClasses, draPairs))
+	if draClasses == 0 {
+		t.Errorf("no DRA class compared: the DynamicResources filter goes unjudged")
+	}
 	if system == 0 {
 		t.Errorf("no tree's own Deployment compared: SystemLands' cells go unjudged")
 	}

@@ -66,8 +66,12 @@ func Filter(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod) (map[string][]str
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lister.snapshot = snapshot
-	fw, ctx := f.fw, context.Background()
+	return runFilter(context.Background(), f.fw, snapshot, pod, nodes)
+}
 
+// runFilter runs fw's PreFilter and Filter plugins for pod on every node
+// of the snapshot, as findNodesThatFitPod does.
+func runFilter(ctx context.Context, fw framework.Framework, snapshot *schedcache.Snapshot, pod *v1.Pod, nodes []*v1.Node) (map[string][]string, error) {
 	result := make(map[string][]string, len(nodes))
 	state := framework.NewCycleState()
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"sigs.k8s.io/yaml"
 
@@ -44,6 +45,7 @@ func TestPlacementDifferential(t *testing.T) {
 		res, cl := fc.compile(t)
 		st.fleets++
 		profiles := emittedProfiles(t, fc.name, res)
+		dra := draInputs(t, res, cl)
 		for i := range cl.Classes {
 			c := &cl.Classes[i]
 			cells := make([]sched.Cell, len(cl.Pools))
@@ -68,7 +70,15 @@ func TestPlacementDifferential(t *testing.T) {
 			}
 			var first []string
 			for run := 0; run < *tieBreaks; run++ {
-				got, err := Schedule(profile, podsOf(c), nodes, tieBreak(run))
+				var got *Placement
+				var err error
+				if c.Info.Claims.Asks() {
+					dra.Slices = slicesOf(devicesAtMaxSize(cl, cells))
+					got, err = ScheduleDRA(profile, podsOf(c), nodes, dra, tieBreak(run))
+					st.dra++
+				} else {
+					got, err = Schedule(profile, podsOf(c), nodes, tieBreak(run))
+				}
 				if err != nil {
 					t.Fatalf("%s: class %s: %v", fc.name, c.Name, err)
 				}
@@ -78,7 +88,7 @@ func TestPlacementDifferential(t *testing.T) {
 				} else if !slices.Equal(first, hosts(got)) {
 					st.tieBreakMoved++
 				}
-				for _, d := range compare(c, cells, cl.Pools, nodes, poolOf, want, got) {
+				for _, d := range compare(c, cells, cl.Pools, nodes, poolOf, devicesAtMaxSize(cl, cells), want, got) {
 					bad = append(bad, fmt.Sprintf("%s: class %s (%d pods, tie-break %d): %s", fc.name, c.Name, c.Pods, run, d))
 				}
 			}
@@ -94,7 +104,7 @@ func TestPlacementDifferential(t *testing.T) {
 }
 
 // compare lists where the cycle's placement and the checker differ.
-func compare(c *sched.Class, cells []sched.Cell, pools []sched.Pool, nodes []*v1.Node, poolOf map[string]int, want int64, got *Placement) []string {
+func compare(c *sched.Class, cells []sched.Cell, pools []sched.Pool, nodes []*v1.Node, poolOf map[string]int, devices map[string][]resourcev1.Device, want int64, got *Placement) []string {
 	var out []string
 	if n := int64(len(got.Bound)); n != want {
 		out = append(out, fmt.Sprintf("kube-scheduler placed %d pods, the checker says the fleet holds %d", n, want))
@@ -124,7 +134,7 @@ func compare(c *sched.Class, cells []sched.Cell, pools []sched.Pool, nodes []*v1
 	}
 	// Node by node, the checker's filters on the cluster as the scheduler
 	// left it; pool by pool where the class does not fit, the report's.
-	ours := sched.FilterPopulated(classPod(c, len(got.Bound), ""), nodes, asPlaced(c, got.Bound))
+	ours := sched.FilterPopulatedDRA(classPod(c, len(got.Bound), ""), c.Info.Claims, nodes, devices, asPlaced(c, got.Bound))
 	unfit := map[int][]string{}
 	for _, n := range nodes {
 		theirs := sorted(got.Reasons[n.Name])
@@ -140,6 +150,15 @@ func compare(c *sched.Class, cells []sched.Cell, pools []sched.Pool, nodes []*v1
 		}
 	}
 	for j, rs := range unfit {
+		// DynamicResources filters after PodTopologySpread and
+		// InterPodAffinity: on a cluster the class's pods already
+		// populate, nodes of a pool its claims never allocate on may be
+		// refused by those first, where the report's cell (an empty
+		// node) gives the claims' reason. The node-by-node comparison
+		// above holds those reasons exactly.
+		if c.Info.Claims.Asks() {
+			rs = slices.DeleteFunc(rs, func(r string) bool { k := kind([]string{r}); return k == "spread" || k == "anti-affinity" })
+		}
 		if slices.Sort(rs); !slices.Equal(rs, cells[j].Reasons) {
 			out = append(out, fmt.Sprintf("pool %s refuses with %q, the report says %q", cells[j].Pool, rs, cells[j].Reasons))
 		}

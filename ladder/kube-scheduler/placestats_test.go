@@ -20,6 +20,8 @@ type placeStats struct {
 	// tieBreakMoved counts classes whose pods the other tie-break put
 	// on other nodes.
 	tieBreakMoved int
+	// dra counts the runs of DRA classes, scheduled with the DRA manager.
+	dra int
 	// refusedOn counts refused classes by what the scheduler said on the
 	// nodes where other pods of the class already run.
 	refusedOn map[string]int
@@ -81,9 +83,9 @@ func (s placeStats) String() string {
 		found = append(found, fmt.Sprintf("%s %d", id, s.findings[id]))
 	}
 	return fmt.Sprintf("%d fleets, %d classes by the scheduling cycle (%s): %d of %d pods placed, %d refused; %d classes whole, %d in part, %d nowhere; "+
-		"refused on occupied nodes for %s; checker findings %s; the other tie-break moved pods in %d classes",
+		"refused on occupied nodes for %s; checker findings %s; the other tie-break moved pods in %d classes; %d runs of DRA classes with the DRA manager",
 		s.fleets, s.classes, strings.Join(profiles, ", "), s.placed, s.pods, s.pods-s.placed, s.whole, s.partly, s.nowhere,
-		strings.Join(on, ", "), strings.Join(found, ", "), s.tieBreakMoved)
+		strings.Join(on, ", "), strings.Join(found, ", "), s.tieBreakMoved, s.dra)
 }
 
 // floors fail the test when a kind of outcome vanishes from the fleets.
@@ -91,6 +93,9 @@ func (s placeStats) floors(t *testing.T) {
 	t.Helper()
 	if s.whole == 0 || s.partly == 0 || s.nowhere == 0 {
 		t.Errorf("the fleets exercised too few outcomes: %d whole, %d in part, %d nowhere", s.whole, s.partly, s.nowhere)
+	}
+	if s.dra == 0 {
+		t.Errorf("no DRA class scheduled: pods per node by claims go unjudged")
 	}
 	for _, k := range []string{"resources", "spread", "anti-affinity"} {
 		if s.refusedOn[k] == 0 {

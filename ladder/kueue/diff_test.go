@@ -171,7 +171,7 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 			}
 			st.kinds[w.Kind]++
 			c := cl.Class(class)
-			request, pods := kueuemodel.Request(c.AsWritten(), ours.LimitRanges[ns]), kueuemodel.UnitPods(c)
+			request, pods := ours.ClassRequest(c, ns), kueuemodel.UnitPods(c)
 			// judge compares the verdicts on the workload, or keeps it
 			// for the labellings when the checker admits it and Kueue
 			// then places it by topology.

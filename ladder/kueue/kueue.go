@@ -14,16 +14,19 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/controller/jobs/job"
 	"sigs.k8s.io/kueue/pkg/controller/jobs/pod"
+	"sigs.k8s.io/kueue/pkg/dra"
 	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/scheduler/flavorassigner"
 	"sigs.k8s.io/kueue/pkg/scheduler/preemption"
@@ -51,6 +54,10 @@ type Kueue struct {
 	Domains map[string]map[string]int64
 	// nodes are the names of the nodes in Kueue's TAS cache (SyncNodes).
 	nodes []string
+	// draMapper is Kueue's mapping of DeviceClasses to the resources it
+	// counts their devices as, from the tree's kueue/dra-config.yaml;
+	// nil for a tree without.
+	draMapper *dra.ResourceMapper
 }
 
 // Load builds Kueue's scheduler cache from the tree's ResourceFlavors,
@@ -72,6 +79,24 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 			}
 			limits = append(limits, lr)
 		}
+	}
+	// The tenants' ResourceClaimTemplates, which Kueue's pkg/dra reads to
+	// count a DRA class's devices.
+	for _, p := range tr.Paths() {
+		if path.Base(p) != tree.ResourceClaimTemplatesFile {
+			continue
+		}
+		for _, doc := range tree.Docs(tr[p]) {
+			rct := &resourcev1.ResourceClaimTemplate{}
+			if err := tree.Decode(doc, rct); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			limits = append(limits, rct)
+		}
+	}
+	mapper, err := draMapper(tr)
+	if err != nil {
+		return nil, err
 	}
 	var flavors []kueue.ResourceFlavor
 	if err := decode(crds, tr[tree.KueueFlavorsPath], &flavors); err != nil {
@@ -134,7 +159,29 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 	}
 	p := preemption.New(cl, workload.Ordering{}, &utiltesting.EventRecorder{}, nil, false,
 		clocktesting.NewFakeClock(time.Unix(0, 0)), nil, preemptexpectations.New(), nil)
-	return &Kueue{client: cl, cache: cache, snapshot: snap, preemptor: p, Topologies: levels, Domains: domains}, nil
+	return &Kueue{client: cl, cache: cache, snapshot: snap, preemptor: p, Topologies: levels, Domains: domains, draMapper: mapper}, nil
+}
+
+// draMapper is the ResourceMapper Kueue's manager builds from its
+// Configuration's deviceClassMappings (PopulateFromConfiguration), here
+// from the tree's fragment of it; nil for none.
+func draMapper(tr tree.Tree) (*dra.ResourceMapper, error) {
+	raw, ok := tr[tree.KueueDRAConfigPath]
+	if !ok {
+		return nil, nil
+	}
+	var cfg configapi.Configuration
+	if err := tree.Decode(tree.Docs(raw)[0], &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", tree.KueueDRAConfigPath, err)
+	}
+	if cfg.Resources == nil {
+		return nil, nil
+	}
+	m := dra.NewResourceMapper()
+	if err := m.PopulateFromConfiguration(cfg.Resources.DeviceClassMappings); err != nil {
+		return nil, fmt.Errorf("%s: %w", tree.KueueDRAConfigPath, err)
+	}
+	return m, nil
 }
 
 // SyncNodes makes nodes the ones Kueue's TAS cache holds, as its node
@@ -213,7 +260,18 @@ func (k *Kueue) assign(ctx context.Context, cq, namespace, name string, podSets 
 		Spec:       kueue.WorkloadSpec{PodSets: podSets, QueueName: "gpufleet"},
 	}
 	workload.AdjustResources(ctx, k.client, wl)
-	info := workload.NewInfo(wl)
+	// A workload whose pods claim devices: the workload controller's
+	// DRA path (pkg/controller/core, KueueDRAIntegration) counts its
+	// claims' templates through the mapper before the scheduler sees it.
+	var opts []workload.InfoOption
+	if k.draMapper != nil && claims(wl) {
+		res, errs := dra.GetResourceRequestsForResourceClaimTemplates(ctx, k.client, dra.NewResourceSliceCache(k.client), k.draMapper, wl)
+		if len(errs) > 0 {
+			return nil, nil, fmt.Errorf("Kueue's DRA accounting: %w", errs.ToAggregate())
+		}
+		opts = append(opts, workload.WithPreprocessedDRAResources(res, nil))
+	}
+	info := workload.NewInfo(wl, opts...)
 	info.ClusterQueue = kueue.ClusterQueueReference(cq)
 	snapCQ := k.snapshot.ClusterQueue(info.ClusterQueue)
 	if snapCQ == nil {
@@ -327,4 +385,30 @@ func decode[T any](crds *crdtest.Validator, raw []byte, out *[]T) error {
 		*out = append(*out, v)
 	}
 	return nil
+}
+
+// claims reports whether a pod of the workload has ResourceClaims.
+func claims(wl *kueue.Workload) bool {
+	for _, ps := range wl.Spec.PodSets {
+		if len(ps.Template.Spec.ResourceClaims) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// DRARequests are what Kueue's DRA accounting (pkg/dra
+// GetResourceRequestsForResourceClaimTemplates, as the workload controller
+// runs it) counts for one pod of each PodSet: its claims' devices, each as
+// the resource its DeviceClass maps to. Nil for a tree without mappings.
+func (k *Kueue) DRARequests(ctx context.Context, namespace, name string, podSets []kueue.PodSet) (map[kueue.PodSetReference]corev1.ResourceList, error) {
+	if k.draMapper == nil {
+		return nil, nil
+	}
+	wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Spec: kueue.WorkloadSpec{PodSets: podSets}}
+	res, errs := dra.GetResourceRequestsForResourceClaimTemplates(ctx, k.client, dra.NewResourceSliceCache(k.client), k.draMapper, wl)
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	return res, nil
 }

@@ -79,7 +79,7 @@ func TestLiveNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := cl.Class(class)
-	request, pods := kueuemodel.Request(c.AsWritten(), ours.LimitRanges[q.Namespace]), kueuemodel.UnitPods(c)
+	request, pods := ours.ClassRequest(c, q.Namespace), kueuemodel.UnitPods(c)
 	template := pool.Nodes[0].Node
 
 	// make builds the live nodes as the node controller and the AWS cloud

@@ -105,7 +105,7 @@ func (k *Memo) Admitter(m *Model, c *sched.Class) Admitter {
 	}
 }
 
-// Request is what Kueue counts of c in the namespace (Request), from the
+// Request is what Kueue counts of c in the namespace (ClassRequest), from the
 // memo where it has it. The list is shared: it must not be changed.
 func (k *Memo) Request(m *Model, c *sched.Class, ns string) corev1.ResourceList {
 	if lk, ok := k.limits[ns]; ok {
@@ -113,7 +113,7 @@ func (k *Memo) Request(m *Model, c *sched.Class, ns string) corev1.ResourceList 
 			return req
 		}
 	}
-	return m.withClaims(Request(c.AsWritten(), m.LimitRanges[ns]), c.Info.Claims)
+	return m.ClassRequest(c, ns)
 }
 
 // limitsKey names what LimitRanged reads of a namespace's LimitRanges, in

@@ -84,7 +84,7 @@ func TestKueueMemo(t *testing.T) {
 					continue
 				}
 				req, held := memo.Request(m, c, q.Namespace), memo.HeldRequest(name, q.Namespace)
-				want := kueuemodel.Request(c.AsWritten(), m.LimitRanges[q.Namespace])
+				want := m.ClassRequest(c, q.Namespace)
 				if !held || !equality.Semantic.DeepEqual(req, want) {
 					t.Fatalf("%s: class %s in namespace %s: memo's request %v (held %v), Request %v", p, name, q.Namespace, req, held, want)
 				}

@@ -17,6 +17,12 @@ func Request(pod *corev1.Pod, limits []corev1.LimitRange) corev1.ResourceList {
 	return sched.PodRequest(sched.LimitRanged(pod, limits))
 }
 
+// ClassRequest is what Kueue counts for one pod of the class in the
+// namespace: Request, and the devices its claims ask (withClaims).
+func (m *Model) ClassRequest(c *sched.Class, ns string) corev1.ResourceList {
+	return m.withClaims(Request(c.AsWritten(), m.LimitRanges[ns]), c.Info.Claims)
+}
+
 // withClaims adds to a pod's request the devices its claims ask, each
 // counted as the resource its DeviceClass maps to in Kueue's
 // Configuration (pkg/dra, KueueDRAIntegration: a template's ExactCount

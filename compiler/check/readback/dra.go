@@ -34,6 +34,10 @@ func DRAPluginPod(t tree.Tree) (*corev1.Pod, error) {
 	return &corev1.Pod{Spec: corev1.PodSpec{Affinity: v.KubeletPlugin.Affinity, Tolerations: tols}}, nil
 }
 
+// DRAKubeletPlugin is the chart's kubelet plugin DaemonSet, by the name
+// the tree's release gives it.
+const DRAKubeletPlugin = dradriver.ReleaseName + "-kubelet-plugin"
+
 // reasonNoDRAValues is why the kubelet plugin runs nowhere.
 const reasonNoDRAValues = "the tree has no " + dradriver.ValuesPath
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 )
 
@@ -31,9 +32,10 @@ type Claims struct {
 	Claims []*resourcev1.ResourceClaim
 	// Devices is how many devices the claims ask for.
 	Devices int64
-	// perType memoises, by instance type, how many pods' claims a node
-	// of the type that publishes devices allocates at once: those devices
-	// are its type's (cloud.Cloud's DRADevices).
+	// perType memoises, by instance type and how many devices a node
+	// has free, how many pods' claims it allocates at once: its devices
+	// are its type's (cloud.Cloud's DRADevices), alike, less those a live
+	// node's pods hold.
 	perType sync.Map
 }
 
@@ -58,6 +60,11 @@ func (l classLister) Get(name string) (*resourcev1.DeviceClass, error) {
 }
 
 func (l classLister) List() ([]*resourcev1.DeviceClass, error) { return l, nil }
+
+type typeDevices struct {
+	instanceType string
+	devices      int
+}
 
 // dynamicResources is the plugin's verdict for one pod on an empty node.
 func dynamicResources(pi *PodInfo, n Node) []string {
@@ -84,11 +91,12 @@ func (c *Claims) perNode(n Node) int64 {
 	if len(n.Devices) == 0 {
 		return 0
 	}
-	if v, ok := c.perType.Load(n.InstanceType); ok {
+	key := typeDevices{n.InstanceType, len(n.Devices)}
+	if v, ok := c.perType.Load(key); ok {
 		return v.(int64)
 	}
 	k := allocateRepeatedly(c.Claims, n)
-	c.perType.Store(n.InstanceType, k)
+	c.perType.Store(key, k)
 	return k
 }
 
@@ -138,4 +146,32 @@ func PodsPerNodeOn(pi *PodInfo, n Node) int64 {
 		k = min(k, pi.Claims.perNode(n))
 	}
 	return k
+}
+
+// FilterPopulatedDRA is FilterPopulated for a pod with claims, on nodes
+// with the devices they publish (by node name): where the other filters
+// pass, DynamicResources on the devices the existing pods' claims left,
+// each existing pod with claims taken to hold as many devices as the
+// pod's own claims (they are the class's pods).
+func FilterPopulatedDRA(pod *corev1.Pod, claims *Claims, nodes []*corev1.Node, devices map[string][]resourcev1.Device, existing []*corev1.Pod) map[string][]string {
+	out := FilterPopulated(pod, nodes, existing)
+	if !claims.Asks() {
+		return out
+	}
+	held := map[string]int64{}
+	for _, p := range existing {
+		if len(p.Spec.ResourceClaims) > 0 {
+			held[p.Spec.NodeName] += claims.Devices
+		}
+	}
+	pi := &PodInfo{Claims: claims}
+	for _, n := range nodes {
+		if len(out[n.Name]) > 0 {
+			continue
+		}
+		free := devices[n.Name]
+		free = free[:max(0, int64(len(free))-held[n.Name])]
+		out[n.Name] = dynamicResources(pi, Node{InstanceType: n.Labels[keys.LabelInstanceType], Node: n, Devices: free})
+	}
+	return out
 }

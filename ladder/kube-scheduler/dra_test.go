@@ -1,0 +1,142 @@
+package kubesched
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"testing"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
+)
+
+// draInputs are what the DynamicResources plugin reads for a fleet: the
+// driver chart's DeviceClass (the checker's copy, which e2e holds to the
+// chart), a ResourceSlice per node that publishes devices (the devices
+// the checker synthesised: aws.DRADevices, which make test-karpenter holds
+// to karpenter-provider-aws's drametadata), and the tree's
+// ResourceClaimTemplates, read from its YAML.
+func draInputs(t testing.TB, res *compiler.Result, cl *sched.Cluster) DRA {
+	t.Helper()
+	dra := DRA{Classes: dradriver.DeviceClasses()}
+	devices := map[string][]resourcev1.Device{}
+	for _, p := range cl.Pools {
+		for _, n := range p.Nodes {
+			devices[n.Name] = n.Devices
+		}
+	}
+	dra.Slices = slicesOf(devices)
+	seen := map[string]bool{}
+	for p, raw := range res.Tree {
+		if path.Base(p) != tree.ResourceClaimTemplatesFile {
+			continue
+		}
+		for _, doc := range tree.Docs(raw) {
+			var rct resourcev1.ResourceClaimTemplate
+			if err := tree.Decode(doc, &rct); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if !seen[rct.Name] {
+				seen[rct.Name] = true
+				rct.Namespace = "" // each pod's own namespace's copy
+				dra.Templates = append(dra.Templates, &rct)
+			}
+		}
+	}
+	return dra
+}
+
+// slicesOf are one ResourceSlice per node that publishes devices, as the
+// driver's kubelet plugin publishes it, in node name order.
+func slicesOf(devices map[string][]resourcev1.Device) []*resourcev1.ResourceSlice {
+	var out []*resourcev1.ResourceSlice
+	for _, name := range slices.Sorted(maps.Keys(devices)) {
+		if len(devices[name]) == 0 {
+			continue
+		}
+		node := name
+		out = append(out, &resourcev1.ResourceSlice{
+			ObjectMeta: metav1.ObjectMeta{Name: name + "-" + dradriver.DeviceClassGPU},
+			Spec: resourcev1.ResourceSliceSpec{
+				Driver: dradriver.DeviceClassGPU, NodeName: &node,
+				Pool:    resourcev1.ResourcePool{Name: name, ResourceSliceCount: 1},
+				Devices: devices[name],
+			},
+		})
+	}
+	return out
+}
+
+// devicesAtMaxSize are the devices of atMaxSize's nodes, by name: those
+// the checker's node of the pool's credited type publishes.
+func devicesAtMaxSize(cl *sched.Cluster, cells []sched.Cell) map[string][]resourcev1.Device {
+	out := map[string][]resourcev1.Device{}
+	for j, p := range cl.Pools {
+		typ := cells[j].Type
+		if typ == "" {
+			typ = p.Nodes[0].InstanceType
+		}
+		for _, n := range p.Nodes {
+			if n.InstanceType != typ {
+				continue
+			}
+			for k := int64(0); k < p.NodesInZone(n.Zone); k++ {
+				out[fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k)] = n.Devices
+			}
+		}
+	}
+	return out
+}
+
+// A checker that ignores a DRA class's claims (its pods counted per node
+// by CPU and memory alone, as if the node's devices held any number) is
+// caught by the placement differential: kube-scheduler's DynamicResources
+// places fewer pods than it says the fleet holds.
+func TestPlacementCatchesClaimsIgnored(t *testing.T) {
+	var tried, caught int
+	var example string
+	for _, fc := range fleetCases(t) {
+		res, cl := fc.compile(t)
+		dra := draInputs(t, res, cl)
+		for i := range cl.Classes {
+			c := &cl.Classes[i]
+			if !c.Info.Claims.Asks() || c.Queued {
+				continue
+			}
+			cells := make([]sched.Cell, len(cl.Pools))
+			for j, p := range cl.Pools {
+				cells[j] = *res.Report.Cell(c.Name, p.Name)
+			}
+			nodes, poolOf := atMaxSize(cl, cells)
+			dra.Slices = slicesOf(devicesAtMaxSize(cl, cells))
+			got, err := ScheduleDRA(emittedProfiles(t, fc.name, res)[c.Pod.Spec.SchedulerName], podsOf(c), nodes, dra, tieBreak(0))
+			if err != nil {
+				t.Fatalf("%s: class %s: %v", fc.name, c.Name, err)
+			}
+			blind := *c
+			blind.Info = sched.Like(c.Pod, nil) // no claims
+			bcells := make([]sched.Cell, len(cl.Pools))
+			for j := range cl.Pools {
+				bcells[j] = sched.Evaluate(&blind, &cl.Pools[j])
+			}
+			want := sched.Holds(&blind, sched.NewRow(bcells), cl.Pools)
+			tried++
+			if d := compare(&blind, bcells, cl.Pools, nodes, poolOf, nil, want, got); len(d) > 0 {
+				caught++
+				if example == "" {
+					example = fmt.Sprintf("%s: class %s: %s", fc.name, c.Name, d[0])
+				}
+			}
+		}
+	}
+	t.Logf("a claims-blind checker: %d of %d unqueued DRA classes caught, e.g. %s", caught, tried, example)
+	if caught == 0 {
+		t.Errorf("a claims-blind checker went unnoticed in %d DRA classes", tried)
+	}
+}
