@@ -35,7 +35,13 @@ import (
 // users to install it: Helm's own loader, value coalescing and template
 // engine, so that what Helm merges from the chart's defaults is in it too.
 func renderDevicePlugin(values []byte, kubeVersion string) ([]*unstructured.Unstructured, error) {
-	dir, err := upstream.DevicePlugin.File(upstream.DevicePluginChart)
+	return renderChart(upstream.DevicePlugin, upstream.DevicePluginChart, deviceplugin.ChartVersion, deviceplugin.ValuesPath, values, deviceplugin.ReleaseName, deviceplugin.Namespace, kubeVersion)
+}
+
+// renderChart is `helm template` of a chart pinned in a Go module, at the
+// version the tree's values are for.
+func renderChart(m upstream.Module, chartPath, version, valuesPath string, values []byte, release, namespace, kubeVersion string) ([]*unstructured.Unstructured, error) {
+	dir, err := m.File(chartPath)
 	if err != nil {
 		return nil, err
 	}
@@ -43,14 +49,14 @@ func renderDevicePlugin(values []byte, kubeVersion string) ([]*unstructured.Unst
 	if err != nil {
 		return nil, fmt.Errorf("load chart: %w", err)
 	}
-	if v := ch.Metadata.Version; v != deviceplugin.ChartVersion {
-		return nil, fmt.Errorf("the pinned chart is %s, but the tree's values are for %s", v, deviceplugin.ChartVersion)
+	if v := ch.Metadata.Version; v != version {
+		return nil, fmt.Errorf("the pinned chart is %s, but the tree's values are for %s", v, version)
 	}
 	vals, err := chartutil.ReadValues(values)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", deviceplugin.ValuesPath, err)
+		return nil, fmt.Errorf("%s: %w", valuesPath, err)
 	}
-	return helmTemplate(ch, vals, deviceplugin.ReleaseName, deviceplugin.Namespace, kubeVersion)
+	return helmTemplate(ch, vals, release, namespace, kubeVersion)
 }
 
 // fluxValues are the values of the tree's Flux HelmRelease, the form a

@@ -15,9 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
@@ -47,22 +44,7 @@ const draKubeletPlugin = readback.DRAKubeletPlugin
 // renderDRADriver is `helm template` of the driver's chart with the tree's
 // values.
 func renderDRADriver(values []byte, kubeVersion string) ([]*unstructured.Unstructured, error) {
-	dir, err := upstream.DRADriver.File(upstream.DRADriverChart)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := loader.Load(dir)
-	if err != nil {
-		return nil, fmt.Errorf("load chart: %w", err)
-	}
-	if v := ch.Metadata.Version; v != dradriver.ChartVersion {
-		return nil, fmt.Errorf("the pinned chart is %s, but the tree's values are for %s", v, dradriver.ChartVersion)
-	}
-	vals, err := chartutil.ReadValues(values)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dradriver.ValuesPath, err)
-	}
-	return helmTemplate(ch, vals, dradriver.ReleaseName, dradriver.Namespace, kubeVersion)
+	return renderChart(upstream.DRADriver, upstream.DRADriverChart, dradriver.ChartVersion, dradriver.ValuesPath, values, dradriver.ReleaseName, dradriver.Namespace, kubeVersion)
 }
 
 // draDriverObjects are the chart's objects for the tree's values, none if

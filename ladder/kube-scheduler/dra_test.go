@@ -77,20 +77,7 @@ func slicesOf(devices map[string][]resourcev1.Device) []*resourcev1.ResourceSlic
 // the checker's node of the pool's credited type publishes.
 func devicesAtMaxSize(cl *sched.Cluster, cells []sched.Cell) map[string][]resourcev1.Device {
 	out := map[string][]resourcev1.Device{}
-	for j, p := range cl.Pools {
-		typ := cells[j].Type
-		if typ == "" {
-			typ = p.Nodes[0].InstanceType
-		}
-		for _, n := range p.Nodes {
-			if n.InstanceType != typ {
-				continue
-			}
-			for k := int64(0); k < p.NodesInZone(n.Zone); k++ {
-				out[fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k)] = n.Devices
-			}
-		}
-	}
+	eachAtMaxSize(cl, cells, func(_ int, name string, n sched.Node) { out[name] = n.Devices })
 	return out
 }
 

@@ -173,6 +173,19 @@ func compare(c *sched.Class, cells []sched.Cell, pools []sched.Pool, nodes []*v1
 func atMaxSize(cl *sched.Cluster, cells []sched.Cell) ([]*v1.Node, map[string]int) {
 	var nodes []*v1.Node
 	poolOf := map[string]int{}
+	eachAtMaxSize(cl, cells, func(j int, name string, n sched.Node) {
+		node := n.Node.DeepCopy()
+		node.Name = name
+		node.Labels["kubernetes.io/hostname"] = node.Name
+		nodes = append(nodes, node)
+		poolOf[node.Name] = j
+	})
+	return nodes, poolOf
+}
+
+// eachAtMaxSize calls f with each of atMaxSize's nodes: its pool's index,
+// its name, and the checker's node it copies.
+func eachAtMaxSize(cl *sched.Cluster, cells []sched.Cell, f func(j int, name string, n sched.Node)) {
 	for j, p := range cl.Pools {
 		typ := cells[j].Type
 		if typ == "" {
@@ -183,15 +196,10 @@ func atMaxSize(cl *sched.Cluster, cells []sched.Cell) ([]*v1.Node, map[string]in
 				continue
 			}
 			for k := int64(0); k < p.NodesInZone(n.Zone); k++ {
-				node := n.Node.DeepCopy()
-				node.Name = fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k)
-				node.Labels["kubernetes.io/hostname"] = node.Name
-				nodes = append(nodes, node)
-				poolOf[node.Name] = j
+				f(j, fmt.Sprintf("%s-%s-%d", p.Name, n.Zone, k), n)
 			}
 		}
 	}
-	return nodes, poolOf
 }
 
 // classPod is the class's i-th pod, bound to node if set.
