@@ -21,6 +21,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -139,6 +140,9 @@ func Load(name, path string, skipped Skipped) ([]Node, error) {
 				continue
 			case p.NoDevicePlugin != "":
 				skipped["the chart's plugin does not run there (DevicePlugin)"]++
+				continue
+			case n.Node.Labels[keys.LabelGPUAPI] == spec.GPUAPIDRA && !p.DevicePluginOnDRA:
+				skipped["the NVIDIA DRA driver publishes its GPUs (gpuAPI dra), the chart's plugin shuns them"]++
 				continue
 			case n.Node.Labels[keys.LabelMIGConfig] != "":
 				skipped["MIG slices: go-nvml v0.13.0-1's mock A100 makes no MIG devices"]++

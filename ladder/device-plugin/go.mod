@@ -22,6 +22,7 @@ require (
 	cel.dev/expr v0.24.0 // indirect
 	cuelabs.dev/go/oci/ociregistry v0.0.0-20260601085548-328ff8e2c943 // indirect
 	cuelang.org/go v0.17.1 // indirect
+	github.com/NVIDIA/k8s-device-plugin v0.0.0-00010101000000-000000000000 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
@@ -101,3 +102,10 @@ require (
 replace github.com/gpufleet/gpufleet => ../../
 
 replace github.com/NVIDIA/k8s-device-plugin => ./.upstream/k8s-device-plugin@v0.18.0
+
+// The plugin v0.18.0 is built against k8s.io/kubelet v0.32 (its
+// deviceplugin API's CDIDevices field, renamed since). gpufleet's checker
+// brings k8s.io/dynamic-resource-allocation v0.35, which requires kubelet
+// v0.35 for packages neither it nor the plugin's tests use here: keep the
+// plugin's own kubelet.
+replace k8s.io/kubelet => k8s.io/kubelet v0.32.3
