@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
@@ -204,14 +203,11 @@ func draMappings(t tree.Tree) ([]kueuewire.DeviceClassMapping, error) {
 	if !ok {
 		return nil, nil
 	}
-	var cfg kueuewire.Configuration
-	if err := yaml.UnmarshalStrict(tree.Docs(raw)[0], &cfg); err != nil {
+	m, err := kueuewire.DRAMappings(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tree.KueueDRAConfigPath, err)
 	}
-	if cfg.Resources == nil {
-		return nil, nil
-	}
-	return cfg.Resources.DeviceClassMappings, nil
+	return m, nil
 }
 
 // startClaimCollector deletes, as the garbage collector would (the control

@@ -116,16 +116,14 @@ func New(tr tree.Typed) (*Model, error) {
 		}
 	}
 	if raw, ok := tr.Tree[tree.KueueDRAConfigPath]; ok {
-		var cfg kueue.Configuration
-		if err := tree.Decode(raw, &cfg); err != nil {
+		mappings, err := kueue.DRAMappings(raw)
+		if err != nil {
 			return nil, fmt.Errorf("check: %s: %w", tree.KueueDRAConfigPath, err)
 		}
-		if cfg.Resources != nil {
-			m.DeviceClasses = map[string]corev1.ResourceName{}
-			for _, dm := range cfg.Resources.DeviceClassMappings {
-				for _, dc := range dm.DeviceClassNames {
-					m.DeviceClasses[dc] = dm.Name
-				}
+		m.DeviceClasses = map[string]corev1.ResourceName{}
+		for _, dm := range mappings {
+			for _, dc := range dm.DeviceClassNames {
+				m.DeviceClasses[dc] = dm.Name
 			}
 		}
 	}

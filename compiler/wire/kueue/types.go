@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // APIVersion is the version Kueue v0.19 stores.
@@ -172,4 +173,17 @@ type ConfigResources struct {
 type DeviceClassMapping struct {
 	Name             corev1.ResourceName `json:"name"`
 	DeviceClassNames []string            `json:"deviceClassNames"`
+}
+
+// DRAMappings are the deviceClassMappings of a Configuration file (the
+// tree's kueue/dra-config.yaml), nil for none.
+func DRAMappings(raw []byte) ([]DeviceClassMapping, error) {
+	var cfg Configuration
+	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Resources == nil {
+		return nil, nil
+	}
+	return cfg.Resources.DeviceClassMappings, nil
 }
