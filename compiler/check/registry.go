@@ -38,6 +38,7 @@ var Registry = []Check{
 	{IDAutoscalerGPUReady, OnCluster(AutoscalerGPUReady), Error, false, "no node group cluster-autoscaler scales carries its GPU label without advertising nvidia.com/gpu, which it would count unready for ever (MIG pools)"},
 	{IDZoneSpreadNodeGroup, OnRow(ZoneSpreadNodeGroup), Warning, false, "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
 	{IDKarpenterLaunch, OnRow(KarpenterLaunch), Error, false, "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
+	{IDKarpenterDRA, OnRow(KarpenterDRA), Error, false, "Karpenter launches a node for every class claiming DRA devices that lands on a Karpenter pool: it runs with its DRANVIDIAGPU feature gate and IGNORE_DRA_REQUESTS off"},
 	{IDMixedTypes, OnCluster(MixedTypes), Warning, false, "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
 	{IDKarpenterUnpriced, OnCluster(KarpenterUnpriced), Error, false, "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
 	{IDQuotaFit, OnCluster(QuotaFit), Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},

@@ -66,6 +66,9 @@ type Group struct {
 	// only once a pending pod fits one of the instance types as Karpenter
 	// computes it.
 	KarpenterNodes int32
+	// NoKarpenterDRA says why Karpenter launches none of them for a pod
+	// that claims DRA devices ("" where it does).
+	NoKarpenterDRA string
 	// ZoneBlind groups are one Auto Scaling group over several zones,
 	// scaled by cluster-autoscaler, which cannot choose the zone a new node
 	// launches in. Karpenter launches in the zone a pending pod needs.
@@ -123,6 +126,9 @@ func Merge(byProvisioner ...[]Group) ([]Group, error) {
 			out[i].Standing += g.Standing
 			out[i].Desired += g.Desired
 			out[i].KarpenterNodes += g.KarpenterNodes
+			if g.KarpenterNodes > 0 {
+				out[i].NoKarpenterDRA = g.NoKarpenterDRA
+			}
 			out[i].ZoneBlind = out[i].ZoneBlind && g.ZoneBlind
 		}
 	}

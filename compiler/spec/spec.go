@@ -84,6 +84,12 @@ type Cluster struct {
 type KarpenterConfig struct {
 	// Role is the nodes' IAM role; empty means KarpenterNodeRole-<cluster>.
 	Role string `json:"role,omitempty"`
+	// DRA says the cluster's Karpenter runs with its DRANVIDIAGPU feature
+	// gate (the chart's settings.awsFeatureGates.draNVIDIAGPU, which also
+	// turns IGNORE_DRA_REQUESTS off), so that it launches nodes for pods
+	// that claim DRA devices. Both are alpha in Karpenter 1.15, so the
+	// spec states it; the tree then holds the values to install it with.
+	DRA bool `json:"dra,omitempty"`
 }
 
 type Priority struct {

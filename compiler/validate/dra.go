@@ -13,11 +13,12 @@ const minDRAMinor = 34
 
 // dra checks pools and classes that use Dynamic Resource Allocation: the
 // cluster must serve it, and what gpufleet builds on DRA pools is whole
-// GPUs on nodes it launches through managed node groups. Sharing is per-claim
-// opaque configuration behind the driver's alpha gates, MIG needs a
-// DeviceClass per profile, Karpenter launches for DRA pods only behind its
-// IGNORE_DRA_REQUESTS and DRANVIDIAGPU settings, and Bottlerocket's NVIDIA
-// variants run the device plugin on the host: none of those is built yet.
+// GPUs on nodes that managed node groups or Karpenter launch (whether
+// Karpenter launches for claims is the KarpenterDRA check's). Sharing is
+// per-claim opaque configuration behind the driver's alpha gates, MIG needs
+// a DeviceClass per profile, a "both" pool would mix the two, and
+// Bottlerocket's NVIDIA variants run the device plugin on the host: none of
+// those is built yet.
 func (c *checker) dra() {
 	f := c.f
 	if f.Cluster.GPUAPI == spec.GPUAPIDRA && !c.draVersion() {
@@ -47,8 +48,8 @@ func (c *checker) dra() {
 		case pool.MIG != "":
 			c.errorf(p("pools", name, "mig"), "mig is not built for gpuAPI \"dra\" pools yet: use a device-plugin pool for MIG slices")
 		}
-		if pool.HasNodePool() {
-			c.errorf(p("pools", name, "provisioner"), "provisioner %q is not built for gpuAPI \"dra\" pools yet: Karpenter launches nodes for DRA pods only with IGNORE_DRA_REQUESTS=false and its DRANVIDIAGPU feature gate; use \"managed\"", pool.Provisioner)
+		if pool.Provisioner == spec.Both {
+			c.errorf(p("pools", name, "provisioner"), "provisioner %q is not built for gpuAPI \"dra\" pools yet: use \"managed\" or \"karpenter\"", pool.Provisioner)
 		}
 		if c.cloud.HostDevicePlugin(pool) {
 			c.errorf(p("pools", name, "amiFamily"), "amiFamily %q runs the NVIDIA device plugin on the host, beside which the DRA driver must not publish the same GPUs: gpuAPI \"dra\" pools need an image that leaves the device plugin to a DaemonSet", pool.AMIFamily)

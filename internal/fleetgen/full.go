@@ -99,6 +99,45 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 	}
 	g.fullTopology(f, pools, cat, names)
 	g.fullDRA(f, pools, names, homes)
+	g.fullKarpenterDRA(f, pools, names, homes)
+}
+
+// fullKarpenterDRA, after fullDRA so that its draws are as they were,
+// turns some Karpenter whole-GPU pools to DRA, and has classes homed there
+// ask through DRA; most such fleets say their Karpenter launches for
+// claims (cluster.karpenter.dra), the rest meet KarpenterDRA.
+func (g *gen) fullKarpenterDRA(f *spec.Fleet, pools []*fullPool, names []string, homes []*fullPool) {
+	dra := map[string]bool{}
+	for _, p := range pools {
+		if p.kind == wholeGPU && p.spec.Provisioner == spec.Karpenter && p.spec.AMIFamily == "" && !p.spec.Topology && g.chance(0.7) {
+			p.spec.GPUAPI = spec.GPUAPIDRA
+			f.Pools[p.name] = p.spec
+			dra[p.name] = true
+		}
+	}
+	if len(dra) == 0 {
+		return
+	}
+	if g.chance(0.75) {
+		k := spec.KarpenterConfig{}
+		if f.Cluster.Karpenter != nil {
+			k = *f.Cluster.Karpenter
+		}
+		k.DRA = true
+		f.Cluster.Karpenter = &k
+	}
+	for i, name := range names {
+		c := f.Classes[name]
+		if c.GPU == nil || c.GPU.Shared || c.GPU.MIG != "" || c.Topology != nil || c.GPU.API != "" {
+			continue
+		}
+		if dra[homes[i].name] && g.chance(0.9) || g.chance(0.1) {
+			gpu := *c.GPU
+			gpu.API = spec.GPUAPIDRA
+			c.GPU = &gpu
+			f.Classes[name] = c
+		}
+	}
 }
 
 // fullDRA, last of all, turns some managed whole-GPU pools to DRA (the

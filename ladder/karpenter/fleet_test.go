@@ -15,6 +15,7 @@ import (
 	v1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/yaml"
@@ -26,7 +27,9 @@ import (
 	karpprov "github.com/gpufleet/gpufleet/compiler/nodegroup/karpenter"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
+	karpwire "github.com/gpufleet/gpufleet/compiler/wire/karpenter"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
 )
@@ -40,6 +43,29 @@ type fleet struct {
 	pools   []*karpv1.NodePool
 	classes map[string]*v1.EC2NodeClass
 	zones   []string // every NodePool's zones: the subnets' zones
+}
+
+// context is Karpenter's options as its chart installs it with the tree's
+// values (nodegroups/karpenter-values.yaml; none: the chart's defaults),
+// on ctx's.
+func (f *fleet) context(t *testing.T) context.Context {
+	t.Helper()
+	env, err := ChartEnv(f.res.Tree[karpwire.ValuesPath], f.res.Fleet.Spec.Cluster.Name)
+	if err != nil {
+		t.Fatalf("%s: Karpenter's chart: %v", f.name, err)
+	}
+	aws, core, err := ChartArgs(env)
+	if err != nil {
+		t.Fatalf("%s: %v", f.name, err)
+	}
+	ctx, err := Context(aws...)
+	if err == nil {
+		ctx, err = WithCoreOptions(ctx, core...)
+	}
+	if err != nil {
+		t.Fatalf("%s: Karpenter's options: %v", f.name, err)
+	}
+	return ctx
 }
 
 // fleetPaths are the example fleets and generated ones (fleetgen's Full
@@ -60,7 +86,16 @@ func fleetPaths(t *testing.T, generated, karpenter int) (names, paths []string) 
 		names, paths = append(names, name), append(paths, p)
 	}
 	for seed := 1; seed <= generated; seed++ {
-		write(fmt.Sprintf("full seed %d", seed), fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true}))
+		g := fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true})
+		write(fmt.Sprintf("full seed %d", seed), g)
+		// A fleet whose Karpenter launches for DRA claims, again with
+		// Karpenter as its chart installs it by default.
+		if k := g.Cluster.Karpenter; k != nil && k.DRA {
+			off := *k
+			off.DRA = false
+			g.Cluster.Karpenter = &off
+			write(fmt.Sprintf("full seed %d no DRA", seed), g)
+		}
 	}
 	// Buildable fleets' pools list a family's sizes (several types per
 	// pool), but are managed: launched by Karpenter instead (where it can:
@@ -74,8 +109,55 @@ func fleetPaths(t *testing.T, generated, karpenter int) (names, paths []string) 
 			}
 		}
 		write(fmt.Sprintf("karpenter seed %d", seed), g)
+		// Every third again with its whole-GPU pools and classes on DRA,
+		// Karpenter launching for claims: each pool lists several sizes,
+		// so Karpenter chooses a type by the devices it publishes.
+		if seed%3 == 0 && draAll(g) {
+			write(fmt.Sprintf("karpenter seed %d DRA", seed), g)
+		}
 	}
 	return names, paths
+}
+
+// draAll turns f's whole-GPU Karpenter pools and its whole-GPU classes to
+// DRA, its Karpenter launching for claims; false if it has no such pool.
+func draAll(f *spec.Fleet) bool {
+	any := false
+	for name, p := range f.Pools {
+		if p.Provisioner == spec.Karpenter && p.Sharing == nil && p.AMIFamily == "" && gpuPool(p) {
+			p.GPUAPI = spec.GPUAPIDRA
+			f.Pools[name] = p
+			any = true
+		}
+	}
+	if !any {
+		return false
+	}
+	for name, c := range f.Classes {
+		if c.GPU != nil && !c.GPU.Shared && c.GPU.MIG == "" {
+			gpu := *c.GPU
+			gpu.API = spec.GPUAPIDRA
+			c.GPU = &gpu
+			f.Classes[name] = c
+		}
+	}
+	k := spec.KarpenterConfig{DRA: true}
+	if f.Cluster.Karpenter != nil {
+		k.Role = f.Cluster.Karpenter.Role
+	}
+	f.Cluster.Karpenter = &k
+	return true
+}
+
+// gpuPool reports whether the pool's types have GPUs (fleetgen's
+// buildable pools list one family's sizes).
+func gpuPool(p spec.Pool) bool {
+	for _, it := range p.InstanceTypes {
+		if strings.HasPrefix(it, "g") || strings.HasPrefix(it, "p") {
+			return true
+		}
+	}
+	return false
 }
 
 // load compiles a fleet and decodes its NodePools and EC2NodeClasses; nil
@@ -170,6 +252,7 @@ func (f *fleet) instanceTypes(t *testing.T, ctx context.Context, described map[s
 		if err != nil {
 			t.Fatalf("%s: EC2NodeClass %s: %v", f.name, name, err)
 		}
+		WithDRADevices(ctx, its)
 		out[name] = its
 	}
 	return out
@@ -210,6 +293,29 @@ func (f *fleet) daemons(t *testing.T) []*corev1.Pod {
 		Affinity:    &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: eksctl.EFADevicePluginAffinity}},
 		Tolerations: eksctl.EFADevicePluginTolerations,
 	}}, eksctl.EFADevicePluginRequests)
+	return out
+}
+
+// claims are the ResourceClaims the resourceclaim controller makes for
+// the pods from the class's templates (one per pod claim, named in the
+// pod's status), and the driver chart's DeviceClasses they name.
+func claims(c *sched.Class, ps []*corev1.Pod) []client.Object {
+	if !c.Info.Claims.Asks() {
+		return nil
+	}
+	var out []client.Object
+	for _, dc := range dradriver.DeviceClasses() {
+		out = append(out, dc)
+	}
+	for _, p := range ps {
+		for i, pc := range p.Spec.ResourceClaims {
+			rc := c.Info.Claims.Claims[i].DeepCopy()
+			rc.Name, rc.Namespace = p.Name+"-"+pc.Name, p.Namespace
+			name := rc.Name
+			p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses, corev1.PodResourceClaimStatus{Name: pc.Name, ResourceClaimName: &name})
+			out = append(out, rc)
+		}
+	}
 	return out
 }
 

@@ -26,11 +26,12 @@ import (
 // no flags: VM_MEMORY_OVERHEAD_PERCENT, RESERVED_ENIS and the rest take
 // Karpenter's own defaults (or the environment's, as in a real deployment;
 // the test refuses to run with them set). The cluster name is required.
-func Context() (context.Context, error) {
+// args are further flags (ChartArgs).
+func Context(args ...string) (context.Context, error) {
 	o := &options.Options{}
 	fs := &coreoptions.FlagSet{FlagSet: flag.NewFlagSet("karpenter", flag.ContinueOnError)}
 	o.AddFlags(fs)
-	if err := o.Parse(fs, "--cluster-name=gpufleet"); err != nil {
+	if err := o.Parse(fs, append([]string{"--cluster-name=gpufleet"}, args...)...); err != nil {
 		return nil, err
 	}
 	return options.ToContext(context.Background(), o), nil

@@ -16,18 +16,23 @@ import (
 	v1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
 	awscache "github.com/aws/karpenter-provider-aws/pkg/cache"
 	kubeletcel "github.com/aws/karpenter-provider-aws/pkg/cel"
+	"github.com/aws/karpenter-provider-aws/pkg/operator/options"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/arczonalshift"
 	instancefilter "github.com/aws/karpenter-provider-aws/pkg/providers/instance/filter"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/instancetype"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/instancetype/offering"
+	"github.com/aws/karpenter-provider-aws/pkg/providers/nvidiadra"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/pricing"
 	"github.com/go-logr/logr"
 	"github.com/patrickmn/go-cache"
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/sets"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -37,6 +42,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/events"
 	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 	karpsched "sigs.k8s.io/karpenter/pkg/scheduling"
+	"sigs.k8s.io/karpenter/pkg/scheduling/dynamicresources"
 )
 
 // Region is where the release's static prices are taken from.
@@ -45,11 +51,11 @@ const Region = "us-east-1"
 // WithCoreOptions adds the core controller's options to ctx (the
 // scheduler reads its feature gates, preference and minValues policies),
 // parsed from no flags as the controller does.
-func WithCoreOptions(ctx context.Context) (context.Context, error) {
+func WithCoreOptions(ctx context.Context, args ...string) (context.Context, error) {
 	o := &coreoptions.Options{}
 	fs := &coreoptions.FlagSet{FlagSet: flag.NewFlagSet("karpenter-core", flag.ContinueOnError)}
 	o.AddFlags(fs)
-	if err := o.Parse(fs); err != nil {
+	if err := o.Parse(fs, args...); err != nil {
 		return nil, err
 	}
 	return coreoptions.ToContext(ctx, o), nil
@@ -102,6 +108,24 @@ func Offered(ctx context.Context, nc *v1.EC2NodeClass, infos []ec2types.Instance
 	return offerings.InjectOfferings(ctx, its, byName, nc, sets.New(zones...)), nil
 }
 
+// WithDRADevices gives the instance types the devices the NVIDIA DRA
+// driver publishes on them, as karpenter-provider-aws's cloud provider
+// does when listing them (cloudprovider/dynamicresources.go
+// populateDynamicResources, unexported): only with its DRANVIDIAGPU gate on
+// and IGNORE_DRA_REQUESTS off, from its own nvidiadra provider (gpufleet
+// writes no consumable-capacity annotation, so GPUs are whole).
+func WithDRADevices(ctx context.Context, its []*cloudprovider.InstanceType) {
+	if !options.FromContext(ctx).FeatureGates.DRANVIDIAGPU || coreoptions.FromContext(ctx).IgnoreDRARequests {
+		return
+	}
+	res := nvidiadra.NewDefaultProvider().ResolveDynamicResources(ctx, its, nil)
+	for _, it := range its {
+		if r := res[it.Name]; len(r.ResourceSliceTemplates) > 0 {
+			it.DynamicResources = r
+		}
+	}
+}
+
 // maxInstanceTypes is the instance provider's (instance/instance.go).
 const maxInstanceTypes = 60
 
@@ -112,10 +136,13 @@ func (noEvents) Publish(...events.Event) {}
 // Solve runs Karpenter's provisioner over pods with np as the only
 // NodePool and no nodes, as Provisioner.Schedule does: NewTopology,
 // NewScheduler with the daemon pods, Solve with the options Schedule
-// passes, then TruncateInstanceTypes.
-func Solve(ctx context.Context, np *karpv1.NodePool, its []*cloudprovider.InstanceType, pods, daemons []*corev1.Pod) (scheduling.Results, error) {
+// passes, then TruncateInstanceTypes. objs are in the cluster (the pods'
+// ResourceClaims, the DeviceClasses). Where IGNORE_DRA_REQUESTS is off,
+// the scheduler gets the DRA allocator Schedule builds, with no node's
+// slices and nothing allocated yet.
+func Solve(ctx context.Context, np *karpv1.NodePool, its []*cloudprovider.InstanceType, pods, daemons []*corev1.Pod, objs ...client.Object) (scheduling.Results, error) {
 	ctx = log.IntoContext(ctx, logr.Discard()) // its "could not schedule" logs: the test reports them
-	kube := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).Build()
+	kube := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(objs...).Build()
 	clk := clock.RealClock{}
 	cluster := state.NewCluster(clk, kube, nil)
 	pools := []*karpv1.NodePool{np}
@@ -130,7 +157,14 @@ func Solve(ctx context.Context, np *karpv1.NodePool, its []*cloudprovider.Instan
 	if err != nil {
 		return scheduling.Results{}, err
 	}
-	s := scheduling.NewScheduler(ctx, kube, pools, cluster, nil, topology, byPool, daemons, noEvents{}, clk, nil, nil, opts...)
+	var allocator *dynamicresources.Allocator
+	if !o.IgnoreDRARequests {
+		allocator = dynamicresources.NewAllocator(nil, dynamicresources.AllocatedDeviceState{
+			ExclusiveDevices: sets.New[cloudprovider.DeviceID](),
+			ConsumedCapacity: map[cloudprovider.DeviceID]map[resourcev1.QualifiedName]resource.Quantity{},
+		}, dynamicresources.BuildAttributeBindings(byPool), kube, nil)
+	}
+	s := scheduling.NewScheduler(ctx, kube, pools, cluster, nil, topology, byPool, daemons, noEvents{}, clk, nil, allocator, opts...)
 	res, err := s.Solve(ctx, pods)
 	if err != nil {
 		return res, err

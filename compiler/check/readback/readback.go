@@ -105,7 +105,7 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 		}
 		replicas, p.MPS = s.Replicas, s.MPS
 	}
-	p.KarpenterNodes = ng.KarpenterNodes
+	p.KarpenterNodes, p.NoKarpenterDRA = ng.KarpenterNodes, ng.NoKarpenterDRA
 	if replicas > 1 {
 		p.Replicas = replicas
 	}

@@ -67,6 +67,9 @@ type Pool struct {
 	// Replicas what each is shared as.
 	KarpenterNodes       int32
 	LaunchGPUs, Replicas int64
+	// NoKarpenterDRA says why Karpenter launches none of its nodes for a
+	// pod that claims DRA devices (KarpenterDRA check); "" where it does.
+	NoKarpenterDRA string
 	// Live pools hold a running cluster's nodes, each once (readback.FromLive).
 	Live bool
 	// Unpriced are listed types Karpenter never launches (KarpenterUnpriced).

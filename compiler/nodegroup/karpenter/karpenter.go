@@ -49,6 +49,10 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 	if err := tree.DecodeKind(tr, Path, "NodePool", &pools); err != nil {
 		return nil, err
 	}
+	noDRA, err := draLaunch(tr)
+	if err != nil {
+		return nil, err
+	}
 	// Bottlerocket's NVIDIA variants run the device plugin on the host.
 	bottlerocket := map[string]bool{}
 	for _, nc := range classes {
@@ -64,6 +68,7 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 			Labels:           map[string]string{},
 			OwnLabels:        map[string]string{wire.LabelKarpenterNodePool: np.Name},
 			HostDevicePlugin: bottlerocket[np.Spec.Template.Spec.NodeClassRef.Name],
+			NoKarpenterDRA:   noDRA,
 		}
 		for k, v := range np.Spec.Template.Metadata.Labels {
 			g.Labels[k] = v
@@ -97,6 +102,53 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 		groups = append(groups, g)
 	}
 	return groups, nil
+}
+
+// Why Karpenter launches no node for a pod that claims DRA devices, as its
+// chart's values set it up. The chart (charts/karpenter/templates/
+// _helpers.tpl, karpenter.dra) turns DRANVIDIAGPU on for
+// settings.enableDRA or settings.awsFeatureGates.draNVIDIAGPU, and
+// IGNORE_DRA_REQUESTS off when a DRA gate is on (else it is
+// settings.ignoreDRARequests, default true). With IGNORE_DRA_REQUESTS the
+// scheduler refuses such pods (sigs.k8s.io/karpenter scheduling/
+// scheduler.go); without DRANVIDIAGPU the AWS cloud provider gives the
+// instance types no NVIDIA devices to allocate
+// (cloudprovider/dynamicresources.go populateDynamicResources).
+// ladder/karpenter renders the real chart with the tree's values and runs
+// the scheduler with what it sets.
+const (
+	draIgnored   = "Karpenter runs with IGNORE_DRA_REQUESTS (its chart's default): \"pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter\""
+	draNoDevices = "Karpenter runs without its DRANVIDIAGPU feature gate, so it knows no NVIDIA DRA devices on any instance type"
+)
+
+// draLaunch reads Karpenter's values (absent: the chart's defaults).
+func draLaunch(tr tree.Typed) (string, error) {
+	var vs []wire.Values
+	if _, ok := tr.Tree[wire.ValuesPath]; ok {
+		if err := tree.DecodeAll(tr, wire.ValuesPath, &vs, func(n int, f func(int) error) error {
+			for i := range n {
+				if err := f(i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return "", fmt.Errorf("check: %s: %w", wire.ValuesPath, err)
+		}
+	}
+	var s wire.Settings
+	if len(vs) > 0 {
+		s = vs[0].Settings
+	}
+	yes := func(b *bool) bool { return b != nil && *b }
+	gate := yes(s.EnableDRA) || yes(s.AWSFeatureGates.DRANVIDIAGPU)
+	switch {
+	case !gate && (s.IgnoreDRARequests == nil || *s.IgnoreDRARequests):
+		return draIgnored, nil
+	case !gate:
+		return draNoDevices, nil
+	}
+	return "", nil
 }
 
 // regionOf finds a zone's region (validate holds zones to the cluster's):

@@ -48,6 +48,13 @@ func (Provisioner) Render(d *derive.Fleet, out *encode.Batch) []string {
 		return nil
 	}
 	out.YAML(Path, append(classes, pools...)...)
+	if k := d.Spec.Cluster.Karpenter; k != nil && k.DRA {
+		// The spec says the cluster's Karpenter runs with DRANVIDIAGPU: the
+		// values that install it so. Not applied: Karpenter's chart takes
+		// them.
+		on := true
+		out.YAML(wire.ValuesPath, &wire.Values{Settings: wire.Settings{AWSFeatureGates: wire.AWSFeatureGates{DRANVIDIAGPU: &on}}})
+	}
 	return []string{Path}
 }
 

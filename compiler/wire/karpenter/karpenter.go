@@ -105,3 +105,25 @@ type EBS struct {
 	Encrypted           bool   `json:"encrypted"`
 	DeleteOnTermination bool   `json:"deleteOnTermination"`
 }
+
+// ValuesPath holds what the fleet needs of the values of Karpenter's own
+// chart (karpenter-provider-aws charts/karpenter), to merge into yours.
+const ValuesPath = "nodegroups/karpenter-values.yaml"
+
+// Values is the part of the Karpenter chart's values gpufleet writes.
+type Values struct {
+	Settings Settings `json:"settings"`
+}
+
+// Settings are the chart's settings; its _helpers.tpl karpenter.dra
+// resolves the DRA ones into DRANVIDIAGPU (in AWS_FEATURE_GATES) and
+// IGNORE_DRA_REQUESTS.
+type Settings struct {
+	EnableDRA         *bool           `json:"enableDRA,omitempty"`
+	IgnoreDRARequests *bool           `json:"ignoreDRARequests,omitempty"`
+	AWSFeatureGates   AWSFeatureGates `json:"awsFeatureGates"`
+}
+
+type AWSFeatureGates struct {
+	DRANVIDIAGPU *bool `json:"draNVIDIAGPU,omitempty"`
+}
