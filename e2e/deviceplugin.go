@@ -60,7 +60,7 @@ func renderChart(m upstream.Module, chartPath, version, valuesPath string, value
 }
 
 // fluxValues are the values of the tree's Flux HelmRelease, the form a
-// GitOps tool installs the chart from (compiler's TestDevicePluginDelivery
+// GitOps tool installs the chart from (compiler's TestChartDelivery
 // holds them, and the Argo CD Application's, equal to values.yaml).
 func fluxValues(t tree.Tree) ([]byte, error) {
 	for _, doc := range tree.Docs(t[deviceplugin.FluxPath]) {

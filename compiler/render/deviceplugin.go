@@ -66,7 +66,11 @@ func (r *renderer) devicePlugin() bool {
 	})
 	values := devicePluginValues(gpuPools, host, dra)
 	r.emit(deviceplugin.ValuesPath, values)
-	r.deliverDevicePlugin(values)
+	r.deliver(chart{
+		name: deviceplugin.ChartName, version: deviceplugin.ChartVersion, release: deviceplugin.ReleaseName,
+		namespace: deviceplugin.Namespace, repository: deviceplugin.ChartRepository,
+		fluxPath: deviceplugin.FluxPath, argoPath: deviceplugin.ArgoCDPath,
+	}, values)
 	return true
 }
 

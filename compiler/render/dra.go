@@ -39,7 +39,7 @@ func (r *renderer) draDriver() bool {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: meta(dradriver.Namespace, "", nil),
 	})
-	r.emit(dradriver.ValuesPath, &dradriver.Values{
+	values := &dradriver.Values{
 		ResourceAPIVersion:          dradriver.ResourceAPIVersion,
 		GPUResourcesEnabledOverride: true,
 		Resources:                   dradriver.Resources{GPUs: dradriver.Enabled{Enabled: true}},
@@ -51,7 +51,13 @@ func (r *renderer) draDriver() bool {
 			}},
 			Tolerations: poolTolerations(pools, nil),
 		},
-	})
+	}
+	r.emit(dradriver.ValuesPath, values)
+	r.deliver(chart{
+		name: dradriver.ChartName, version: dradriver.ChartVersion, release: dradriver.ReleaseName,
+		namespace: dradriver.Namespace, repository: dradriver.ChartRepository,
+		fluxPath: dradriver.FluxPath, argoPath: dradriver.ArgoCDPath,
+	}, values)
 	// Kueue counts a claim's devices of the driver's class as
 	// nvidia.com/gpu, so ClusterQueues cover GPUs the same way on both
 	// kinds of pool.

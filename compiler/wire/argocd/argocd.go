@@ -22,9 +22,13 @@ type ApplicationSpec struct {
 	SyncPolicy  *SyncPolicy `json:"syncPolicy,omitempty"`
 }
 
+// Source is a Helm repository's chart (RepoURL and Chart), or an OCI
+// artifact (RepoURL oci://<registry>/<repository>/<chart>, Path "."), which
+// Argo CD 3.1 and later inflate with Helm when it is a chart.
 type Source struct {
 	RepoURL        string `json:"repoURL"`
-	Chart          string `json:"chart"`
+	Chart          string `json:"chart,omitempty"`
+	Path           string `json:"path,omitempty"`
 	TargetRevision string `json:"targetRevision"`
 	Helm           *Helm  `json:"helm,omitempty"`
 }

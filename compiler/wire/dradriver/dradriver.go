@@ -15,9 +15,18 @@ import (
 const (
 	ChartName    = "dra-driver-nvidia-gpu"
 	ChartVersion = "0.4.1"
-	ReleaseName  = "dra-driver-nvidia-gpu"
-	Namespace    = "dra-driver-nvidia-gpu"
-	ValuesPath   = "agents/dra-driver-nvidia-gpu/values.yaml"
+	// ChartRepository is the OCI repository the chart is published to, as
+	// the release's own docs/install.md installs it
+	// (oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu).
+	ChartRepository = "oci://registry.k8s.io/dra-driver-nvidia/charts"
+	// FluxPath holds a Flux HelmRepository (OCI) and HelmRelease, and
+	// ArgoCDPath an Argo CD Application, that install the chart with the
+	// same values as ValuesPath.
+	FluxPath    = "agents/dra-driver-nvidia-gpu/flux.yaml"
+	ArgoCDPath  = "agents/dra-driver-nvidia-gpu/argocd-application.yaml"
+	ReleaseName = "dra-driver-nvidia-gpu"
+	Namespace   = "dra-driver-nvidia-gpu"
+	ValuesPath  = "agents/dra-driver-nvidia-gpu/values.yaml"
 	// NamespacePath holds the namespace the chart installs into.
 	NamespacePath = "cluster/dra-driver-nvidia-gpu-namespace.yaml"
 	// ResourceAPIVersion is the DRA API the chart's objects use; Helm

@@ -16,6 +16,9 @@ type HelmRepository struct {
 }
 
 type HelmRepositorySpec struct {
+	// Type is "oci" for an OCI registry (url oci://...); empty for an
+	// HTTP(S) chart repository with an index.
+	Type     string          `json:"type,omitempty"`
 	URL      string          `json:"url"`
 	Interval metav1.Duration `json:"interval"`
 }
