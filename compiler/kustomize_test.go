@@ -20,6 +20,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 func kustomize(t *testing.T, res *compiler.Result, extra map[string]string, dir string) resmap.ResMap {
@@ -125,7 +126,9 @@ func TestKustomizeTree(t *testing.T) {
 			}
 			want["ResourceQuota"] += n * quotas
 		}
-		// Karpenter objects are counted from their own file.
+		// The MIG profiles' DeviceClasses, and Karpenter objects, are
+		// counted from their own files.
+		want["DeviceClass"] += len(docs(res.Tree[tree.DRADeviceClassesPath]))
 		for _, doc := range docs(res.Tree["nodegroups/karpenter.yaml"]) {
 			for _, kind := range []string{"NodePool", "EC2NodeClass"} {
 				if strings.Contains(string(doc), "\nkind: "+kind+"\n") {

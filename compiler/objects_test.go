@@ -74,6 +74,8 @@ func decodeStrict(doc []byte) (any, field.ErrorList, error) {
 		obj = &corev1.Service{}
 	case "policy/v1/PodDisruptionBudget":
 		obj = &policyv1.PodDisruptionBudget{}
+	case "resource.k8s.io/v1/DeviceClass":
+		obj = &resourcev1.DeviceClass{} // and e2e's kube-apiserver compiles its CEL
 	case "resource.k8s.io/v1/ResourceClaimTemplate":
 		obj = &resourcev1.ResourceClaimTemplate{} // and e2e's kube-apiserver validates it whole
 	case types.KustomizationVersion + "/" + types.KustomizationKind, types.ComponentVersion + "/" + types.ComponentKind:
@@ -111,6 +113,8 @@ func validateObject(obj any) field.ErrorList {
 		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
 	case *resourcev1.ResourceClaimTemplate:
 		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
+	case *resourcev1.DeviceClass:
+		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, false, apivalidation.NameIsDNSSubdomain, md)
 	case *corev1.ConfigMap:
 		return apivalidation.ValidateObjectMeta(&o.ObjectMeta, true, apivalidation.NameIsDNSSubdomain, md)
 	case *schedulingv1.PriorityClass:

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
@@ -101,6 +102,15 @@ func (fr *fleetRun) publishSlices(placed map[string][]string) {
 		devices, ok := aws.DRADevices(in)
 		if !ok {
 			fr.t.Fatalf("node %s: no DRA devices for %s", node.Name, in.Name)
+		}
+		// The MIG manager cut its GPUs by the layout its label names: the
+		// plugin publishes their MIG devices instead.
+		if layout := node.Labels[keys.LabelMIGConfig]; layout != "" {
+			profiles, ok := catalog.MIGLayout(in.GPU, layout)
+			if !ok {
+				fr.t.Fatalf("node %s: %s has no MIG layout %q", node.Name, in.Name, layout)
+			}
+			devices = aws.MIGDevices(devices, profiles)
 		}
 		name := node.Name
 		s := &resourcev1.ResourceSlice{

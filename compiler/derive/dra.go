@@ -7,11 +7,13 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 )
 
 // ClaimName is the name under which a DRA class's pods and main container
@@ -24,8 +26,20 @@ const ClaimName = "gpu"
 // (nil: any GPU).
 type Claim struct {
 	Template string
-	Count    int64
-	Products []string
+	// DeviceClass is the driver chart's gpu.nvidia.com, or for MIG slices
+	// the profile's class (dradriver.MIGDeviceClassName).
+	DeviceClass string
+	Count       int64
+	Products    []string
+	// MIG is the MIG profile the claim's devices are slices of ("" for
+	// whole GPUs).
+	MIG string
+}
+
+// Quota is ResourceQuota's count of the devices of the claim's
+// DeviceClass ("<class>.deviceclass.resource.k8s.io/devices").
+func (c *Claim) Quota() corev1.ResourceName {
+	return corev1.ResourceName(c.DeviceClass + ".deviceclass.resource.k8s.io/devices")
 }
 
 // ClaimTemplateName is a DRA class's ResourceClaimTemplate.
@@ -43,7 +57,10 @@ func claim(name string, f *spec.Fleet, c spec.Class, cl cloud.Cloud, cat catalog
 	if f.ClassGPUAPI(c) != spec.GPUAPIDRA {
 		return nil
 	}
-	out := &Claim{Template: ClaimTemplateName(name), Count: c.GPU.Count}
+	out := &Claim{Template: ClaimTemplateName(name), DeviceClass: dradriver.DeviceClassGPU, Count: c.GPU.Count}
+	if c.GPU.MIG != "" {
+		out.DeviceClass, out.MIG = dradriver.MIGDeviceClassName(c.GPU.MIG), c.GPU.MIG
+	}
 	// A queued class's claim selects nothing: Kueue v0.19 admits a
 	// workload whose claims have CEL selectors only while the cluster's
 	// ResourceSlices already hold enough matching devices (pkg/dra,
@@ -129,12 +146,36 @@ func withGPUAPI(d *Fleet, cat catalog.Catalog) {
 			continue
 		}
 		for _, name := range t.Spec.Classes {
-			if c := d.Class(name); c != nil && c.Claim != nil {
+			c := d.Class(name)
+			switch {
+			case c == nil || c.Claim == nil:
+			case c.Claim.MIG == "":
 				t.Hard[QuotaDRAGPU] = gpus
-				break
+			default:
+				// A profile's devices: as many as the tenant's GPUs
+				// make of it, cut by the fleet's densest DRA layout.
+				t.Hard[c.Claim.Quota()] = *resource.NewQuantity(gpus.Value()*migPerGPU(d, c.Claim.MIG), resource.DecimalSI)
 			}
 		}
 	}
+}
+
+// migPerGPU is the most slices of the profile one GPU of a DRA pool's
+// layout makes.
+func migPerGPU(d *Fleet, profile string) int64 {
+	var most int64
+	for _, p := range d.Pools {
+		if p.Labels[keys.LabelGPUAPI] != spec.GPUAPIDRA || p.GPU == nil {
+			continue
+		}
+		layout, _ := catalog.MIGLayout(p.GPU, p.Spec.MIG)
+		for _, m := range layout {
+			if m.Name == profile {
+				most = max(most, m.PerGPU)
+			}
+		}
+	}
+	return most
 }
 
 // withClaim moves a DRA class's GPUs from its main container's
@@ -145,8 +186,9 @@ func withClaim(c *Class) {
 	}
 	ps := &c.Template.Spec
 	ctr := &ps.Containers[0]
-	delete(ctr.Resources.Requests, keys.ResourceGPU)
-	delete(ctr.Resources.Limits, keys.ResourceGPU)
+	r := GPUResource(c.Spec.GPU)
+	delete(ctr.Resources.Requests, r)
+	delete(ctr.Resources.Limits, r)
 	ctr.Resources.Claims = []corev1.ResourceClaim{{Name: ClaimName}}
 	tpl := c.Claim.Template
 	ps.ResourceClaims = []corev1.PodResourceClaim{{Name: ClaimName, ResourceClaimTemplateName: &tpl}}

@@ -38,6 +38,9 @@ func (r *renderer) cluster() {
 	}
 	if r.draDriver() {
 		files = append(files, path.Base(dradriver.NamespacePath))
+		if len(migProfiles(r.d)) > 0 {
+			files = append(files, path.Base(tree.DRADeviceClassesPath))
+		}
 	}
 	if r.scheduler() {
 		files = append(files, path.Base(tree.SchedulerConfigPath), path.Base(tree.SchedulerPath))

@@ -8,6 +8,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -59,15 +60,36 @@ func (r *renderer) draDriver() bool {
 		fluxPath: dradriver.FluxPath, argoPath: dradriver.ArgoCDPath,
 	}, values)
 	// Kueue counts a claim's devices of the driver's class as
-	// nvidia.com/gpu, so ClusterQueues cover GPUs the same way on both
-	// kinds of pool.
+	// nvidia.com/gpu, and a MIG profile's class's as the device plugin's
+	// nvidia.com/mig-<profile>, so ClusterQueues cover GPUs the same way on
+	// both kinds of pool.
+	mappings := []kueue.DeviceClassMapping{{Name: keys.ResourceGPU, DeviceClassNames: []string{dradriver.DeviceClassGPU}}}
+	var classes []any
+	for _, profile := range migProfiles(r.d) {
+		dc := dradriver.MIGDeviceClass(profile)
+		classes = append(classes, dc)
+		mappings = append(mappings, kueue.DeviceClassMapping{Name: catalog.MIGResource(profile), DeviceClassNames: []string{dc.Name}})
+	}
+	if len(classes) > 0 {
+		r.emit(tree.DRADeviceClassesPath, classes...)
+	}
 	r.emit(tree.KueueDRAConfigPath, &kueue.Configuration{
-		TypeMeta: metav1.TypeMeta{APIVersion: kueue.ConfigAPIVersion, Kind: "Configuration"},
-		Resources: &kueue.ConfigResources{DeviceClassMappings: []kueue.DeviceClassMapping{{
-			Name: keys.ResourceGPU, DeviceClassNames: []string{dradriver.DeviceClassGPU},
-		}}},
+		TypeMeta:  metav1.TypeMeta{APIVersion: kueue.ConfigAPIVersion, Kind: "Configuration"},
+		Resources: &kueue.ConfigResources{DeviceClassMappings: mappings},
 	})
 	return true
+}
+
+// migProfiles are the MIG profiles DRA classes claim, sorted.
+func migProfiles(d *derive.Fleet) []string {
+	var out []string
+	for _, c := range d.Classes {
+		if c.Claim != nil && c.Claim.MIG != "" && !slices.Contains(out, c.Claim.MIG) {
+			out = append(out, c.Claim.MIG)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // poolTolerations tolerate each of the pools' taints, whatever its value,
@@ -101,7 +123,7 @@ func claimTemplates(d *derive.Fleet, t derive.Tenant, ns string, labels map[stri
 		if c == nil || c.Claim == nil {
 			continue
 		}
-		req := resourcev1.ExactDeviceRequest{DeviceClassName: dradriver.DeviceClassGPU, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: c.Claim.Count}
+		req := resourcev1.ExactDeviceRequest{DeviceClassName: c.Claim.DeviceClass, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: c.Claim.Count}
 		if sel := c.Claim.Selector(dradriver.DeviceClassGPU); sel != "" {
 			req.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: sel}}}
 		}

@@ -47,6 +47,9 @@ const (
 	// that DRA pools need (its deviceClassMappings), not an object to
 	// apply: Kueue reads its Configuration at start.
 	KueueDRAConfigPath = "kueue/dra-config.yaml"
+	// DRADeviceClassesPath holds the DeviceClasses of the MIG profiles
+	// DRA classes claim (wire/dradriver MIGDeviceClass).
+	DRADeviceClassesPath = "cluster/dra-deviceclasses.yaml"
 	// ResourceClaimTemplatesFile is each tenant directory's templates of
 	// its DRA classes' GPU claims.
 	ResourceClaimTemplatesFile = "resourceclaimtemplates.yaml"

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	resourcev1 "k8s.io/api/resource/v1"
+
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -11,12 +13,16 @@ import (
 // Dynamic Resource Allocation is GA and on by default.
 const minDRAMinor = 34
 
+// maxClaimDevices is the most devices one claim allocates
+// (k8s.io/api/resource/v1 AllocationResultsMaxSize).
+const maxClaimDevices = resourcev1.AllocationResultsMaxSize
+
 // dra checks pools and classes that use Dynamic Resource Allocation: the
 // cluster must serve it, and what gpufleet builds on DRA pools is whole
-// GPUs on nodes that managed node groups or Karpenter launch (whether
-// Karpenter launches for claims is the KarpenterDRA check's). Sharing is
-// per-claim opaque configuration behind the driver's alpha gates, MIG needs
-// a DeviceClass per profile, a "both" pool would mix the two, and
+// GPUs and static MIG slices on nodes that managed node groups or
+// Karpenter launch (whether Karpenter launches for claims is the
+// KarpenterDRA check's). Sharing is per-claim opaque configuration behind
+// the driver's alpha gates, a "both" pool would mix the two, and
 // Bottlerocket's NVIDIA variants run the device plugin on the host: none of
 // those is built yet.
 func (c *checker) dra() {
@@ -42,11 +48,8 @@ func (c *checker) dra() {
 			}
 			continue
 		}
-		switch {
-		case pool.Sharing != nil:
+		if pool.Sharing != nil {
 			c.errorf(p("pools", name, "sharing"), "sharing is not built for gpuAPI \"dra\" pools: the NVIDIA DRA driver shares a GPU through each claim's opaque config, behind its alpha gates")
-		case pool.MIG != "":
-			c.errorf(p("pools", name, "mig"), "mig is not built for gpuAPI \"dra\" pools yet: use a device-plugin pool for MIG slices")
 		}
 		if pool.Provisioner == spec.Both {
 			c.errorf(p("pools", name, "provisioner"), "provisioner %q is not built for gpuAPI \"dra\" pools yet: use \"managed\" or \"karpenter\"", pool.Provisioner)
@@ -74,10 +77,10 @@ func (c *checker) dra() {
 			at = p("cluster", "gpuAPI")
 		}
 		switch {
+		case cl.GPU.Count > maxClaimDevices:
+			c.errorf(p("classes", name, "gpu", "count"), "a claim allocates at most %d devices (resource.k8s.io's AllocationResultsMaxSize), so kube-scheduler's DynamicResources plugin fails every node for %d: \"number of requested devices %d exceeds the claim limit of %d\"", maxClaimDevices, cl.GPU.Count, cl.GPU.Count, maxClaimDevices)
 		case cl.GPU.Shared:
 			c.errorf(p("classes", name, "gpu", "shared"), "shared is not built for gpu.api \"dra\": a claim allocates whole GPUs")
-		case cl.GPU.MIG != "":
-			c.errorf(p("classes", name, "gpu", "mig"), "mig is not built for gpu.api \"dra\" yet: claim MIG slices on a device-plugin pool")
 		case !c.anyDRAPool():
 			c.errorf(at, "class %q asks for GPUs through DRA, but no pool sets gpuAPI \"dra\", so no node publishes a device its claim could allocate", name)
 		}

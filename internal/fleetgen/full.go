@@ -100,6 +100,36 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 	g.fullTopology(f, pools, cat, names)
 	g.fullDRA(f, pools, names, homes)
 	g.fullKarpenterDRA(f, pools, names, homes)
+	g.fullMIGDRA(f, pools, names, homes)
+}
+
+// fullMIGDRA, last, turns some managed MIG pools to DRA (the driver
+// publishing their static MIG devices) and has the MIG classes homed there
+// claim their slices.
+func (g *gen) fullMIGDRA(f *spec.Fleet, pools []*fullPool, names []string, homes []*fullPool) {
+	dra := map[string]bool{}
+	for _, p := range pools {
+		if p.kind == migSliced && p.spec.Provisioner == spec.Managed && p.spec.AMIFamily == "" && !p.spec.Topology && g.chance(0.4) {
+			p.spec.GPUAPI = spec.GPUAPIDRA
+			f.Pools[p.name] = p.spec
+			dra[p.name] = true
+		}
+	}
+	for i, name := range names {
+		c := f.Classes[name]
+		// At most 8 slices a claim: where fewer are left, the allocator
+		// searches every subset of them before it refuses the node, which
+		// for more outlasts kube-scheduler's Filter timeout in the
+		// kube-scheduler rung (the checker refuses those at once: sched
+		// TestDynamicResourcesMIG).
+		if !dra[homes[i].name] || c.GPU == nil || c.GPU.MIG == "" || c.GPU.API != "" || c.GPU.Count > 8 || !g.chance(0.9) {
+			continue
+		}
+		gpu := *c.GPU
+		gpu.API = spec.GPUAPIDRA
+		c.GPU = &gpu
+		f.Classes[name] = c
+	}
 }
 
 // fullKarpenterDRA, after fullDRA so that its draws are as they were,
@@ -131,7 +161,7 @@ func (g *gen) fullKarpenterDRA(f *spec.Fleet, pools []*fullPool, names []string,
 		if c.GPU == nil || c.GPU.Shared || c.GPU.MIG != "" || c.Topology != nil || c.GPU.API != "" {
 			continue
 		}
-		if dra[homes[i].name] && g.chance(0.9) || g.chance(0.1) {
+		if dra[homes[i].name] && g.chance(0.9) {
 			gpu := *c.GPU
 			gpu.API = spec.GPUAPIDRA
 			c.GPU = &gpu

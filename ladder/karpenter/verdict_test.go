@@ -67,6 +67,12 @@ const (
 	// credited with the first instance type only; the NodePool lists them
 	// all and Karpenter launches any that fits.
 	whyBoth = "both pool: the checker credits its NodePool with the first type only"
+	// Karpenter's capacity counts the type's EFA interfaces
+	// (instancetype/types.go efas) and it launches them when a NodeClaim
+	// requests vpc.amazonaws.com/efa (instance.go getEFACountForInstance);
+	// the checker gives Karpenter pools no EFA (nodegroup/karpenter sets no
+	// Group.EFA).
+	whyEFA = "EFA: Karpenter launches EFA interfaces a pod requests; the checker gives NodePools none"
 	// Karpenter treats preferences as required until a pod fails
 	// (preferences.go Relax), and required anti-affinity and spreads open
 	// a NodeClaim per domain; the checker's pods per node is what the
@@ -90,10 +96,11 @@ var knownSolve = []row{
 	{key{"full seed 2", "class-1", "pool-1", "pods per node", "2", "1"}, whySpread},
 	{key{"full seed 2", "class-1", "pool-1", "nodes", "2", "3"}, whySpread},
 	{key{"full seed 4", "class-2", "pool-0", "pods placed", "8", "4"}, whyHostname},
+	{key{"full seed 4", "class-3", "pool-0", "pods placed", "0", "2"}, whyEFA},
 	{key{"full seed 5", "class-4", "pool-4", "pods placed", "4", "1"}, whyHostname},
+	{key{"full seed 6", "class-6", "pool-3", "pods per node", "8", "6"}, whySpread},
+	{key{"full seed 6", "class-6", "pool-3", "nodes", "2", "3"}, whySpread},
 	{key{"full seed 6", "class-5", "pool-5", "pods placed", "24", "12"}, whyHostname},
-	{key{"full seed 6", "class-6", "pool-5", "pods per node", "4", "3"}, whySpread},
-	{key{"full seed 6", "class-6", "pool-5", "nodes", "4", "6"}, whySpread},
 	{key{"full seed 12", "class-0", "pool-5", "pods placed", "0", "4"}, whyBoth},
 	{key{"full seed 12", "class-0", "pool-7", "pods placed", "0", "3"}, whyBoth},
 	{key{"karpenter seed 3", "class-1", "pool-0", "pods per node", "2", "1"}, whySpread},

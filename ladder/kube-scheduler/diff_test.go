@@ -102,7 +102,7 @@ func TestDifferential(t *testing.T) {
 	var nodePairs, poolPairs, fits, refused, mig, shared, system int
 	var cov coverage
 	var bad []disagreement
-	var draClasses, draPairs int
+	var draClasses, draMIG, draPairs int
 	for _, fc := range fleetCases(t) {
 		res, cl := fc.compile(t)
 		var nodes []*v1.Node
@@ -124,6 +124,9 @@ func TestDifferential(t *testing.T) {
 				theirs, err = FilterDRA(c.Pod, nodes, nil, dra)
 				draClasses++
 				draPairs += len(nodes)
+				if c.Info.Claims.Asks() && strings.HasPrefix(c.Info.Claims.Claims[0].Spec.Devices.Requests[0].Exactly.DeviceClassName, "mig-") {
+					draMIG++
+				}
 			} else {
 				theirs, err = Filter(c.Pod, nodes, nil)
 			}
@@ -159,10 +162,10 @@ func TestDifferential(t *testing.T) {
 	t.Logf("compared %d class × pool pairs (%d class × node pairs: %d fit, %d refused); %d disagreements",
 		poolPairs, nodePairs, fits, refused, len(bad))
 	t.Logf("%d MIG and %d shared-GPU classes compared; %d of the trees' own Deployments (their schedulers)", mig, shared, system)
-	t.Logf("%d DRA classes compared on %d nodes by the DynamicResources plugin with its DRA manager", draClasses, draPairs)
-	figures = append(figures, fmt.Sprintf("%-10s %d DRA classes on %d nodes", "dra", draClasses, draPairs))
-	if draClasses == 0 {
-		t.Errorf("no DRA class compared: the DynamicResources filter goes unjudged")
+	t.Logf("%d DRA classes (%d of them claiming MIG slices) compared on %d nodes by the DynamicResources plugin with its DRA manager", draClasses, draMIG, draPairs)
+	figures = append(figures, fmt.Sprintf("%-10s %d DRA classes (%d MIG) on %d nodes", "dra", draClasses, draMIG, draPairs))
+	if draClasses == 0 || draMIG == 0 {
+		t.Errorf("%d DRA classes compared, %d of them MIG: the DynamicResources filter goes unjudged", draClasses, draMIG)
 	}
 	if system == 0 {
 		t.Errorf("no tree's own Deployment compared: SystemLands' cells go unjudged")

@@ -3,6 +3,7 @@ package kubesched
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -24,6 +25,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
+
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // DRA is what kube-scheduler's DynamicResources plugin reads beside the
@@ -75,7 +78,51 @@ func FilterDRA(pod *v1.Pod, nodes []*v1.Node, existing []*v1.Pod, dra DRA) (map[
 	if err != nil {
 		return nil, err
 	}
-	return runFilter(ctx, fw, snapshot, pod, outNodes)
+	out, err := runFilter(ctx, fw, snapshot, pod, outNodes)
+	for _, rs := range out {
+		timedOut(rs)
+	}
+	return out, err
+}
+
+// reasonTimedOut is the DynamicResources Filter's reason when its
+// allocator is still searching at the filter timeout
+// (plugins/dynamicresources/dynamicresources.go, Filter): it searches
+// every subset of the matching devices before it gives up on a count they
+// cannot meet, which for a claim of 17 of a node's 16 MIG slices outlasts
+// the timeout. The node is refused either way; which words say so depends
+// on how long the search runs, which the checker, refusing such a node
+// before any search (sched.Claims, matches), does not know. So the
+// comparisons read it as the allocator's own refusal.
+const reasonTimedOut = "timed out trying to allocate devices"
+
+// filterTimeout is the Filter's timeout here (DynamicResourcesArgs;
+// 10 s by default): each such node would otherwise cost 10 s. gpufleet's
+// claims allocate greedily where they fit, in milliseconds.
+const filterTimeout = 2 * time.Second
+
+// timedOut replaces reasonTimedOut in rs with the allocator's refusal.
+func timedOut(rs []string) {
+	for i, r := range rs {
+		if r == reasonTimedOut {
+			rs[i] = sched.ErrReasonClaims
+		}
+	}
+}
+
+// withFilterTimeout is p with the DynamicResources Filter's timeout set to
+// filterTimeout.
+func withFilterTimeout(p *config.KubeSchedulerProfile) *config.KubeSchedulerProfile {
+	cp := *p
+	cp.PluginConfig = slices.Clone(p.PluginConfig)
+	for i, pc := range cp.PluginConfig {
+		if args, ok := pc.Args.(*config.DynamicResourcesArgs); ok {
+			a := *args
+			a.FilterTimeout = &metav1.Duration{Duration: filterTimeout}
+			cp.PluginConfig[i].Args = &a
+		}
+	}
+	return &cp
 }
 
 // makeClaims makes the pod's claims from their templates, as the
@@ -137,7 +184,7 @@ func newDRAFramework(ctx context.Context, profile *config.KubeSchedulerProfile, 
 		}
 		profile = &cfg.Profiles[0]
 	}
-	fw, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile,
+	fw, err := frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), withFilterTimeout(profile),
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
@@ -218,5 +265,11 @@ func ScheduleDRA(profile *config.KubeSchedulerProfile, pods []*v1.Pod, nodes []*
 	if err != nil {
 		return nil, err
 	}
-	return cycle(fw, snapshot, pending, outNodes, less)
+	pl, err := cycle(fw, snapshot, pending, outNodes, less)
+	if pl != nil {
+		for _, rs := range pl.Reasons {
+			timedOut(rs)
+		}
+	}
+	return pl, err
 }

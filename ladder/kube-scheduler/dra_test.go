@@ -18,7 +18,8 @@ import (
 
 // draInputs are what the DynamicResources plugin reads for a fleet: the
 // driver chart's DeviceClass (the checker's copy, which e2e holds to the
-// chart), a ResourceSlice per node that publishes devices (the devices
+// chart) and the tree's (a MIG profile's each), read from its YAML, a
+// ResourceSlice per node that publishes devices (the devices
 // the checker synthesised: aws.DRADevices, which make test-karpenter holds
 // to karpenter-provider-aws's drametadata), and the tree's
 // ResourceClaimTemplates, read from its YAML.
@@ -33,6 +34,13 @@ func draInputs(t testing.TB, res *compiler.Result, cl *sched.Cluster) DRA {
 	}
 	dra.Slices = slicesOf(devices)
 	seen := map[string]bool{}
+	for _, doc := range tree.Docs(res.Tree[tree.DRADeviceClassesPath]) {
+		var dc resourcev1.DeviceClass
+		if err := tree.Decode(doc, &dc); err != nil {
+			t.Fatalf("%s: %v", tree.DRADeviceClassesPath, err)
+		}
+		dra.Classes = append(dra.Classes, &dc)
+	}
 	for p, raw := range res.Tree {
 		if path.Base(p) != tree.ResourceClaimTemplatesFile {
 			continue

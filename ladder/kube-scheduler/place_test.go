@@ -159,10 +159,35 @@ func compare(c *sched.Class, cells []sched.Cell, pools []sched.Pool, nodes []*v1
 		if c.Info.Claims.Asks() {
 			rs = slices.DeleteFunc(rs, func(r string) bool { k := kind([]string{r}); return k == "spread" || k == "anti-affinity" })
 		}
-		if slices.Sort(rs); !slices.Equal(rs, cells[j].Reasons) {
-			out = append(out, fmt.Sprintf("pool %s refuses with %q, the report says %q", cells[j].Pool, rs, cells[j].Reasons))
+		if want := typeReasons(c, &pools[j], cells[j]); !slices.Equal(slices.Sorted(slices.Values(rs)), want) {
+			out = append(out, fmt.Sprintf("pool %s refuses with %q, the report says %q", cells[j].Pool, rs, want))
 		}
 	}
+	return out
+}
+
+// typeReasons are the report's reasons for a cell where the class does not
+// fit, as the nodes atMaxSize gives the scheduler have them: the cell's
+// reasons cover every type a Karpenter pool lists, and its types may
+// refuse for different reasons (one too small in CPU, another with too few
+// devices), where atMaxSize starts only the first.
+func typeReasons(c *sched.Class, p *sched.Pool, cell sched.Cell) []string {
+	typ := p.Nodes[0].InstanceType
+	if !slices.ContainsFunc(p.Nodes, func(n sched.Node) bool { return n.InstanceType != typ }) {
+		return cell.Reasons
+	}
+	var out []string
+	for _, v := range sched.Evaluate(c, p).Nodes {
+		if v.InstanceType != typ {
+			continue
+		}
+		for _, r := range v.Reasons {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/cloud"
+	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/tree"
@@ -62,7 +63,7 @@ func withDRAPlugin(c *sched.Cluster, pod *corev1.Pod, cat catalog.Catalog) {
 			case isDRA(n.Node) && why != "":
 				p.NoDRAPlugin = why
 			case isDRA(n.Node):
-				n.Devices = draDevices(cat[n.InstanceType])
+				n.Devices = draDevices(cat[n.InstanceType], n.Labels[keys.LabelMIGConfig])
 			case why == "" && sched.HasGPUs(n.Node):
 				p.DRAPluginOnDevicePlugin = true
 			}
@@ -71,11 +72,16 @@ func withDRAPlugin(c *sched.Cluster, pod *corev1.Pod, cat catalog.Catalog) {
 }
 
 // draDevices are the devices a node of the type publishes, as the cloud
-// that knows them says.
-func draDevices(in catalog.Instance) []resourcev1.Device {
+// that knows them says; with its GPUs cut by the MIG layout, their MIG
+// devices instead.
+func draDevices(in catalog.Instance, layout string) []resourcev1.Device {
 	for _, cl := range cloud.All {
 		if devs, ok := cl.DRADevices(in); ok {
-			return devs
+			if layout == "" {
+				return devs
+			}
+			profiles, _ := catalog.MIGLayout(in.GPU, layout)
+			return aws.MIGDevices(devs, profiles)
 		}
 	}
 	return nil
@@ -100,14 +106,30 @@ func claimTemplates(t tree.Typed) (map[string]resourcev1.ResourceClaimTemplate, 
 	return out, nil
 }
 
+// deviceClasses are the tree's own DeviceClasses (a MIG profile's each).
+func deviceClasses(t tree.Typed) ([]*resourcev1.DeviceClass, error) {
+	if _, ok := t.Tree[tree.DRADeviceClassesPath]; !ok {
+		return nil, nil
+	}
+	var dcs []resourcev1.DeviceClass
+	if err := DecodeAll(t, tree.DRADeviceClassesPath, &dcs); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", tree.DRADeviceClassesPath, err)
+	}
+	out := make([]*resourcev1.DeviceClass, len(dcs))
+	for i := range dcs {
+		out[i] = &dcs[i]
+	}
+	return out, nil
+}
+
 // podClaims are the claims the resourceclaim controller makes for the
 // pod from its templates; an error names a template the tree lacks, for
 // which the controller makes nothing and the pod waits for ever.
-func podClaims(pod *corev1.Pod, templates map[string]resourcev1.ResourceClaimTemplate) (*sched.Claims, error) {
+func podClaims(pod *corev1.Pod, templates map[string]resourcev1.ResourceClaimTemplate, classes []*resourcev1.DeviceClass) (*sched.Claims, error) {
 	if len(pod.Spec.ResourceClaims) == 0 {
 		return nil, nil
 	}
-	out := &sched.Claims{}
+	out := &sched.Claims{Classes: classes}
 	for _, rc := range pod.Spec.ResourceClaims {
 		if rc.ResourceClaimTemplateName == nil {
 			return nil, fmt.Errorf("pod claim %s names no ResourceClaimTemplate: gpufleet writes templates only", rc.Name)
@@ -117,11 +139,13 @@ func podClaims(pod *corev1.Pod, templates map[string]resourcev1.ResourceClaimTem
 			return nil, fmt.Errorf("pod claim %s names ResourceClaimTemplate %s, which the tree lacks", rc.Name, *rc.ResourceClaimTemplateName)
 		}
 		claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: pod.Name + "-" + rc.Name}, Spec: *rct.Spec.Spec.DeepCopy()}
-		for _, r := range claim.Spec.Devices.Requests {
-			if r.Exactly != nil && r.Exactly.AllocationMode == resourcev1.DeviceAllocationModeExactCount {
-				out.Devices += r.Exactly.Count
-			}
+		// What gpufleet writes, which the checker's allocation is proved
+		// for (and which the allocator meets without a search).
+		d := claim.Spec.Devices
+		if len(d.Requests) != 1 || d.Requests[0].Exactly == nil || d.Requests[0].Exactly.AllocationMode != resourcev1.DeviceAllocationModeExactCount || len(d.Constraints) > 0 || len(d.Config) > 0 {
+			return nil, fmt.Errorf("ResourceClaimTemplate %s: want one request of an exact count of devices, with no constraints or config, as gpufleet writes", rct.Name)
 		}
+		out.Devices += d.Requests[0].Exactly.Count
 		out.Claims = append(out.Claims, claim)
 	}
 	return out, nil

@@ -32,6 +32,10 @@ func FromLive(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, live []co
 	if err != nil {
 		return nil, err
 	}
+	classes, err := deviceClasses(t)
+	if err != nil {
+		return nil, err
+	}
 	on := map[string][]*corev1.Pod{}
 	for i := range pods {
 		p := &pods[i]
@@ -57,7 +61,7 @@ func FromLive(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, live []co
 		p := &cl.Pools[at[pool]]
 		it := n.Labels[keys.LabelInstanceType]
 		p.Nodes = append(p.Nodes, sched.Node{InstanceType: it, Zone: n.Labels[keys.LabelZone], Node: sched.WithRequested(n, on[n.Name]),
-			Devices: liveDevices(n, cat[it], on[n.Name], templates)})
+			Devices: liveDevices(n, cat[it], on[n.Name], templates, classes)})
 		p.Standing++
 	}
 	return cl, nil
@@ -67,7 +71,7 @@ func FromLive(t tree.Typed, groups []nodes.Group, cat catalog.Catalog, live []co
 // a pod of the DRA driver's kubelet plugin runs on it, less as many as
 // its bound pods' claims ask (the node's devices are alike, so which ones
 // does not matter). Live ResourceSlices and claims are not read.
-func liveDevices(n *corev1.Node, in catalog.Instance, pods []*corev1.Pod, templates map[string]resourcev1.ResourceClaimTemplate) []resourcev1.Device {
+func liveDevices(n *corev1.Node, in catalog.Instance, pods []*corev1.Pod, templates map[string]resourcev1.ResourceClaimTemplate, classes []*resourcev1.DeviceClass) []resourcev1.Device {
 	if !isDRA(n) {
 		return nil
 	}
@@ -80,13 +84,13 @@ func liveDevices(n *corev1.Node, in catalog.Instance, pods []*corev1.Pod, templa
 	if !plugin {
 		return nil
 	}
-	devices := draDevices(in)
+	devices := draDevices(in, n.Labels[keys.LabelMIGConfig])
 	for _, p := range pods {
-		claims, err := podClaims(p, templates)
+		claims, err := podClaims(p, templates, classes)
 		if err != nil || claims == nil {
 			continue
 		}
-		devices = devices[:max(0, int64(len(devices))-claims.Devices)]
+		devices = claims.Left(sched.Node{InstanceType: in.Name, Node: n, Devices: devices}, 1)
 	}
 	return devices
 }

@@ -3,6 +3,7 @@ package sched
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +31,9 @@ const ErrReasonClaims = "cannot allocate all claims"
 // them from its templates, with what they ask, resolved by the readback.
 type Claims struct {
 	Claims []*resourcev1.ResourceClaim
+	// Classes are the tree's DeviceClasses the claims may name, beside the
+	// driver chart's (the MIG profiles').
+	Classes []*resourcev1.DeviceClass
 	// Devices is how many devices the claims ask for.
 	Devices int64
 	// perType memoises, by instance type and how many devices a node
@@ -61,9 +65,30 @@ func (l classLister) Get(name string) (*resourcev1.DeviceClass, error) {
 
 func (l classLister) List() ([]*resourcev1.DeviceClass, error) { return l, nil }
 
+// className is the DeviceClass the claims ask devices of (the first's).
+func (c *Claims) className() string {
+	for _, rc := range c.Claims {
+		for _, r := range rc.Spec.Devices.Requests {
+			if r.Exactly != nil {
+				return r.Exactly.DeviceClassName
+			}
+		}
+	}
+	return dradriver.DeviceClassGPU
+}
+
+// lister is the chart's DeviceClasses and the tree's.
+func (c *Claims) lister() classLister {
+	if len(c.Classes) == 0 {
+		return deviceClass
+	}
+	return append(slices.Clip(deviceClass), c.Classes...)
+}
+
+// typeDevices keys perNode: a node's type, MIG layout and free devices.
 type typeDevices struct {
-	instanceType string
-	devices      int
+	instanceType, layout string
+	devices              int
 }
 
 // dynamicResources is the plugin's verdict for one pod on an empty node.
@@ -81,7 +106,7 @@ func claimsCompared(pi *PodInfo, n Node) string {
 	if !pi.Claims.Asks() {
 		return ""
 	}
-	return fmt.Sprintf("claimed/published: %d device(s) of %s / %d device(s)", pi.Claims.Devices, dradriver.DeviceClassGPU, len(n.Devices))
+	return fmt.Sprintf("claimed/published: %d device(s) of %s / %d device(s)", pi.Claims.Devices, pi.Claims.className(), len(n.Devices))
 }
 
 // perNode is how many pods' claims the node allocates at once: the real
@@ -91,16 +116,32 @@ func (c *Claims) perNode(n Node) int64 {
 	if len(n.Devices) == 0 {
 		return 0
 	}
-	key := typeDevices{n.InstanceType, len(n.Devices)}
+	key := typeDevices{n.InstanceType, n.Labels[keys.LabelMIGConfig], len(n.Devices)}
 	if v, ok := c.perType.Load(key); ok {
 		return v.(int64)
 	}
-	k := allocateRepeatedly(c.Claims, n)
+	k, _ := c.allocate(n, int64(len(n.Devices)))
 	c.perType.Store(key, k)
 	return k
 }
 
-func allocateRepeatedly(claims []*resourcev1.ResourceClaim, n Node) int64 {
+// Left are the node's devices the claims leave free once pods of them
+// (each its own claims, alike) hold theirs, as the allocator gave them out.
+func (c *Claims) Left(n Node, pods int64) []resourcev1.Device {
+	_, left := c.allocate(n, pods)
+	return left
+}
+
+// allocate allocates one pod's claims after another on the node's
+// devices, at most pods times, and returns how many allocated and the
+// devices left.
+func (c *Claims) allocate(n Node, pods int64) (int64, []resourcev1.Device) {
+	k, held := allocateRepeatedly(c.Claims, c.lister(), n, pods)
+	return k, slices.DeleteFunc(slices.Clone(n.Devices), func(d resourcev1.Device) bool { return held.Has(d.Name) })
+}
+
+func allocateRepeatedly(claims []*resourcev1.ResourceClaim, classes classLister, n Node, pods int64) (int64, sets.Set[string]) {
+	held := sets.New[string]()
 	ctx := context.Background()
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels}}
 	slice := &resourcev1.ResourceSlice{
@@ -112,30 +153,103 @@ func allocateRepeatedly(claims []*resourcev1.ResourceClaim, n Node) int64 {
 		},
 	}
 	state := structured.AllocatedState{AllocatedDevices: sets.New[structured.DeviceID](), AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](), AggregatedCapacity: structured.NewConsumedCapacityCollection()}
+	matching, ok := matches(claims, classes, n.Devices)
 	var k int64
-	for k < int64(len(n.Devices)) {
-		a, err := structured.NewAllocator(ctx, allocFeature, state, deviceClass, []*resourcev1.ResourceSlice{slice}, celCache)
+	for ok && k < min(pods, int64(len(n.Devices))) {
+		// The allocator searches every combination of the matching devices
+		// before it gives up on a count they cannot meet (2^n steps: a
+		// claim of 33 MIG devices where 32 are left never ends, where
+		// kube-scheduler's Filter times out after 10 s and refuses the
+		// node). gpufleet's claims are one request each with no
+		// constraints, which the allocator meets greedily wherever enough
+		// free devices match; so where too few do, it is refused here.
+		for _, m := range matching {
+			free := 0
+			for _, d := range m.devices {
+				if !held.Has(d) {
+					free++
+				}
+			}
+			if int64(free) < m.count {
+				return k, held
+			}
+		}
+		a, err := structured.NewAllocator(ctx, allocFeature, state, classes, []*resourcev1.ResourceSlice{slice}, celCache)
 		if err != nil {
-			return k
+			return k, held
 		}
 		res, err := a.Allocate(ctx, node, claims)
 		if err != nil || len(res) != len(claims) {
-			return k
+			return k, held
 		}
 		for _, r := range res {
 			for _, d := range r.Devices.Results {
 				state.AllocatedDevices.Insert(structured.MakeDeviceID(d.Driver, d.Pool, d.Device))
+				held.Insert(d.Device)
 			}
 		}
 		k++
 	}
-	return k
+	return k, held
 }
 
 // DynamicResources is the Filter plugin, on a synthesised node with the
 // devices it publishes.
 func DynamicResources(pi *PodInfo, n Node) Status {
 	return Status{Reasons: dynamicResources(pi, n), Compared: claimsCompared(pi, n)}
+}
+
+// request is one of the claims' requests: the devices that its class's
+// selectors and its own match, and how many it asks.
+type request struct {
+	devices []string
+	count   int64
+}
+
+// matches are the devices each request of the claims matches, by the
+// allocator's own CEL; false where a request is not one gpufleet writes
+// (readback refuses those) or a selector does not evaluate.
+func matches(claims []*resourcev1.ResourceClaim, classes classLister, devices []resourcev1.Device) ([]request, bool) {
+	ctx := context.Background()
+	var out []request
+	for _, rc := range claims {
+		for _, r := range rc.Spec.Devices.Requests {
+			ex := r.Exactly
+			if ex == nil || ex.AllocationMode != resourcev1.DeviceAllocationModeExactCount {
+				return nil, false
+			}
+			class, err := classes.Get(ex.DeviceClassName)
+			if err != nil {
+				return nil, false
+			}
+			var exprs []string
+			for _, sel := range append(slices.Clone(class.Spec.Selectors), ex.Selectors...) {
+				if sel.CEL != nil {
+					exprs = append(exprs, sel.CEL.Expression)
+				}
+			}
+			req := request{count: ex.Count}
+			for _, d := range devices {
+				in := cel.Device{Driver: dradriver.DeviceClassGPU, Attributes: d.Attributes, Capacity: d.Capacity}
+				ok := true
+				for _, e := range exprs {
+					c := celCache.GetOrCompile(e)
+					if c.Error != nil {
+						return nil, false
+					}
+					if m, _, err := c.DeviceMatches(ctx, in); err != nil || !m {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					req.devices = append(req.devices, d.Name)
+				}
+			}
+			out = append(out, req)
+		}
+	}
+	return out, true
 }
 
 // PodsPerNodeOn is PodsPerNode on a synthesised node, where the devices it
@@ -161,7 +275,7 @@ func FilterPopulatedDRA(pod *corev1.Pod, claims *Claims, nodes []*corev1.Node, d
 	held := map[string]int64{}
 	for _, p := range existing {
 		if len(p.Spec.ResourceClaims) > 0 {
-			held[p.Spec.NodeName] += claims.Devices
+			held[p.Spec.NodeName]++
 		}
 	}
 	pi := &PodInfo{Claims: claims}
@@ -169,9 +283,9 @@ func FilterPopulatedDRA(pod *corev1.Pod, claims *Claims, nodes []*corev1.Node, d
 		if len(out[n.Name]) > 0 {
 			continue
 		}
-		free := devices[n.Name]
-		free = free[:max(0, int64(len(free))-held[n.Name])]
-		out[n.Name] = dynamicResources(pi, Node{InstanceType: n.Labels[keys.LabelInstanceType], Node: n, Devices: free})
+		node := Node{InstanceType: n.Labels[keys.LabelInstanceType], Node: n, Devices: devices[n.Name]}
+		node.Devices = claims.Left(node, held[n.Name])
+		out[n.Name] = dynamicResources(pi, node)
 	}
 	return out
 }

@@ -8,7 +8,9 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 )
 
@@ -59,5 +61,42 @@ func TestDynamicResources(t *testing.T) {
 	}
 	if got := dynamicResources(&PodInfo{}, Node{}); got != nil {
 		t.Errorf("a pod without claims: %q", got)
+	}
+}
+
+// MIG devices: a profile's DeviceClass takes its own slices of a mixed
+// layout, and a claim of more slices than are left ends at once (the
+// allocator alone would search every subset of the 26 left: 2^26 steps).
+func TestDynamicResourcesMIG(t *testing.T) {
+	cat := aws.Catalog(nil)
+	in := cat["p4de.24xlarge"]
+	gpus, _ := aws.DRADevices(in)
+	claims := func(profile string, count int64) *Claims {
+		req := resourcev1.ExactDeviceRequest{DeviceClassName: dradriver.MIGDeviceClassName(profile), AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: count}
+		return &Claims{Devices: count, Classes: []*resourcev1.DeviceClass{dradriver.MIGDeviceClass(profile)}, Claims: []*resourcev1.ResourceClaim{{
+			ObjectMeta: metav1.ObjectMeta{Name: "pod-gpu"},
+			Spec:       resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &req}}}},
+		}}}
+	}
+	for _, tc := range []struct {
+		name, layout, profile string
+		count, perNode        int64
+	}{
+		{"56 1g.10gb slices one by one", "all-1g.10gb", "1g.10gb", 1, 56},
+		{"30 of 56, then 26 left", "all-1g.10gb", "1g.10gb", 30, 1},
+		{"33: more than the 32 devices a claim allocates", "all-1g.10gb", "1g.10gb", 33, 0},
+		{"57 of 56", "all-1g.10gb", "1g.10gb", 57, 0},
+		{"all-balanced: two 1g.10gb a GPU", "all-balanced", "1g.10gb", 1, 16},
+		{"all-balanced: one 3g.40gb a GPU", "all-balanced", "3g.40gb", 2, 4},
+		{"a profile the layout lacks", "all-1g.10gb", "3g.40gb", 1, 0},
+	} {
+		profiles, ok := catalog.MIGLayout(in.GPU, tc.layout)
+		if !ok {
+			t.Fatalf("%s: no layout %s", tc.name, tc.layout)
+		}
+		n := Node{InstanceType: in.Name, Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{keys.LabelMIGConfig: tc.layout}}}, Devices: aws.MIGDevices(gpus, profiles)}
+		if got := claims(tc.profile, tc.count).perNode(n); got != tc.perNode {
+			t.Errorf("%s: %d pods' claims per node, want %d", tc.name, got, tc.perNode)
+		}
 	}
 }

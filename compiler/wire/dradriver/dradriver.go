@@ -5,6 +5,8 @@
 package dradriver
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,4 +88,31 @@ func DeviceClasses() []*resourcev1.DeviceClass {
 			Expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
 		}}}},
 	}}
+}
+
+// DeviceClassMIG is the chart's DeviceClass for MIG devices
+// (templates/deviceclass-mig.yaml): every profile's.
+const DeviceClassMIG = "mig.nvidia.com"
+
+// MIGDeviceClassName is the DeviceClass gpufleet writes for a MIG profile:
+// one per profile in use, so that a ResourceQuota counts each profile's
+// devices apart ("<class>.deviceclass.resource.k8s.io/devices"), as the
+// device plugin's nvidia.com/mig-<profile> resources are. "+" (the media
+// extensions' "1g.10gb+me") is no DNS character.
+func MIGDeviceClassName(profile string) string {
+	return "mig-" + strings.ReplaceAll(profile, "+", "-") + ".gpufleet.dev"
+}
+
+// MIGDeviceClass selects the driver's static MIG devices of one profile:
+// the chart's mig.nvidia.com selector, and the profile attribute the
+// kubelet plugin gives each MIG device (cmd/gpu-kubelet-plugin/mig.go,
+// CommonAttributesMig).
+func MIGDeviceClass(profile string) *resourcev1.DeviceClass {
+	return &resourcev1.DeviceClass{
+		TypeMeta:   metav1.TypeMeta{APIVersion: ResourceAPIVersion, Kind: "DeviceClass"},
+		ObjectMeta: metav1.ObjectMeta{Name: MIGDeviceClassName(profile)},
+		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
+			Expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig' && device.attributes['gpu.nvidia.com'].profile == '" + profile + "'",
+		}}}},
+	}
 }
