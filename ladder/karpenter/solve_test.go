@@ -55,55 +55,35 @@ func (r row) String() string {
 // disagreement must be a known one (knownSolve), and every known one must
 // still occur.
 func TestKarpenterSolve(t *testing.T) {
-	_, described, _ := setup(t)
-	var cells, fits, whole, spot, typed, fleets int
+	var cells, fits, whole, spot, typed int
 	var draCells, draFits, draRefused int
 	var bad []row
-	names, paths := fleetPaths(t, *solveFleets, *solveKarpenter)
-	for i := range paths {
-		f := load(t, names[i], paths[i])
-		if f == nil {
-			continue
+	fleets := eachSolved(t, func(*sched.Class) bool { return true }, func(x solved) {
+		f, c, np, theirs := x.f, x.c, x.np, x.theirs
+		cells++
+		ours := checker(t, f, c, x.p, &x.sh)
+		if ours.scheduled > 0 {
+			fits++
 		}
-		fleets++
-		ctx := f.context(t)
-		its := f.instanceTypes(t, ctx, described)
-		daemons := f.daemons(t)
-		for _, np := range f.pools {
-			p := poolNamed(t, f.cl, np.Name)
-			sh := share(t, *p, np)
-			for j := range f.cl.Classes {
-				c := &f.cl.Classes[j]
-				cells++
-				ours := checker(t, f, c, p, &sh)
-				theirs, err := karpenter(ctx, np, its[np.Spec.Template.Spec.NodeClassRef.Name], c, daemons)
-				if err != nil {
-					t.Fatalf("%s: class %s, NodePool %s: %v", f.name, c.Name, np.Name, err)
-				}
-				if ours.scheduled > 0 {
-					fits++
-				}
-				if c.Info.Claims.Asks() {
-					draCells++
-					if ours.scheduled > 0 {
-						draFits++
-					}
-					if strings.Contains(theirs.reason, "Dynamic Resource Allocation") {
-						draRefused++
-					}
-				}
-				if ours.scheduled == int64(c.Pods) {
-					whole++
-				}
-				if theirs.capacity == karpv1.CapacityTypeSpot {
-					spot++
-				} else if len(theirs.typ) > 0 && ours.scheduled > 0 {
-					typed++
-				}
-				bad = append(bad, compare(f.name, c.Name, np.Name, ours, theirs)...)
+		if c.Info.Claims.Asks() {
+			draCells++
+			if ours.scheduled > 0 {
+				draFits++
+			}
+			if strings.Contains(theirs.reason, "Dynamic Resource Allocation") {
+				draRefused++
 			}
 		}
-	}
+		if ours.scheduled == int64(c.Pods) {
+			whole++
+		}
+		if theirs.capacity == karpv1.CapacityTypeSpot {
+			spot++
+		} else if len(theirs.typ) > 0 && ours.scheduled > 0 {
+			typed++
+		}
+		bad = append(bad, compare(f.name, c.Name, np.Name, ours, theirs)...)
+	})
 	t.Logf("%d fleets with Karpenter pools: %d class × NodePool cells, %d where the class lands (%d whole workloads); launched types compared in %d on-demand cells, option sets in %d spot ones",
 		fleets, cells, fits, whole, typed, spot)
 	t.Logf("DRA: %d cells of classes that claim devices, %d where Karpenter launches for them, %d where it refuses them (IGNORE_DRA_REQUESTS)", draCells, draFits, draRefused)
@@ -150,6 +130,51 @@ func TestKarpenterSolve(t *testing.T) {
 		}
 		t.Logf("%d known disagreements:\n%s\n%s", len(knownSolve), header, strings.Join(rows, "\n"))
 	}
+}
+
+// solved is one class × NodePool cell with Karpenter's verdict on it.
+type solved struct {
+	f      *fleet
+	np     *karpv1.NodePool
+	p      *sched.Pool // the checker's pool
+	sh     sched.Pool  // its NodePool's share
+	c      *sched.Class
+	theirs verdict
+}
+
+// eachSolved runs Karpenter's Solve on every cell of the rung's fleets
+// whose class keep accepts, calls fn with each, and returns how many
+// fleets have Karpenter pools.
+func eachSolved(t *testing.T, keep func(*sched.Class) bool, fn func(solved)) (fleets int) {
+	t.Helper()
+	_, described, _ := setup(t)
+	names, paths := fleetPaths(t, *solveFleets, *solveKarpenter)
+	for i := range paths {
+		f := load(t, names[i], paths[i])
+		if f == nil {
+			continue
+		}
+		fleets++
+		ctx := f.context(t)
+		its := f.instanceTypes(t, ctx, described)
+		daemons := f.daemons(t)
+		for _, np := range f.pools {
+			p := poolNamed(t, f.cl, np.Name)
+			sh := share(t, *p, np)
+			for j := range f.cl.Classes {
+				c := &f.cl.Classes[j]
+				if !keep(c) {
+					continue
+				}
+				theirs, err := karpenter(ctx, np, its[np.Spec.Template.Spec.NodeClassRef.Name], c, daemons)
+				if err != nil {
+					t.Fatalf("%s: class %s, NodePool %s: %v", f.name, c.Name, np.Name, err)
+				}
+				fn(solved{f: f, np: np, p: p, sh: sh, c: c, theirs: theirs})
+			}
+		}
+	}
+	return fleets
 }
 
 // checker is the checker's verdict for c on the NodePool's share of pool
