@@ -48,6 +48,7 @@ var Registry = []Check{
 	{IDSpotGracePeriod, OnCluster(SpotGracePeriod), Warning, false, "no class that lands on spot asks for a checkpoint window longer than the spot interruption notice, after which the instance is gone"},
 	{IDPriorityOrder, OnCluster(PriorityOrder), Warning, false, "no preempting batch class outranks a critical serving class"},
 	{IDKueueFlavor, OnQueue(KueueFlavor), Error, false, "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
+	{IDKueueDRA, OnQueue(KueueDRA), Error, false, "Kueue can charge every queued class's claims: each claims a DeviceClass the tree's deviceClassMappings map, with no CEL selector (which Kueue admits only while matching devices already stand)"},
 	{IDKueueOrder, OnQueue(KueueOrder), Error, false, "no flavor Kueue tries first sends a queued class where it cannot land"},
 	{IDKueueQuota, OnQueue(KueueQuota), Error, false, "Kueue's flavor assigner admits one whole queued workload: guaranteed quota plus what the cohort tree lends, within borrowingLimit"},
 	{IDKueueCovered, OnQueue(KueueCovered), Error, false, "every resource a queued class requests is covered by its ClusterQueue"},

@@ -3,15 +3,24 @@ package kueuediff
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/tree"
+	kueuewire "github.com/gpufleet/gpufleet/compiler/wire/kueue"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 	"github.com/gpufleet/gpufleet/internal/testfleet"
@@ -43,7 +52,7 @@ func TestDRAAccounting(t *testing.T) {
 		}
 		dirs = append(dirs, p)
 	}
-	var compared, blind int
+	var compared, blind, unmapped int
 	for _, dir := range dirs {
 		res, err := compiler.Compile([]string{dir})
 		if err != nil {
@@ -88,13 +97,59 @@ func TestDRAAccounting(t *testing.T) {
 				if !equality.Semantic.DeepEqual(subtract(plain, plain), want) {
 					blind++ // a model that ignores claims
 				}
+				unmapped += kueueDRAUnmapped(ctx, t, crds, res, dir, c, q)
 			}
 		}
 	}
-	t.Logf("%d queued DRA classes: the checker's count of their claims equals Kueue's pkg/dra; a model ignoring claims disagrees on %d", compared, blind)
-	if compared == 0 || blind != compared {
-		t.Errorf("compared %d DRA classes, a claims-blind model caught on %d: want some, all caught", compared, blind)
+	t.Logf("%d queued DRA classes: the checker's count of their claims equals Kueue's pkg/dra; a model ignoring claims disagrees on %d; with its DeviceClass's mapping dropped, Kueue refuses each and KueueDRA says so (%d)", compared, blind, unmapped)
+	if compared == 0 || blind != compared || unmapped != compared {
+		t.Errorf("compared %d DRA classes, a claims-blind model caught on %d, an unmapped class refused by both on %d: want some, all", compared, blind, unmapped)
 	}
+}
+
+// kueueDRAUnmapped drops the mapping of the class's DeviceClass from the
+// tree's deviceClassMappings: Kueue's pkg/dra must then refuse its
+// Workload ("is not mapped in DRA configuration"), and the checker's
+// KueueDRA find it; 1 if both do.
+func kueueDRAUnmapped(ctx context.Context, t *testing.T, crds *crdtest.Validator, res *compiler.Result, dir string, c *sched.Class, q kueuemodel.Queue) int {
+	t.Helper()
+	dc := c.Info.Claims.Claims[0].Spec.Devices.Requests[0].Exactly.DeviceClassName
+	mappings, err := kueuewire.DRAMappings(res.Tree[tree.KueueDRAConfigPath])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []kueuewire.DeviceClassMapping
+	for _, m := range mappings {
+		if !slices.Contains(m.DeviceClassNames, dc) {
+			kept = append(kept, m)
+		}
+	}
+	raw, err := yaml.Marshal(kueuewire.Configuration{TypeMeta: metav1.TypeMeta{APIVersion: kueuewire.ConfigAPIVersion, Kind: "Configuration"},
+		Resources: &kueuewire.ConfigResources{DeviceClassMappings: kept}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := maps.Clone(res.Tree)
+	tr[tree.KueueDRAConfigPath] = raw
+	theirs, err := Load(ctx, crds, tr)
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	w, err := ClassWorkload(ctx, tr, c.Name, q.Namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, kerr := theirs.DRARequests(ctx, q.Namespace, w.Name, w.PodSets)
+	model, err := kueuemodel.New(tree.Bytes(tr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := check.KueueDRA(&check.Admission{Queue: kueuemodel.Queue{Tenant: q.Tenant}, Model: model, Classes: []check.Queued{{Class: c}}})
+	if kerr == nil || !strings.Contains(kerr.Error(), "is not mapped in DRA configuration") || len(found) == 0 {
+		t.Errorf("%s: class %s with %s unmapped: Kueue says %v, KueueDRA %v", dir, c.Name, dc, kerr, found)
+		return 0
+	}
+	return 1
 }
 
 // subtract is a - b, resource by resource, without the zeros.
