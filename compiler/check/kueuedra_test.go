@@ -22,7 +22,7 @@ func TestKueueDRA(t *testing.T) {
 		}
 		tpl := "train-gpu"
 		return &sched.Class{Name: "train",
-			Pod:  &corev1.Pod{Spec: corev1.PodSpec{ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tpl}}}},
+			Pod: &corev1.Pod{Spec: corev1.PodSpec{ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tpl}}}},
 			Info: &sched.PodInfo{Claims: &sched.Claims{Devices: 1, Claims: []*resourcev1.ResourceClaim{{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
 				Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &req}}}}}}}},
 		}
