@@ -129,6 +129,9 @@ func podClaims(pod *corev1.Pod, templates map[string]resourcev1.ResourceClaimTem
 	if len(pod.Spec.ResourceClaims) == 0 {
 		return nil, nil
 	}
+	if len(pod.Spec.ResourceClaims) > 1 {
+		return nil, fmt.Errorf("the pod lists %d claims: gpufleet writes one, which the checker's allocation is proved for", len(pod.Spec.ResourceClaims))
+	}
 	out := &sched.Claims{Classes: classes}
 	for _, rc := range pod.Spec.ResourceClaims {
 		if rc.ResourceClaimTemplateName == nil {

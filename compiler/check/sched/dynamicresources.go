@@ -158,11 +158,12 @@ func allocateRepeatedly(claims []*resourcev1.ResourceClaim, classes classLister,
 	for ok && k < min(pods, int64(len(n.Devices))) {
 		// The allocator searches every combination of the matching devices
 		// before it gives up on a count they cannot meet (2^n steps: a
-		// claim of 33 MIG devices where 32 are left never ends, where
+		// claim of 30 MIG slices where 26 are left takes 2^26, where
 		// kube-scheduler's Filter times out after 10 s and refuses the
-		// node). gpufleet's claims are one request each with no
-		// constraints, which the allocator meets greedily wherever enough
-		// free devices match; so where too few do, it is refused here.
+		// node). A pod of gpufleet's has one claim of one request with no
+		// constraints (readback refuses others), which the allocator meets
+		// greedily wherever enough free devices match; so where too few
+		// do, it is refused here.
 		for _, m := range matching {
 			free := 0
 			for _, d := range m.devices {
