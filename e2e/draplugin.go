@@ -110,7 +110,7 @@ func (fr *fleetRun) publishSlices(placed map[string][]string) {
 			if !ok {
 				fr.t.Fatalf("node %s: %s has no MIG layout %q", node.Name, in.Name, layout)
 			}
-			devices = aws.MIGDevices(devices, profiles)
+			devices = dradriver.MIGDevices(devices, profiles)
 		}
 		name := node.Name
 		s := &resourcev1.ResourceSlice{

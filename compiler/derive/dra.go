@@ -150,7 +150,7 @@ func withGPUAPI(d *Fleet, cat catalog.Catalog) {
 			switch {
 			case c == nil || c.Claim == nil:
 			case c.Claim.MIG == "":
-				t.Hard[QuotaDRAGPU] = gpus
+				t.Hard[c.Claim.Quota()] = gpus
 			default:
 				// A profile's devices: as many as the tenant's GPUs
 				// make of it, cut by the fleet's densest DRA layout.

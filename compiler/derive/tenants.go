@@ -14,11 +14,6 @@ const (
 	QuotaCPU    corev1.ResourceName = corev1.ResourceRequestsCPU
 	QuotaMemory corev1.ResourceName = corev1.ResourceRequestsMemory
 	QuotaPods   corev1.ResourceName = corev1.ResourcePods
-	// QuotaDRAGPU is ResourceQuota's count of the devices a namespace's
-	// ResourceClaims request from the NVIDIA DRA driver's DeviceClass
-	// ("<class>.deviceclass.resource.k8s.io/devices"), charged as the
-	// resourceclaim controller creates each pod's claim.
-	QuotaDRAGPU corev1.ResourceName = "gpu.nvidia.com.deviceclass.resource.k8s.io/devices"
 )
 
 func deriveTenant(name string, t spec.Tenant, classes map[string]spec.Class) Tenant {

@@ -103,18 +103,25 @@ func (g *gen) full(f *spec.Fleet, size Size) {
 	g.fullMIGDRA(f, pools, names, homes)
 }
 
+// toDRA turns each pool of the kind and provisioner (not Bottlerocket, not
+// TAS) to DRA with probability p, and returns those it turned.
+func (g *gen) toDRA(f *spec.Fleet, pools []*fullPool, kind poolKind, provisioner string, p float64) map[string]bool {
+	dra := map[string]bool{}
+	for _, fp := range pools {
+		if fp.kind == kind && fp.spec.Provisioner == provisioner && fp.spec.AMIFamily == "" && !fp.spec.Topology && g.chance(p) {
+			fp.spec.GPUAPI = spec.GPUAPIDRA
+			f.Pools[fp.name] = fp.spec
+			dra[fp.name] = true
+		}
+	}
+	return dra
+}
+
 // fullMIGDRA, last, turns some managed MIG pools to DRA (the driver
 // publishing their static MIG devices) and has the MIG classes homed there
 // claim their slices.
 func (g *gen) fullMIGDRA(f *spec.Fleet, pools []*fullPool, names []string, homes []*fullPool) {
-	dra := map[string]bool{}
-	for _, p := range pools {
-		if p.kind == migSliced && p.spec.Provisioner == spec.Managed && p.spec.AMIFamily == "" && !p.spec.Topology && g.chance(0.4) {
-			p.spec.GPUAPI = spec.GPUAPIDRA
-			f.Pools[p.name] = p.spec
-			dra[p.name] = true
-		}
-	}
+	dra := g.toDRA(f, pools, migSliced, spec.Managed, 0.4)
 	for i, name := range names {
 		c := f.Classes[name]
 		// At most 8 slices a claim: where fewer are left, the allocator
@@ -137,14 +144,7 @@ func (g *gen) fullMIGDRA(f *spec.Fleet, pools []*fullPool, names []string, homes
 // ask through DRA; most such fleets say their Karpenter launches for
 // claims (cluster.karpenter.dra), the rest meet KarpenterDRA.
 func (g *gen) fullKarpenterDRA(f *spec.Fleet, pools []*fullPool, names []string, homes []*fullPool) {
-	dra := map[string]bool{}
-	for _, p := range pools {
-		if p.kind == wholeGPU && p.spec.Provisioner == spec.Karpenter && p.spec.AMIFamily == "" && !p.spec.Topology && g.chance(0.7) {
-			p.spec.GPUAPI = spec.GPUAPIDRA
-			f.Pools[p.name] = p.spec
-			dra[p.name] = true
-		}
-	}
+	dra := g.toDRA(f, pools, wholeGPU, spec.Karpenter, 0.7)
 	if len(dra) == 0 {
 		return
 	}
@@ -175,14 +175,7 @@ func (g *gen) fullKarpenterDRA(f *spec.Fleet, pools []*fullPool, names []string,
 // them, and a few others, ask through DRA: those land only on DRA pools,
 // and the device-plugin classes homed there nowhere else.
 func (g *gen) fullDRA(f *spec.Fleet, pools []*fullPool, names []string, homes []*fullPool) {
-	dra := map[string]bool{}
-	for _, p := range pools {
-		if p.kind == wholeGPU && p.spec.Provisioner == spec.Managed && p.spec.AMIFamily == "" && !p.spec.Topology && g.chance(0.3) {
-			p.spec.GPUAPI = spec.GPUAPIDRA
-			f.Pools[p.name] = p.spec
-			dra[p.name] = true
-		}
-	}
+	dra := g.toDRA(f, pools, wholeGPU, spec.Managed, 0.3)
 	if len(dra) == 0 {
 		return
 	}

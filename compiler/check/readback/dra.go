@@ -12,7 +12,6 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/cloud"
-	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/tree"
@@ -81,7 +80,7 @@ func draDevices(in catalog.Instance, layout string) []resourcev1.Device {
 				return devs
 			}
 			profiles, _ := catalog.MIGLayout(in.GPU, layout)
-			return aws.MIGDevices(devs, profiles)
+			return dradriver.MIGDevices(devs, profiles)
 		}
 	}
 	return nil

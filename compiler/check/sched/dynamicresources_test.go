@@ -94,7 +94,7 @@ func TestDynamicResourcesMIG(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: no layout %s", tc.name, tc.layout)
 		}
-		n := Node{InstanceType: in.Name, Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{keys.LabelMIGConfig: tc.layout}}}, Devices: aws.MIGDevices(gpus, profiles)}
+		n := Node{InstanceType: in.Name, Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{keys.LabelMIGConfig: tc.layout}}}, Devices: dradriver.MIGDevices(gpus, profiles)}
 		if got := claims(tc.profile, tc.count).perNode(n); got != tc.perNode {
 			t.Errorf("%s: %d pods' claims per node, want %d", tc.name, got, tc.perNode)
 		}

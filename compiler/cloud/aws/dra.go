@@ -1,10 +1,7 @@
 package aws
 
 import (
-	"fmt"
-	"maps"
 	"strconv"
-	"strings"
 
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -77,29 +74,4 @@ func DRADevices(in catalog.Instance) ([]resourcev1.Device, bool) {
 		}
 	}
 	return out, true
-}
-
-// MIGDevices are the static MIG devices the driver's kubelet plugin
-// publishes for GPUs the MIG manager cut by a layout: each GPU's MIG
-// devices, and not the GPU itself (cmd/gpu-kubelet-plugin/nvlib.go, a
-// MIG-enabled GPU's allocatables), with the parent's attributes, type
-// "mig" and the profile (mig.go, CommonAttributesMig). The driver names
-// them by NVML's profile ID and placement, which only a GPU knows; these
-// names are unique as the driver's are, and no selector reads them.
-func MIGDevices(gpus []resourcev1.Device, profiles []catalog.MIGProfile) []resourcev1.Device {
-	var out []resourcev1.Device
-	for _, g := range gpus {
-		for _, p := range profiles {
-			for k := range p.PerGPU {
-				attrs := maps.Clone(g.Attributes)
-				attrs["type"] = resourcev1.DeviceAttribute{StringValue: new("mig")}
-				attrs["profile"] = resourcev1.DeviceAttribute{StringValue: new(p.Name)}
-				out = append(out, resourcev1.Device{
-					Name:       fmt.Sprintf("%s-mig-%s-%d", g.Name, strings.NewReplacer(".", "", "+", "").Replace(p.Name), k),
-					Attributes: attrs,
-				})
-			}
-		}
-	}
-	return out
 }
