@@ -68,7 +68,7 @@ test-workflow: ## actionlint v1.7.12 and GitHub's own workflow parser judge docs
 # The composed rung has no module of its own: it runs a half in the Kueue
 # rung's module and a half in the kube-scheduler rung's, handing over a file.
 .PHONY: test-composed
-test-composed: ## Kueue v0.19.2 admits and pins every queued unit, then kube-scheduler v1.35.4 places its pods: the composed differential (scripts/composed.sh)
+test-composed: ## Kueue v0.19.2 admits and pins every queued unit, then kube-scheduler v1.36.5 places its pods: the composed differential (scripts/composed.sh)
 	scripts/composed.sh
 
 E2E_BIN ?= e2e/.bin

@@ -47,7 +47,7 @@ func TestFormatsAgree(t *testing.T) {
 func TestSpecsUnify(t *testing.T) {
 	tmp := t.TempDir()
 	base := `package fleet
-cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
 classes: web: {priority: "p"}

@@ -60,7 +60,7 @@ func TestQuotaRoundTrip(t *testing.T) {
 			pools[fmt.Sprintf("p%d", j)] = map[string]any{"instanceTypes": []string{it}, "size": map[string]int{"min": 0, "max": 1 + r.IntN(50)}}
 		}
 		spec := map[string]any{
-			"cluster":    map[string]any{"provider": "eks", "name": "q", "region": "us-east-1", "version": "1.35", "zones": []string{"us-east-1a", "us-east-1b"}},
+			"cluster":    map[string]any{"provider": "eks", "name": "q", "region": "us-east-1", "version": "1.36", "zones": []string{"us-east-1a", "us-east-1b"}},
 			"priorities": map[string]any{"p": map[string]int{"value": 1}},
 			"pools":      pools,
 			"classes":    map[string]any{"batch": map[string]any{"priority": "p", "kind": "Job", "resources": map[string]string{"cpu": "1m", "memory": "1Mi"}}},

@@ -14,7 +14,7 @@ import (
 // spec error at the line of the offending field.
 func TestSchedulerProfileErrors(t *testing.T) {
 	const base = `package fleet
-cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: cpu: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
 tenants: t: {namespaces: ["t"], classes: ["web"]}

@@ -19,7 +19,7 @@ import (
 
 const draFleet = `package fleet
 
-cluster: {provider: "eks", name: "dra", region: "us-west-2", version: "1.35", zones: ["us-west-2a", "us-west-2b"]}
+cluster: {provider: "eks", name: "dra", region: "us-west-2", version: "1.36", zones: ["us-west-2a", "us-west-2b"]}
 priorities: p: value: 1
 pools: {
 	"h100": {instanceTypes: ["p5.48xlarge"], size: {min: 0, max: 2}, gpuAPI: "dra"}

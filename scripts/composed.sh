@@ -3,14 +3,15 @@
 # that composes two others. A cluster admits a queued workload with Kueue,
 # which pins it to one ResourceFlavor (its nodeLabels merged into the pods'
 # nodeSelector), and only then does kube-scheduler place the pinned pods.
-# Kueue's module needs k8s.io v0.36 and the kube-scheduler rung is v1.35.4,
-# so the two cannot share a module: a cluster composes them through the API
+# The two rungs are modules of their own (Kueue's requirements and
+# k8s.io/kubernetes' replace lines), on one Kubernetes minor whose packages
+# they compile once between them: a cluster composes them through the API
 # server, this rung through a JSON file. Half 1 (ladder/kueue,
 # TestComposedAdmit) admits and pins every queued unit with Kueue v0.19.2
 # and writes each unit's pinned pod templates, with the checker's Pinned
 # entries, to ladder/.composed/units.json (git-ignored); half 2
 # (ladder/kube-scheduler, TestComposedPlace) places them with kube-scheduler
-# v1.35.4's scheduling cycle. Both halves are behind the build tag
+# v1.36.5's scheduling cycle. Both halves are behind the build tag
 # `composed`, so the kueue and kube-scheduler rungs do not run them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ t=$SECONDS
 )
 echo "=== half 1 took $((SECONDS - t))s"
 
-echo "=== half 2: kube-scheduler v1.35.4 places the pinned pods (ladder/kube-scheduler)"
+echo "=== half 2: kube-scheduler v1.36.5 places the pinned pods (ladder/kube-scheduler)"
 t=$SECONDS
 (
 	cd ladder/kube-scheduler

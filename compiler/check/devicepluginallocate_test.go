@@ -9,7 +9,7 @@ import (
 // allocateFleet shares 4-GPU L4 nodes through MPS and time-slicing, beside
 // whole GPUs, with classes asking for 1, 2 and 4 GPUs.
 const allocateFleet = `package fleet
-cluster: {provider: "eks", name: "pa", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "pa", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: {
 	"mps": {instanceTypes: ["g6.12xlarge"], sharing: {strategy: "mps", replicas: 2}, size: {min: 0, max: 2}}

@@ -18,7 +18,7 @@ import (
 // karpenterFleet has two karpenter-only pools, which eksctl.yaml leaves
 // out, and a pool on both provisioners.
 const karpenterFleet = `package fleet
-cluster: {provider: "eks", name: "kp", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "kp", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: {
 	"h100": {instanceTypes: ["p5.48xlarge"], provisioner: "karpenter", zones: ["us-east-1a"], size: {min: 0, max: 2}}

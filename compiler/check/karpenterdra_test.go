@@ -11,7 +11,7 @@ import (
 // group, and a device-plugin pool on Karpenter; %s is the cluster's
 // karpenter settings.
 const karpenterDRAFleet = `package fleet
-cluster: {provider: "eks", name: "kd", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"], %s}
+cluster: {provider: "eks", name: "kd", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"], %s}
 priorities: p: value: 1
 pools: {
 	"dra-karpenter": {instanceTypes: ["g6e.xlarge"], provisioner: "karpenter", gpuAPI: "dra", size: {min: 0, max: 2}}

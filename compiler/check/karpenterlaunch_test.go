@@ -9,7 +9,7 @@ import (
 // launchFleet shares 1-GPU and 4-GPU L4 types on Karpenter, managed and
 // "both" pools, with classes asking for 1 and 2 shared GPUs.
 const launchFleet = `package fleet
-cluster: {provider: "eks", name: "kl", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "kl", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: {
 	"ts-karpenter": {instanceTypes: ["g6.xlarge"], provisioner: "karpenter", sharing: {strategy: "time-slicing", replicas: 4}, size: {min: 0, max: 2}}

@@ -43,7 +43,7 @@ var Registry = []Check{
 	{IDKarpenterUnpriced, OnCluster(KarpenterUnpriced), Error, false, "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
 	{IDQuotaFit, OnCluster(QuotaFit), Error, false, "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{IDRolloutQuota, OnCluster(RolloutQuota), Error, false, "a tenant's quotas hold a Deployment's replicas plus its surge pods when maxUnavailable is 0, so its rollout is not refused at quota admission"},
-	{IDSchedulerVersion, OnCluster(SchedulerVersion), Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.35)"},
+	{IDSchedulerVersion, OnCluster(SchedulerVersion), Warning, false, "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.36)"},
 	{IDSpotCheckpoint, OnRow(SpotCheckpoint), Warning, false, "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
 	{IDSpotGracePeriod, OnCluster(SpotGracePeriod), Warning, false, "no class that lands on spot asks for a checkpoint window longer than the spot interruption notice, after which the instance is gone"},
 	{IDPriorityOrder, OnCluster(PriorityOrder), Warning, false, "no preempting batch class outranks a critical serving class"},

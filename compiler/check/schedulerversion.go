@@ -10,8 +10,8 @@ const IDSchedulerVersion ID = "SchedulerVersion"
 
 // SchedulerMinor is the kube-scheduler whose Filter plugins the checker
 // restates, and which make test-kube-scheduler (in-process, k8s.io/kubernetes
-// v1.35.4) and make e2e (the real binaries, v1.35.4) hold it to.
-const SchedulerMinor = "1.35"
+// v1.36.5) and make e2e (the real binaries, v1.36.5) hold it to.
+const SchedulerMinor = "1.36"
 
 // A cluster of another minor runs another kube-scheduler: the filters the
 // checker models change rarely, but nothing here has tested that version.

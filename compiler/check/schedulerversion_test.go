@@ -10,10 +10,10 @@ func TestSchedulerVersion(t *testing.T) {
 		version string
 		want    string
 	}{
-		{"1.35", ""},
+		{"1.36", ""},
 		{"", ""},
-		{"1.33", "cluster.version 1.33: the checker's verdicts are kube-scheduler v1.35's, which make test-kube-scheduler and make e2e run; this cluster runs v1.33's"},
-		{"1.36", "this cluster runs v1.36's"},
+		{"1.33", "cluster.version 1.33: the checker's verdicts are kube-scheduler v1.36's, which make test-kube-scheduler and make e2e run; this cluster runs v1.33's"},
+		{"1.35", "this cluster runs v1.35's"},
 	} {
 		f := SchedulerVersion(nil, nil, Intent{Version: tc.version})
 		switch {

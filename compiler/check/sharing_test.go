@@ -16,7 +16,7 @@ import (
 // sharingFleet has a time-sliced and a whole L4 pool, and a MIG and a whole
 // A100 pool, with a class of each kind.
 const sharingFleet = `package fleet
-cluster: {provider: "eks", name: "sh", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "sh", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: {
 	"l4-ts": {instanceTypes: ["g6.12xlarge"], sharing: {strategy: "time-slicing", replicas: 4}, size: {min: 0, max: 2}}

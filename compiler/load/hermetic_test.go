@@ -13,7 +13,7 @@ import (
 // minimalFleet is the body of a valid fleet: one pool, one class, one
 // tenant.
 const minimalFleet = `
-cluster: {provider: "eks", name: "h", region: "us-east-1", version: "1.35", zones: ["us-east-1a"]}
+cluster: {provider: "eks", name: "h", region: "us-east-1", version: "1.36", zones: ["us-east-1a"]}
 priorities: dev: {value: 100, default: true, preemption: "Never"}
 pools: cpu: {instanceTypes: ["m7i.xlarge"], size: {min: 1, max: 2}}
 classes: web: {
@@ -215,7 +215,7 @@ func TestUnrelatedLinkIgnored(t *testing.T) {
 }
 
 const minimalFleetForLinks = `package fleet
-cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: g: {instanceTypes: ["m7i.large"], size: {min: 0, max: 2}}
 classes: web: priority: "p"

@@ -160,7 +160,7 @@ func checkFit(t *testing.T, fleet string, p schedv1.KubeSchedulerProfile) {
 func schedulerFleet(t *testing.T, spread string) string {
 	t.Helper()
 	spec := `package fleet
-cluster: {provider: "eks", name: "s", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "s", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: {
 	"l4": {instanceTypes: ["g6.xlarge"], size: {min: 0, max: 4}}

@@ -17,7 +17,7 @@ import (
 // one the API server would reject is reported at the pool.
 func TestCustomProductMustBeALabelValue(t *testing.T) {
 	spec := `package fleet
-cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "c", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 instanceTypes: "x1.big": {vcpu: 8, memoryGiB: 64, maxPods: 58, gpu: {count: 1, product: "H100 NVL", memoryGiB: 94}}
 priorities: p: value: 1
 pools: g: {instanceTypes: ["x1.big"], size: {min: 0, max: 2}}

@@ -18,7 +18,7 @@ cluster: {
 	provider: "eks"
 	name:     "demo"
 	region:   "us-east-1"
-	version:  "1.35"
+	version:  "1.36"
 	zones: ["us-east-1a", "us-east-1b"]
 }
 

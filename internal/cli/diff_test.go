@@ -53,7 +53,7 @@ func writeDemoFleet(t *testing.T, dir string) string {
 	t.Helper()
 	spec := filepath.Join(dir, "fleet.cue")
 	if err := os.WriteFile(spec, []byte(`package fleet
-cluster: {provider: "eks", name: "demo", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "demo", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: general: {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}}
 classes: web: {priority: "p", resources: cpu: "500m"}

@@ -15,7 +15,7 @@ import (
 
 const twoTenants = `package fleet
 
-cluster: {provider: "eks", name: "demo", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "demo", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: standard: value: 1000
 pools: general: {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}}
 classes: web: {priority: "standard", resources: cpu: "500m"}

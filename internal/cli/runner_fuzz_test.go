@@ -76,7 +76,7 @@ type runnerFixture struct {
 
 func validFleetMap() map[string]any {
 	return map[string]any{
-		"cluster":    map[string]any{"provider": "eks", "name": "demo", "region": "us-east-1", "version": "1.35", "zones": []string{"us-east-1a", "us-east-1b"}},
+		"cluster":    map[string]any{"provider": "eks", "name": "demo", "region": "us-east-1", "version": "1.36", "zones": []string{"us-east-1a", "us-east-1b"}},
 		"priorities": map[string]any{"p": map[string]any{"value": 1}},
 		"pools":      map[string]any{"general": map[string]any{"instanceTypes": []string{"m7i.large"}, "size": map[string]any{"min": 1, "max": 3}}},
 		"classes":    map[string]any{"web": map[string]any{"priority": "p", "resources": map[string]any{"cpu": "500m"}}},

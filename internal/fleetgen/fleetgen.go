@@ -88,7 +88,7 @@ func Generate(seed uint64, size Size, opts Options) *spec.Fleet {
 	}
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), opts: opts}
 	f := &spec.Fleet{
-		Cluster: spec.Cluster{Provider: "eks", Name: fmt.Sprintf("gen-%d", seed), Region: "us-east-1", Version: "1.35", Zones: zones},
+		Cluster: spec.Cluster{Provider: "eks", Name: fmt.Sprintf("gen-%d", seed), Region: "us-east-1", Version: "1.36", Zones: zones},
 		Priorities: map[string]spec.Priority{
 			"critical": {Value: 1000000, Preemption: "PreemptLowerPriority"},
 			"batch":    {Value: 10000, Preemption: "PreemptLowerPriority"},

@@ -19,7 +19,7 @@ import (
 // NodeGroupsFleet exercises what the example fleets leave at defaults: EFA,
 // Bottlerocket (GPU and CPU), an explicit volume size, a taint without value.
 const NodeGroupsFleet = `package fleet
-cluster: {provider: "eks", name: "ng", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "ng", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: {
 	"a100-efa": {instanceTypes: ["p4d.24xlarge", "p4de.24xlarge"], zones: ["us-east-1b"], efa: true,

@@ -85,7 +85,7 @@ func Fleets(root, dir string, n int) (names, paths []string, err error) {
 // sharingFleet shares 1-, 4- and 8-GPU types by time-slicing and MPS
 // beside whole GPUs, with classes asking for 1, 2 and 8 GPUs.
 const sharingFleet = `package fleet
-cluster: {provider: "eks", name: "sharing", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b"]}
+cluster: {provider: "eks", name: "sharing", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
 priorities: p: value: 1
 pools: {
 	"ts-1": {instanceTypes: ["g6.xlarge"], sharing: {strategy: "time-slicing", replicas: 4}, size: {min: 0, max: 2}}

@@ -2,8 +2,8 @@
 // (docs/architecture.md): it holds compiler/catalog's instance types to
 // karpenter-provider-aws v1.15.1's own EC2 data and instance-type
 // computation. A module of its own because that release needs go 1.26.10,
-// k8s.io v0.37 and a replace line pointing at the root module, which must
-// stay free of replace lines.
+// replace lines that hold its k8s.io v0.37 at v0.36 (below), and one
+// pointing at the root module, which must stay free of replace lines.
 module github.com/gpufleet/gpufleet/ladder/karpenter
 
 go 1.26.10
@@ -29,10 +29,10 @@ require (
 	cel.dev/expr v0.25.1 // indirect
 	cuelabs.dev/go/oci/ociregistry v0.0.0-20260601085548-328ff8e2c943 // indirect
 	cuelang.org/go v0.17.1 // indirect
-	dario.cat/mergo v1.0.1 // indirect
+	dario.cat/mergo v1.0.2 // indirect
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
-	github.com/Masterminds/semver/v3 v3.4.0 // indirect
+	github.com/Masterminds/semver/v3 v3.5.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect
 	github.com/Pallinder/go-randomdata v1.2.0 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
@@ -50,7 +50,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/ssm v1.78.1 // indirect
 	github.com/aws/aws-sdk-go-v2/service/timestreamwrite v1.43.1 // indirect
 	github.com/aws/smithy-go v1.28.2 // indirect
-	github.com/awslabs/amazon-eks-ami/nodeadm v0.0.0-20240229193347-cfab22a10647 // indirect
+	github.com/awslabs/amazon-eks-ami/nodeadm v0.0.0-20260213141146-147b13ea3f4a // indirect
 	github.com/awslabs/operatorpkg v0.0.0-20261002163259-5e8ed3699dea // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
@@ -61,7 +61,7 @@ require (
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/emicklei/proto v1.14.3 // indirect
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
-	github.com/fsnotify/fsnotify v1.9.0 // indirect
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.2 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
@@ -124,7 +124,7 @@ require (
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
-	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
+	golang.org/x/exp v0.0.0-20260611194520-c48552f49976 // indirect
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
@@ -136,7 +136,7 @@ require (
 	golang.org/x/tools v0.49.0 // indirect
 	gomodules.xyz/jsonpatch/v2 v2.5.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260526163538-3dc84a4a5aaa // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260610212136-7ab31c22f7ad // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
@@ -171,3 +171,21 @@ replace sigs.k8s.io/karpenter => sigs.k8s.io/karpenter v1.15.0
 // (pkg/aws) that nothing here calls; the proxy serves v1.35.25 of it, not
 // the v1.43.1 the release asks for.
 replace github.com/aws/aws-sdk-go-v2/service/timestreamwrite => github.com/aws/aws-sdk-go-v2/service/timestreamwrite v1.35.25
+
+// karpenter-provider-aws v1.15.1 asks for k8s.io v0.37.0 (beside v0.35
+// staging modules: a bulk version bump, using nothing new in v0.37), and
+// compiles against v0.36.5, the one minor every other module builds, so
+// that Kubernetes' packages compile once for the whole ladder.
+replace (
+	k8s.io/api => k8s.io/api v0.36.5
+	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.36.5
+	k8s.io/apimachinery => k8s.io/apimachinery v0.36.5
+	k8s.io/apiserver => k8s.io/apiserver v0.36.5
+	k8s.io/client-go => k8s.io/client-go v0.36.5
+	k8s.io/cloud-provider => k8s.io/cloud-provider v0.36.5
+	k8s.io/component-base => k8s.io/component-base v0.36.5
+	k8s.io/component-helpers => k8s.io/component-helpers v0.36.5
+	k8s.io/csi-translation-lib => k8s.io/csi-translation-lib v0.36.5
+	k8s.io/dynamic-resource-allocation => k8s.io/dynamic-resource-allocation v0.36.5
+	k8s.io/kubelet => k8s.io/kubelet v0.36.5
+)

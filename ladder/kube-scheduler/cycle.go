@@ -9,8 +9,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -121,7 +123,10 @@ func cycle(fw framework.Framework, snapshot *schedcache.Snapshot, pending []*v1.
 	logger := klog.FromContext(ctx)
 	// The cache's cleanup goroutine records metrics from its first run.
 	registerMetrics.Do(metrics.Register)
-	cache := schedcache.New(ctx, 0, nil)
+	// No API dispatcher (SchedulerAsyncAPICalls' calls are the binder's,
+	// which the cycle does not run), and pod groups as the scheduler
+	// tracks them when GenericWorkload is on.
+	cache := schedcache.New(ctx, nil, utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload))
 	for _, n := range nodes {
 		cache.AddNode(logger, n)
 	}

@@ -129,6 +129,9 @@ type swappable struct{ snapshot *schedcache.Snapshot }
 
 func (w *swappable) NodeInfos() fwk.NodeInfoLister       { return w.snapshot.NodeInfos() }
 func (w *swappable) StorageInfos() fwk.StorageInfoLister { return w.snapshot.StorageInfos() }
+func (w *swappable) PodGroupStates() fwk.PodGroupStateLister {
+	return w.snapshot.PodGroupStates()
+}
 
 var filterFrameworks = struct {
 	sync.Mutex

@@ -58,7 +58,7 @@ func startScheduler(t *testing.T, cfg *config.KubeSchedulerConfiguration) error 
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	dyn := dynamicinformer.NewDynamicSharedInformerFactory(dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()), 0)
-	recorders := func(string) events.EventRecorder { return events.NewFakeRecorder(100) }
+	recorders := func(string) events.EventRecorderLogger { return events.NewFakeRecorder(100) }
 	_, err := scheduler.New(ctx, client, factory, dyn, recorders,
 		scheduler.WithComponentConfigVersion(cfg.TypeMeta.APIVersion),
 		scheduler.WithProfiles(cfg.Profiles...),

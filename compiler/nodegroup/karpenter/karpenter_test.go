@@ -28,7 +28,7 @@ import (
 // pools, Bottlerocket, a custom role, a pool dedicated to a Job class, a
 // user label and a taint without value.
 const karpenterFleet = `package fleet
-cluster: {provider: "eks", name: "kp", region: "us-east-1", version: "1.35", zones: ["us-east-1a", "us-east-1b", "us-east-1c"],
+cluster: {provider: "eks", name: "kp", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b", "us-east-1c"],
 	karpenter: role: "custom-node-role"}
 priorities: p: value: 1
 pools: {

@@ -12,7 +12,7 @@ import (
 // Local Zone's too: Karpenter launches no type it has no price for there.
 func TestPriceRegion(t *testing.T) {
 	f := renderFleet(t, testfleet.Write(t, `package fleet
-cluster: {provider: "eks", name: "pr", region: "us-west-2", version: "1.35", zones: ["us-west-2-lax-1a", "us-west-2b"]}
+cluster: {provider: "eks", name: "pr", region: "us-west-2", version: "1.36", zones: ["us-west-2-lax-1a", "us-west-2b"]}
 priorities: p: value: 1
 pools: {
 	lax: {instanceTypes: ["m7i.large"], provisioner: "karpenter", zones: ["us-west-2-lax-1a"], size: {min: 0, max: 2}}
