@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -161,12 +162,14 @@ func makeClaims(pod *v1.Pod, templates []*resourcev1.ResourceClaimTemplate) ([]*
 	return out, nil
 }
 
-// newDRAFramework is newFramework with the DRA manager scheduler.New
-// gives the framework when DynamicResourceAllocation is on.
-func newDRAFramework(ctx context.Context, profile *config.KubeSchedulerProfile, snapshot *schedcache.Snapshot, objs []runtime.Object, want draObjects) (framework.Framework, error) {
-	registerMetrics.Do(metrics.Register)
-	client := fake.NewClientset(objs...)
-	informerFactory := informers.NewSharedInformerFactory(client, 0)
+// newDRAManager is the DRA manager scheduler.New gives every framework
+// from v1.36, when DynamicResourceAllocation is on: DynamicResources'
+// PreFilter asks its DeviceClassResolver of every pod (DRAExtendedResource,
+// beta and on: a pod's extended resource may be a DeviceClass's), so a
+// framework without one panics on a pod that claims nothing. The
+// extended-resource cache follows the DeviceClass informer, chained as
+// addAllEventHandlers (pkg/scheduler/eventhandlers.go) chains it.
+func newDRAManager(ctx context.Context, client *fake.Clientset, informerFactory informers.SharedInformerFactory) (*dynamicresources.DefaultDRAManager, *assumecache.AssumeCache, *resourceslicetracker.Tracker, error) {
 	logger := klog.FromContext(ctx)
 	claimCache := assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
 	tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
@@ -174,9 +177,27 @@ func newDRAFramework(ctx context.Context, profile *config.KubeSchedulerProfile, 
 		KubeClient:    client,
 	})
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	m := dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
+	if c, ok := m.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok && c != nil {
+		if _, err := informerFactory.Resource().V1().DeviceClasses().Informer().AddEventHandler(c); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return m, claimCache, tracker, nil
+}
+
+// newDRAFramework is newFramework with the DRA manager scheduler.New
+// gives the framework when DynamicResourceAllocation is on.
+func newDRAFramework(ctx context.Context, profile *config.KubeSchedulerProfile, snapshot *schedcache.Snapshot, objs []runtime.Object, want draObjects) (framework.Framework, error) {
+	registerMetrics.Do(metrics.Register)
+	client := fake.NewClientset(objs...)
+	informerFactory := informers.NewSharedInformerFactory(client, 0)
+	draManager, claimCache, tracker, err := newDRAManager(ctx, client, informerFactory)
+	if err != nil {
 		return nil, err
 	}
-	draManager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
 	if profile == nil {
 		cfg, err := latest.Default()
 		if err != nil {

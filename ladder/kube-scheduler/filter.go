@@ -216,13 +216,19 @@ func buildFramework(ctx context.Context, profile *config.KubeSchedulerProfile, s
 		profile = &cfg.Profiles[0]
 	}
 
+	// Pods here claim nothing (prepare rejects claims; ScheduleDRA has its
+	// own framework), but PreFilter resolves every pod's extended
+	// resources through the manager's DeviceClasses.
+	draManager, _, _, err := newDRAManager(ctx, client, informerFactory)
+	if err != nil {
+		return nil, err
+	}
 	return frameworkruntime.NewFramework(ctx, plugins.NewInTreeRegistry(), profile,
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())),
-		// No SharedDRAManager: DynamicResources skips pods without
-		// ResourceClaims before using it, and prepare rejects pods with claims.
+		frameworkruntime.WithSharedDRAManager(draManager),
 	)
 }
 

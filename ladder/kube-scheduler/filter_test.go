@@ -316,6 +316,11 @@ func TestFilterRejectsUnknownNode(t *testing.T) {
 
 // TestPlugins pins the plugins the default profile runs, as the framework
 // reports them, so that a change of version or feature gates shows up here.
+// v1.36 added NodeDeclaredFeatures (its gate on by default), which refuses a
+// node whose status.declaredFeatures lack a feature the pod's spec needs
+// (component-helpers/nodedeclaredfeatures: in-place resize, container restart
+// rules, user namespaces with host network); the tree's pods use none, so
+// the checker need not restate it, and the differentials above hold that.
 func TestPlugins(t *testing.T) {
 	preFilter, filter, err := pluginNames()
 	if err != nil {
@@ -326,11 +331,12 @@ func TestPlugins(t *testing.T) {
 	wantPreFilter := []string{
 		"NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
 		"VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+		"NodeDeclaredFeatures",
 	}
 	wantFilter := []string{
 		"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
 		"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-		"InterPodAffinity", "DynamicResources",
+		"InterPodAffinity", "DynamicResources", "NodeDeclaredFeatures",
 	}
 	if diff := cmp.Diff(wantPreFilter, preFilter); diff != "" {
 		t.Errorf("PreFilter plugins (-want +got):\n%s", diff)
