@@ -32,6 +32,26 @@ for r in m.get("Require") or []:
         print(r["Path"], n["Version"], 0)'
 }
 
+# sums DIR: for a module go mod tidy cannot see into (its test is overlaid
+# into an upstream module: ladder/NAME/overlay), adds what its compile
+# reports missing from go.sum, by go get of the module providing each
+# package, until it compiles.
+sums() {
+	local d=$1 mod pkg rest out pk all mods
+	[[ -f $d/overlay ]] || return 0
+	read -r mod pkg rest <"$d/overlay"
+	scripts/upstream-overlay.sh "$d" "$mod" "$pkg" >/dev/null
+	for _ in 1 2 3 4 5 6 7 8; do
+		out=$(cd "$d" && go test -vet=off -overlay .upstream/overlay.json -run '^$' "$mod/$pkg" 2>&1) && return 0
+		pk=$(grep -oP 'missing go.sum entry for module providing package \K\S+' <<<"$out" | sort -u)
+		[[ -n $pk ]] || { echo "$out" >&2; return 1; }
+		all=$(cd "$d" && go list -m -f '{{if not .Replace}}{{.Path}} {{.Version}}{{end}}' all 2>/dev/null)
+		mods=$(for p in $pk; do awk -v p="$p" 'index(p"/", $1"/") == 1 {print length($1), $1"@"$2}' <<<"$all" | sort -rn | head -1 | cut -d' ' -f2; done | sort -u)
+		(cd "$d" && go get $mods)
+	done
+	return 1
+}
+
 for round in 1 2 3 4 5; do
 	all=$(for d in "${mods[@]}"; do reqs "$d" | sed "s|^|$d |"; done)
 	# The highest version of each path: sort -V orders semver releases and
@@ -52,6 +72,7 @@ for round in 1 2 3 4 5; do
 				# A module whose tests go mod tidy cannot see: go get moves
 				# the pins and go.sum without pruning.
 				(cd "$d" && go get "${edits[@]#-require=}")
+				sums "$d"
 			else
 				(cd "$d" && go mod edit "${edits[@]}" && go mod tidy -e)
 			fi
