@@ -7,8 +7,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
@@ -133,5 +138,19 @@ func TestPlacementCatchesClaimsIgnored(t *testing.T) {
 	t.Logf("a claims-blind checker: %d of %d unqueued DRA classes caught, e.g. %s", caught, tried, example)
 	if caught == 0 {
 		t.Errorf("a claims-blind checker went unnoticed in %d DRA classes", tried)
+	}
+}
+
+// TestAllocatorFeatures holds the checker's allocator and CEL features to
+// the ones kube-scheduler's DynamicResources plugin runs with under the
+// default feature gates: the allocator chooses its implementation by them.
+func TestAllocatorFeatures(t *testing.T) {
+	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	if diff := cmp.Diff(dynamicresources.AllocatorFeatures(fts), sched.AllocatorFeatures); diff != "" {
+		t.Errorf("allocator features (-kube-scheduler +checker):\n%s", diff)
+	}
+	want := cel.Features{EnableConsumableCapacity: fts.EnableDRAConsumableCapacity, EnableListTypeAttributes: fts.EnableDRAListTypeAttributes}
+	if diff := cmp.Diff(want, sched.CELFeatures); diff != "" {
+		t.Errorf("CEL features (-kube-scheduler +checker):\n%s", diff)
 	}
 }

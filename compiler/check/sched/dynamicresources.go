@@ -18,7 +18,7 @@ import (
 )
 
 // DynamicResources is kube-scheduler's Filter plugin for pods with
-// ResourceClaims (v1.35 pkg/scheduler/framework/plugins/dynamicresources):
+// ResourceClaims (v1.36 pkg/scheduler/framework/plugins/dynamicresources):
 // it runs Kubernetes' own structured allocator
 // (k8s.io/dynamic-resource-allocation/structured, with its CEL) on the
 // devices the node's ResourceSlice publishes, with the DRA driver chart's
@@ -46,10 +46,26 @@ type Claims struct {
 // Asks reports whether the pod has claims.
 func (c *Claims) Asks() bool { return c != nil && len(c.Claims) > 0 }
 
+// AllocatorFeatures and CELFeatures are the allocator's and its CEL's
+// features as kube-scheduler v1.36 runs them with its default feature gates
+// (dynamicresources.AllocatorFeatures and New): the allocator picks its
+// implementation by them. make test-kube-scheduler holds both to the
+// plugin's own (TestAllocatorFeatures).
 var (
-	celCache     = cel.NewCache(64, cel.Features{})
-	deviceClass  = classLister(dradriver.DeviceClasses())
-	allocFeature = structured.Features{}
+	AllocatorFeatures = structured.Features{
+		AdminAccess:            true, // DRAAdminAccess, GA in 1.36
+		ConsumableCapacity:     true, // DRAConsumableCapacity, beta and on in 1.36
+		DeviceBindingAndStatus: true, // DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
+		DeviceTaints:           true, // DRADeviceTaints, beta and on in 1.36
+		PartitionableDevices:   true, // DRAPartitionableDevices, beta and on in 1.36
+		PrioritizedList:        true, // DRAPrioritizedList, GA in 1.36
+	}
+	CELFeatures = cel.Features{EnableConsumableCapacity: true}
+)
+
+var (
+	celCache    = cel.NewCache(64, CELFeatures)
+	deviceClass = classLister(dradriver.DeviceClasses())
 )
 
 type classLister []*resourcev1.DeviceClass
@@ -175,7 +191,7 @@ func allocateRepeatedly(claims []*resourcev1.ResourceClaim, classes classLister,
 				return k, held
 			}
 		}
-		a, err := structured.NewAllocator(ctx, allocFeature, state, classes, []*resourcev1.ResourceSlice{slice}, celCache)
+		a, err := structured.NewAllocator(ctx, AllocatorFeatures, state, classes, []*resourcev1.ResourceSlice{slice}, celCache)
 		if err != nil {
 			return k, held
 		}
