@@ -100,6 +100,8 @@ var stages = [][]string{
 	// The checker's models, then the checks that read them.
 	{"compiler/check/sched", "compiler/check/readback", "compiler/check/kueuemodel", "compiler/check/cost"},
 	{"compiler/check"},
+	// The registry, which names every check.
+	{"compiler/check/registry"},
 	{"compiler/report", "compiler/drift"},
 	{"compiler/write"},
 	// What a change does, from the committed tree to the compiled one.
@@ -111,7 +113,7 @@ var stages = [][]string{
 // on each other, never on how the tree was made.
 var readsTree = map[string]bool{
 	"compiler/check/sched": true, "compiler/check/readback": true, "compiler/check/kueuemodel": true, "compiler/check/cost": true, "compiler/check": true,
-	"compiler/report": true, "compiler/drift": true, "compiler/write": true, "compiler/plan": true,
+	"compiler/check/registry": true, "compiler/report": true, "compiler/drift": true, "compiler/write": true, "compiler/plan": true,
 }
 
 const module = "github.com/gpufleet/gpufleet/"

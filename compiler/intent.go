@@ -82,7 +82,7 @@ func Prices(d *derive.Fleet) catalog.Prices {
 }
 
 // severities applies the spec's checks settings to the checks the registry
-// lets a spec lower (check.Check.Lowerable).
+// lets a spec lower (check.Check.Lowerable, in compiler/check/registry).
 func severities(f *spec.Fleet, r *check.Report) {
 	if f.Checks == nil {
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/registry"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -74,7 +75,7 @@ func TestKueueChecksCanFail(t *testing.T) {
 	}
 	rep := *res.Report
 	rep.Findings = nil
-	if err := check.Kueue(tree.Bytes(tr), cl, &rep, compiler.KueueIntent(res.Fleet)); err != nil {
+	if err := check.Kueue(tree.Bytes(tr), cl, &rep, compiler.KueueIntent(res.Fleet), registry.Checks); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}

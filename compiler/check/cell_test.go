@@ -36,7 +36,7 @@ func rowFleet(selector string) *sched.Cluster {
 func TestRowCells(t *testing.T) {
 	for sel, evaluated := range map[string][]int32{"x": {0, 3}, "none": {3}} {
 		cl := rowFleet(sel)
-		r := RunCluster(cl, Intent{})
+		r := RunCluster(cl, Intent{}, nil)
 		w := r.Row("k")
 		if w == nil || !slices.Equal(w.At, evaluated) || w.Len() != 4 {
 			t.Fatalf("selector %s: row %+v, want pools %v evaluated of 4", sel, w, evaluated)
@@ -74,7 +74,7 @@ func TestRowCells(t *testing.T) {
 			t.Errorf("selector %s: Lands %+v, on every cell %+v", sel, got, want)
 		}
 	}
-	r := RunCluster(rowFleet("x"), Intent{})
+	r := RunCluster(rowFleet("x"), Intent{}, nil)
 	if r.Cell("z", "a") != nil || r.Cell("k", "e") != nil || r.Fits("z", "a") || r.Row("z") != nil {
 		t.Error("unknown names must give nil")
 	}

@@ -136,9 +136,10 @@ func (r *Report) AllCells() []sched.Cell {
 }
 
 // RunCluster checks a cluster, readback.FromTree's at max size or
-// FromLive's: the registry's StageRow checks on each class's row as it is
-// made, then its StageCluster checks.
-func RunCluster(cl *sched.Cluster, in Intent) *Report {
+// FromLive's: the StageRow checks of checks (the registry's,
+// compiler/check/registry) on each class's row as it is made, then their
+// StageCluster checks.
+func RunCluster(cl *sched.Cluster, in Intent, checks []Check) *Report {
 	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}}
 	for _, p := range cl.Pools {
 		r.Pools = append(r.Pools, p.Name)
@@ -153,7 +154,7 @@ func RunCluster(cl *sched.Cluster, in Intent) *Report {
 	found := make([][]Finding, len(cl.Classes))
 	jobs := make([]*Unit, len(cl.Classes))
 	ix := sched.NewIndex(cl.Pools)
-	onRow := at(StageRow)
+	onRow := at(checks, StageRow)
 	parallel(len(cl.Classes), func(i int, w *sched.Worker) {
 		c := &cl.Classes[i]
 		r.Rows[i] = ix.Row(c, cl.Pools, r.Pools, w)
@@ -174,7 +175,7 @@ func RunCluster(cl *sched.Cluster, in Intent) *Report {
 		}
 	}
 	r.indexNames()
-	for _, run := range at(StageCluster) {
+	for _, run := range at(checks, StageCluster) {
 		r.Findings = append(r.Findings, run.cluster(cl, r.Rows, in)...)
 	}
 	r.Capacity = Commits(cl, in)

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -66,22 +65,24 @@ type Queued struct {
 // picks, and every flavor it could pick once others are in use, is a pool
 // where the class lands and, for a gang, where the whole gang fits; every
 // requested resource is covered; and the CRDs' limits hold. It runs the
-// registry's StageKueue checks, then its StageQueue checks on each queue.
-func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue) error {
-	return runKueue(tr, cl, r, queues, nil)
+// StageKueue checks of checks (the registry's), then their StageQueue
+// checks on each queue, and works out each queued class's unit.
+func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, checks []Check) error {
+	return runKueue(tr, cl, r, queues, checks, false)
 }
 
 // KueueLive runs, on a running cluster's nodes (readback.FromLive), the
-// Kueue checks that read nodes rather than quota: Kueue's topology-aware
-// scheduling places on the nodes that exist, whose labels give its
-// domains, so there they are exact.
-func KueueLive(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue) error {
-	return runKueue(tr, cl, r, queues, []ID{IDKueueTopology, IDKueueTopologyBound})
+// StageQueue checks of checks: the registry gives it the Kueue checks
+// that read nodes rather than quota (registry.OnLiveNodes), since Kueue's
+// topology-aware scheduling places on the nodes that exist, whose labels
+// give its domains, so there they are exact.
+func KueueLive(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, checks []Check) error {
+	return runKueue(tr, cl, r, queues, checks, true)
 }
 
-// runKueue runs the StageQueue checks of only (all when nil, with the
-// StageKueue ones and the units).
-func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, only []ID) error {
+// runKueue runs the StageQueue checks of checks, and unless live their
+// StageKueue checks and the units.
+func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, checks []Check, live bool) error {
 	m, err := kueuemodel.New(tr)
 	if err != nil {
 		return err
@@ -91,8 +92,8 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 			return fmt.Errorf("check: ClusterQueue %s missing from the tree", q.ClusterQueue)
 		}
 	}
-	if only == nil {
-		for _, run := range at(StageKueue) {
+	if !live {
+		for _, run := range at(checks, StageKueue) {
 			r.Findings = append(r.Findings, run.kueue(m, queues)...)
 		}
 	}
@@ -103,15 +104,7 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 	cl.IndexClasses()
 	memo := kueuemodel.NewMemo(m, cl, queues)
 	pin := newPinner(cl, m, r.Pools)
-	onQueue := at(StageQueue)
-	if only != nil {
-		onQueue = nil
-		for _, c := range Registry {
-			if slices.Contains(only, c.ID) {
-				onQueue = append(onQueue, c.Run)
-			}
-		}
-	}
+	onQueue := at(checks, StageQueue)
 	found := make([][]Finding, len(queues))
 	units := make([][]Unit, len(queues))
 	par.Each(len(queues), func(i int) {
@@ -120,7 +113,7 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 			found[i] = append(found[i], run.queue(a)...)
 		}
 		for k := range a.Classes {
-			if only != nil {
+			if live {
 				break
 			}
 			u := a.Classes[k].unit(a.Queue.Tenant)
