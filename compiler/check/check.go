@@ -197,8 +197,8 @@ func (r *Report) Sort() {
 	})
 }
 
-// landsOn yields the pools of the row's cells that fit, in pool order.
-func landsOn(cl *sched.Cluster, w *sched.Row) iter.Seq[*sched.Pool] {
+// FitPools yields the pools of the row's cells that fit, in pool order.
+func FitPools(cl *sched.Cluster, w *sched.Row) iter.Seq[*sched.Pool] {
 	return func(yield func(*sched.Pool) bool) {
 		for k := range w.Evaluated {
 			if w.Evaluated[k].Fits && !yield(&cl.Pools[w.At[k]]) {

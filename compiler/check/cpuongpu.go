@@ -19,7 +19,7 @@ func CPUOnGPU(cl *sched.Cluster, rows []sched.Row, _ Intent) []Finding {
 		if sched.AnyGPU(c.Info.Request) || c.Info.Claims.Asks() {
 			continue
 		}
-		for p := range landsOn(cl, &rows[i]) {
+		for p := range FitPools(cl, &rows[i]) {
 			if poolHasGPU(p) {
 				out = append(out, Finding{Severity: Error, Check: IDCPUOnGPU, Class: c.Name, Pool: p.Name,
 					Message: fmt.Sprintf("CPU-only class %s can land on GPU pool %s", c.Name, p.Name)})

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -25,18 +24,35 @@ type Admission struct {
 	// Classes are the queued classes the cluster has, in the queue's order.
 	Classes []Queued
 
-	below *[]quotaShort // belowKueue's, once worked out
-	pools []sched.Pool
+	// Pools are the cluster's.
+	Pools []sched.Pool
+
+	shared map[any]any // Shared's
 }
 
-// pool is the cluster's pool of that name (a flavor's), or nil.
-func (a *Admission) pool(name string) *sched.Pool {
-	for i := range a.pools {
-		if a.pools[i].Name == name {
-			return &a.pools[i]
+// Pool is the cluster's pool of that name (a flavor's), or nil.
+func (a *Admission) Pool(name string) *sched.Pool {
+	for i := range a.Pools {
+		if a.Pools[i].Name == name {
+			return &a.Pools[i]
 		}
 	}
 	return nil
+}
+
+// Shared is what work makes of the queue, worked out once under key for
+// the StageQueue checks that read it: a queue's checks run in turn on one
+// CPU.
+func Shared[T any](a *Admission, key any, work func() T) T {
+	if v, ok := a.shared[key]; ok {
+		return v.(T)
+	}
+	v := work()
+	if a.shared == nil {
+		a.shared = map[any]any{}
+	}
+	a.shared[key] = v
+	return v
 }
 
 // Queued is one queued class as Kueue sees it.
@@ -135,7 +151,7 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 
 // admission works out what Kueue makes of the queue's classes.
 func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo *kueuemodel.Memo, r *Report, pin *pinner) *Admission {
-	a := &Admission{Queue: q, CQ: m.Queues[q.ClusterQueue], Model: m, Report: r, pools: cl.Pools}
+	a := &Admission{Queue: q, CQ: m.Queues[q.ClusterQueue], Model: m, Report: r, Pools: cl.Pools}
 	for _, name := range q.Classes {
 		c := cl.Class(name)
 		if c == nil {
@@ -153,54 +169,4 @@ func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo 
 		a.Classes = append(a.Classes, qc)
 	}
 	return a
-}
-
-// fitting are the class's cells on the pools it lands on, in pool order:
-// evaluated cells, since a ruled-out pool never fits.
-func (r *Report) fitting(c *sched.Class) []*sched.Cell {
-	w := r.Row(c.Name)
-	if w == nil {
-		return nil
-	}
-	var out []*sched.Cell
-	for k := range w.Evaluated {
-		if w.Evaluated[k].Fits {
-			out = append(out, &w.Evaluated[k])
-		}
-	}
-	return out
-}
-
-// notAdmitted is the finding for a class the queue admits no workload of.
-// When the class lands on none of the queue's flavors, it says where the
-// class does land: Kueue's reasons then speak of quota or labels, while
-// the fix is a flavor (a poolQuotas entry) for such a pool.
-func notAdmitted(a *Admission, qc *Queued, id ID) Finding {
-	q, c := a.Queue, qc.Class
-	return Finding{Severity: Error, Check: id, Tenant: q.Tenant, Class: c.Name,
-		Message: fmt.Sprintf("tenant %s, class %s: ClusterQueue %s admits no workload of it: %s%s", q.Tenant, c.Name, a.CQ.Name, qc.Assignment.Message, landsNowhereIn(a, c))}
-}
-
-func landsNowhereIn(a *Admission, c *sched.Class) string {
-	for _, rg := range a.CQ.Spec.ResourceGroups {
-		for _, f := range rg.Flavors {
-			if a.Report.Fits(c.Name, f.Name) {
-				return ""
-			}
-		}
-	}
-	var at []string
-	for _, cell := range a.Report.fitting(c) {
-		at = append(at, cell.Pool)
-	}
-	if len(at) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (the class lands on none of its flavors; it lands on %s)", strings.Join(at, ", "))
-}
-
-// shortOfQuota reports whether Kueue refused the workload for quota, not
-// for a flavor's taints or labels.
-func shortOfQuota(qc *Queued) bool {
-	return strings.Contains(qc.Assignment.Message, "insufficient quota")
 }

@@ -20,7 +20,7 @@ const reasonScopedBelowKueue = "ClusterQueue %s may admit up to %s of class %s (
 func KueuePriorityQuota(a *Admission) []Finding {
 	var out []Finding
 	warned := map[string]bool{}
-	for _, b := range a.belowKueue() {
+	for _, b := range belowKueue(a) {
 		for _, qc := range a.Classes {
 			c := qc.Class
 			if warned[c.Name] || !priorityScoped(b.rq, c.Pod.Spec.PriorityClassName) {

@@ -26,7 +26,7 @@ const reasonQuotaBelowKueue = "ClusterQueue %s may admit up to %s (nominal quota
 // usually the same.
 func KueueResourceQuota(a *Admission) []Finding {
 	var short []string // a reason per namespace whose quota is short
-	for _, b := range a.belowKueue() {
+	for _, b := range belowKueue(a) {
 		if unscoped(b.rq) {
 			short = append(short, fmt.Sprintf(reasonQuotaBelowKueue, a.Queue.ClusterQueue, b.over[0].most, b.rq.Name, b.ns, b.over[0].hard, b.rq.Name))
 		}
@@ -54,10 +54,14 @@ type quotaShort struct {
 // namespaces that allow less than its ClusterQueue may admit; worked out
 // once per queue for the checks that read it. A namespace's quotas after
 // an unscoped one that is short are not read: its pods fail there first.
-func (a *Admission) belowKueue() []quotaShort {
-	if a.below != nil {
-		return *a.below
-	}
+func belowKueue(a *Admission) []quotaShort {
+	return Shared(a, belowKey{}, func() []quotaShort { return quotasBelow(a) })
+}
+
+// belowKey keys belowKueue's figures in Shared.
+type belowKey struct{}
+
+func quotasBelow(a *Admission) []quotaShort {
 	most := a.Model.MaxUsage(a.Queue.ClusterQueue)
 	names := make([]corev1.ResourceName, 0, len(most))
 	for res := range most {
@@ -76,7 +80,6 @@ func (a *Admission) belowKueue() []quotaShort {
 			}
 		}
 	}
-	a.below = &out
 	return out
 }
 

@@ -31,7 +31,7 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 	var out []Finding
 	for i := range a.Classes {
 		qc := &a.Classes[i]
-		fit, topology, ok := a.tasFit(qc)
+		fit, topology, ok := a.TASFit(qc)
 		// Where the class does not land on the flavor's pool at all,
 		// KueueFlavor says so.
 		if !ok || fit.Sure() || fit.May() != bound || !a.Report.Fits(qc.Class.Name, qc.Assignment.Flavor()) {
@@ -40,13 +40,13 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 		c, flavor := qc.Class, qc.Assignment.Flavor()
 		t := kueuemodel.TopologyOf(c.Pod)
 		head := fmt.Sprintf("tenant %s: Kueue admits class %s's %s to flavor %s on quota, then places it by topology (%s) on the %d node(s) that exist",
-			a.Queue.Tenant, c.Name, workloadOf(c, qc.Pods), flavor, asked(t), fit.Standing)
+			a.Queue.Tenant, c.Name, workloadOf(c, qc.Pods), flavor, TopologyAsked(t), fit.Standing)
 		f := Finding{Severity: Error, Check: IDKueueTopology, Tenant: a.Queue.Tenant, Class: c.Name, Pool: flavor,
-			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, fit.NotFit(topology, fit.Best), standing(a.pool(flavor).Live, fit))}
+			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, fit.NotFit(topology, fit.Best), standing(a.Pool(flavor).Live, fit))}
 		if bound {
 			sliced := ""
 			if t.SliceSize > 0 {
-				sliced = slicedIn(t) + ","
+				sliced = TopologySliced(t) + ","
 			}
 			f.Severity, f.Check = Warning, IDKueueTopologyBound
 			f.Message = fmt.Sprintf("%s: its %d pods%s fit only if EC2 puts enough of those nodes under one network node; with each undeclared level's domains as small as they can be, %s (declare the pool's topologyDomains, or run check --nodes on the live labels, to judge it exactly)",
@@ -55,52 +55,6 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 		out = append(out, f)
 	}
 	return out
-}
-
-// tasFit is how Kueue's TAS fits the queued class's unit on the flavor
-// its quota goes to, and that flavor's Topology; false where Kueue does
-// not place it by topology.
-func (a *Admission) tasFit(qc *Queued) (kueuemodel.Fit, string, bool) {
-	if !qc.Assignment.Admitted() || !qc.Assignment.TAS {
-		return kueuemodel.Fit{}, "", false
-	}
-	flavor := qc.Assignment.Flavor()
-	p, spec := a.pool(flavor), a.Model.Flavors[flavor]
-	if p == nil || spec.TopologyName == nil {
-		return kueuemodel.Fit{}, "", false
-	}
-	t := kueuemodel.TopologyOf(qc.Class.Pod)
-	return kueuemodel.TASFit(p, a.Report.Cell(qc.Class.Name, flavor), a.Model.Topologies[*spec.TopologyName], a.Model.Domains[flavor], t, int64(qc.Pods)), *spec.TopologyName, true
-}
-
-// unitTopology is the report's account of the unit's TAS placement.
-func (a *Admission) unitTopology(qc *Queued) *UnitTopology {
-	fit, _, ok := a.tasFit(qc)
-	if !ok {
-		return nil
-	}
-	return &UnitTopology{Request: asked(kueuemodel.TopologyOf(qc.Class.Pod)), Standing: fit.Standing, Worst: fit.Worst, Best: fit.Best}
-}
-
-// asked names a TopologyRequest in a finding.
-func asked(t kueuemodel.TopologyRequest) string {
-	switch {
-	case !t.Explicit:
-		return "implied: its ClusterQueue has only TAS flavors"
-	case t.Required:
-		return "required " + t.Level + slicedIn(t)
-	case t.Level != "":
-		return "preferred " + t.Level + slicedIn(t)
-	}
-	return "unconstrained" + slicedIn(t)
-}
-
-// slicedIn says how a sliced request slices its pods.
-func slicedIn(t kueuemodel.TopologyRequest) string {
-	if t.SliceSize == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", in slices of %d within one %s domain each", t.SliceSize, t.SliceLevel)
 }
 
 // standing says why so few nodes stand.

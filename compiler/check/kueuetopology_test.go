@@ -41,7 +41,7 @@ func tasAdmission(annotations map[string]string, pods int32, topology bool, stan
 	}
 	r := &Report{Pools: []string{"a"}, Classes: []string{"c"}, Rows: []sched.Row{*sched.NewRow([]sched.Cell{cell})}}
 	r.indexCells()
-	return &Admission{Queue: kueuemodel.Queue{Tenant: "t", ClusterQueue: "t"}, Model: m, Report: r, pools: []sched.Pool{pool},
+	return &Admission{Queue: kueuemodel.Queue{Tenant: "t", ClusterQueue: "t"}, Model: m, Report: r, Pools: []sched.Pool{pool},
 		Classes: []Queued{{Class: c, Pods: pods, Assignment: kueuemodel.Assignment{
 			Flavors: map[corev1.ResourceName]string{"nvidia.com/gpu": "a"}, TAS: topology && len(annotations) > 0}}}}
 }

@@ -17,7 +17,7 @@ func OnDemandOnSpot(cl *sched.Cluster, rows []sched.Row, in Intent) []Finding {
 		if !in.OnDemandOnly[c.Name] {
 			continue
 		}
-		for p := range landsOn(cl, &rows[i]) {
+		for p := range FitPools(cl, &rows[i]) {
 			if p.Spot {
 				out = append(out, Finding{Severity: Error, Check: IDOnDemandOnSpot, Class: c.Name, Pool: p.Name,
 					Message: fmt.Sprintf("class %s demands on-demand capacity but can land on spot pool %s", c.Name, p.Name)})

@@ -2,20 +2,16 @@ package check
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/sat"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 const IDQuotaFit ID = "QuotaFit"
-
-var quotaResources = []corev1.ResourceName{catalog.ResourceGPU, corev1.ResourceCPU, corev1.ResourceMemory}
 
 // QuotaFit proves that each tenant's quota plus borrowing holds one whole
 // workload of every class it may use (a Job's whole gang, all replicas of
@@ -62,7 +58,7 @@ func tenantShort(c *sched.Class, t TenantIntent, in Intent, pods int64, unscoped
 // shortOf lists what pods pods of requests req need beyond hard.
 func shortOf(req corev1.ResourceList, pods int64, hard map[string]int64, what string) []string {
 	var short []string
-	for _, r := range quotaResources {
+	for _, r := range QuotaResources {
 		h, limited := hard[string(r)]
 		q := req[r]
 		need := sat.Mul(q.MilliValue(), pods)
@@ -91,15 +87,5 @@ func milli(v int64, r corev1.ResourceName) string {
 	if r != corev1.ResourceCPU && r != corev1.ResourceMemory {
 		return strconv.FormatInt(v/1000, 10)
 	}
-	return milliF(float64(v), r)
-}
-
-func milliF(v float64, r corev1.ResourceName) string {
-	switch r {
-	case corev1.ResourceCPU:
-		return strconv.FormatFloat(v/1000, 'f', -1, 64)
-	case corev1.ResourceMemory:
-		return strconv.FormatFloat(v/1000/(1<<30), 'f', 1, 64) + "Gi"
-	}
-	return strconv.FormatFloat(math.Floor(v/1000), 'f', -1, 64)
+	return FormatMilli(float64(v), r)
 }

@@ -32,7 +32,7 @@ func SpotGracePeriod(cl *sched.Cluster, rows []sched.Row, in Intent) []Finding {
 			continue
 		}
 		var spot []string
-		for p := range landsOn(cl, &rows[i]) {
+		for p := range FitPools(cl, &rows[i]) {
 			if p.Spot {
 				spot = append(spot, p.Name)
 			}
