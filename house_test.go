@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
 
 // A clone has nothing beside it, so nothing committed may point there.
@@ -97,10 +97,12 @@ var stages = [][]string{
 	{"compiler/derive"},
 	{"compiler/verify"},
 	{"compiler/render", "compiler/encode", "compiler/nodegroup", "compiler/nodegroup/"},
-	// The checker's models, then the checks that read them.
+	// The checker's models; what every check shares (findings, stages,
+	// the runner); the checks that read the models, a package per
+	// component they restate; then the registry that names them all.
 	{"compiler/check/sched", "compiler/check/readback", "compiler/check/kueuemodel", "compiler/check/cost"},
 	{"compiler/check"},
-	// The registry, which names every check.
+	{"compiler/check/scheduling"},
 	{"compiler/check/registry"},
 	{"compiler/report", "compiler/drift"},
 	{"compiler/write"},
@@ -113,7 +115,8 @@ var stages = [][]string{
 // on each other, never on how the tree was made.
 var readsTree = map[string]bool{
 	"compiler/check/sched": true, "compiler/check/readback": true, "compiler/check/kueuemodel": true, "compiler/check/cost": true, "compiler/check": true,
-	"compiler/check/registry": true, "compiler/report": true, "compiler/drift": true, "compiler/write": true, "compiler/plan": true,
+	"compiler/check/scheduling": true, "compiler/check/registry": true,
+	"compiler/report": true, "compiler/drift": true, "compiler/write": true, "compiler/plan": true,
 }
 
 const module = "github.com/gpufleet/gpufleet/"
@@ -163,10 +166,10 @@ func TestDependencyRule(t *testing.T) {
 	}
 }
 
-// The checker claims kube-scheduler v1.35's semantics (check.SchedulerMinor):
+// The checker claims kube-scheduler v1.35's semantics (scheduling.SchedulerMinor):
 // the modules that judge it must run that minor.
 func TestSchedulerMinorPinned(t *testing.T) {
-	want := "k8s.io/kubernetes v" + check.SchedulerMinor + "."
+	want := "k8s.io/kubernetes v" + scheduling.SchedulerMinor + "."
 	for _, mod := range []string{"ladder/kube-scheduler/go.mod"} {
 		b, err := os.ReadFile(mod)
 		if err != nil {

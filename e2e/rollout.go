@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -38,7 +39,7 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 		case f.Class != c.Name:
 		case f.Check == check.IDRolloutQuota:
 			want = "quota"
-		case f.Check == check.IDRollout && want == "":
+		case f.Check == scheduling.IDRollout && want == "":
 			want = "room"
 		}
 	}

@@ -7,22 +7,23 @@ package registry
 
 import (
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
 
 // Checks lists every check, in the order docs/checks.md documents them.
 // check.RunCluster runs their StageRow and StageCluster checks, check.Kueue
 // their StageKueue and StageQueue ones, each stage's in this order.
 var Checks = []check.Check{
-	{ID: check.IDLands, Run: check.OnRow(check.Lands), Severity: check.Error, Proves: "every class can land on at least one pool (kube-scheduler's Filter plugins)"},
-	{ID: check.IDGang, Run: check.OnRow(check.Gang), Severity: check.Error, Proves: "a Job's whole gang fits at once on the pools it lands on, at max size"},
-	{ID: check.IDCapacity, Run: check.OnRow(check.Capacity), Severity: check.Error, Proves: "all of a workload's replicas fit at once on the pools it lands on, at max size"},
-	{ID: check.IDRollout, Run: check.OnRow(check.Rollout), Severity: check.Error, Proves: "a Deployment's rolling update progresses at max size: maxUnavailable at least 1, or room for a surge pod beside every old one"},
-	{ID: check.IDInterPodAffinity, Run: check.OnRow(check.InterPodAffinity), Severity: check.Error, Proves: "required anti-affinity leaves a node or zone for every replica"},
-	{ID: check.IDPodTopologySpread, Run: check.OnRow(check.PodTopologySpread), Severity: check.Error, Proves: "DoNotSchedule spread constraints hold for every pod, placed one by one"},
-	{ID: check.IDSystemLands, Run: check.OnCluster(check.SystemLands), Severity: check.Error, Proves: "every workload the tree itself deploys (its second scheduler) fits some pool: system pools' taints are tolerated"},
-	{ID: check.IDCPUOnGPU, Run: check.OnCluster(check.CPUOnGPU), Severity: check.Error, Lowerable: true, Proves: "no CPU-only class can land on a GPU pool"},
-	{ID: check.IDOnDemandOnSpot, Run: check.OnCluster(check.OnDemandOnSpot), Severity: check.Error, Lowerable: true, Proves: "no on-demand class can land on a spot pool"},
-	{ID: check.IDDedicated, Run: check.OnCluster(check.Dedicated), Severity: check.Error, Lowerable: true, Proves: "no class lands on a pool dedicated to others"},
+	{ID: scheduling.IDLands, Run: check.OnRow(scheduling.Lands), Severity: check.Error, Proves: "every class can land on at least one pool (kube-scheduler's Filter plugins)"},
+	{ID: scheduling.IDGang, Run: check.OnRow(scheduling.Gang), Severity: check.Error, Proves: "a Job's whole gang fits at once on the pools it lands on, at max size"},
+	{ID: scheduling.IDCapacity, Run: check.OnRow(scheduling.Capacity), Severity: check.Error, Proves: "all of a workload's replicas fit at once on the pools it lands on, at max size"},
+	{ID: scheduling.IDRollout, Run: check.OnRow(scheduling.Rollout), Severity: check.Error, Proves: "a Deployment's rolling update progresses at max size: maxUnavailable at least 1, or room for a surge pod beside every old one"},
+	{ID: scheduling.IDInterPodAffinity, Run: check.OnRow(scheduling.InterPodAffinity), Severity: check.Error, Proves: "required anti-affinity leaves a node or zone for every replica"},
+	{ID: scheduling.IDPodTopologySpread, Run: check.OnRow(scheduling.PodTopologySpread), Severity: check.Error, Proves: "DoNotSchedule spread constraints hold for every pod, placed one by one"},
+	{ID: scheduling.IDSystemLands, Run: check.OnCluster(scheduling.SystemLands), Severity: check.Error, Proves: "every workload the tree itself deploys (its second scheduler) fits some pool: system pools' taints are tolerated"},
+	{ID: scheduling.IDCPUOnGPU, Run: check.OnCluster(scheduling.CPUOnGPU), Severity: check.Error, Lowerable: true, Proves: "no CPU-only class can land on a GPU pool"},
+	{ID: scheduling.IDOnDemandOnSpot, Run: check.OnCluster(scheduling.OnDemandOnSpot), Severity: check.Error, Lowerable: true, Proves: "no on-demand class can land on a spot pool"},
+	{ID: scheduling.IDDedicated, Run: check.OnCluster(scheduling.Dedicated), Severity: check.Error, Lowerable: true, Proves: "no class lands on a pool dedicated to others"},
 	{ID: check.IDDevicePlugin, Run: check.OnCluster(check.DevicePlugin), Severity: check.Error, Proves: "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
 	{ID: check.IDDevicePluginAllocate, Run: check.OnRow(check.DevicePluginAllocate), Severity: check.Error, Proves: "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
 	{ID: check.IDDRAPlugin, Run: check.OnCluster(check.DRAPlugin), Severity: check.Error, Proves: "the NVIDIA DRA driver's kubelet plugin runs on every DRA pool's nodes (which otherwise publish no devices), and the device plugin on none of them"},
@@ -35,7 +36,7 @@ var Checks = []check.Check{
 	{ID: check.IDKarpenterUnpriced, Run: check.OnCluster(check.KarpenterUnpriced), Severity: check.Error, Proves: "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
 	{ID: check.IDQuotaFit, Run: check.OnCluster(check.QuotaFit), Severity: check.Error, Proves: "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{ID: check.IDRolloutQuota, Run: check.OnCluster(check.RolloutQuota), Severity: check.Error, Proves: "a tenant's quotas hold a Deployment's replicas plus its surge pods when maxUnavailable is 0, so its rollout is not refused at quota admission"},
-	{ID: check.IDSchedulerVersion, Run: check.OnCluster(check.SchedulerVersion), Severity: check.Warning, Proves: "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.36)"},
+	{ID: scheduling.IDSchedulerVersion, Run: check.OnCluster(scheduling.SchedulerVersion), Severity: check.Warning, Proves: "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.36)"},
 	{ID: check.IDSpotCheckpoint, Run: check.OnRow(check.SpotCheckpoint), Severity: check.Warning, Proves: "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
 	{ID: check.IDSpotGracePeriod, Run: check.OnCluster(check.SpotGracePeriod), Severity: check.Warning, Proves: "no class that lands on spot asks for a checkpoint window longer than the spot interruption notice, after which the instance is gone"},
 	{ID: check.IDPriorityOrder, Run: check.OnCluster(check.PriorityOrder), Severity: check.Warning, Proves: "no preempting batch class outranks a critical serving class"},

@@ -1,15 +1,16 @@
-package check
+package scheduling
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDRollout ID = "Rollout"
+const IDRollout check.ID = "Rollout"
 
 // Rollout proves that a Deployment's rolling update can progress at max
 // size. The Deployment controller (k8s.io/kubernetes
@@ -20,7 +21,7 @@ const IDRollout ID = "Rollout"
 // every old one. Its spreads and anti-affinity do not count the old
 // ReplicaSet's pods (matchLabelKeys pod-template-hash), so it needs only a
 // node with room. A queued Deployment's new pod waits on Kueue first.
-func Rollout(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+func Rollout(c *sched.Class, w *sched.Row, pools []sched.Pool) []check.Finding {
 	if c.Kind != keys.KindDeployment || c.Queued || c.MaxUnavailable > 0 || c.MaxSurge == 0 {
 		return nil
 	}
@@ -43,7 +44,7 @@ func Rollout(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 		return nil
 	}
 	slices.Sort(reasons)
-	return []Finding{{Severity: Error, Check: IDRollout, Class: c.Name,
+	return []check.Finding{{Severity: check.Error, Check: IDRollout, Class: c.Name,
 		Message: fmt.Sprintf("a rollout of class %s cannot progress at max size: maxUnavailable 0 keeps its %d old pods, which fill the pools that fit (%s), so the first of maxSurge %d new pods stays Pending (%s) and the rollout ends in ProgressDeadlineExceeded; set rollout.maxUnavailable to 1 or more, or give the pools room for %d more pods",
 			c.Name, c.Pods, strings.Join(parts, ", "), c.MaxSurge, strings.Join(reasons, ", "), c.MaxSurge)}}
 }

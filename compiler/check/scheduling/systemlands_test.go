@@ -1,4 +1,4 @@
-package check
+package scheduling
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -39,7 +40,7 @@ func TestSystemLands(t *testing.T) {
 				Containers: []corev1.Container{checktest.Container("cpu=100m,memory=128Mi")}})
 			cl.System = []sched.Class{{Name: "gpufleet-system/gpufleet-scheduler", Pod: p, Info: sched.NewPodInfo(p), Pods: 1}}
 			var got []string
-			for _, f := range SystemLands(cl, nil, Intent{}) {
+			for _, f := range SystemLands(cl, nil, check.Intent{}) {
 				got = append(got, f.Message)
 			}
 			if strings.Join(got, "\n") != tc.want {

@@ -1,17 +1,18 @@
-package check
+package scheduling
 
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDLands ID = "Lands"
+const IDLands check.ID = "Lands"
 
 // Lands fails a class that no pool can host, with a FailedScheduling-style
 // summary of why each pool refused it: the evaluated pools' reasons, and
 // the ruled-out ones counted by theirs.
-func Lands(c *sched.Class, w *sched.Row, _ []sched.Pool) []Finding {
+func Lands(c *sched.Class, w *sched.Row, _ []sched.Pool) []check.Finding {
 	counts := map[string]int{}
 	for _, cell := range w.Evaluated {
 		if cell.Fits {
@@ -22,8 +23,8 @@ func Lands(c *sched.Class, w *sched.Row, _ []sched.Pool) []Finding {
 		}
 	}
 	w.CountRuledOut(counts)
-	return []Finding{{
-		Severity: Error, Check: IDLands, Class: c.Name,
+	return []check.Finding{{
+		Severity: check.Error, Check: IDLands, Class: c.Name,
 		Message: fmt.Sprintf("0/%d pools can host class %s: %s.", w.Len(), c.Name, histogram(counts)),
 	}}
 }

@@ -1,30 +1,31 @@
-package check
+package scheduling
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDGang ID = "Gang"
+const IDGang check.ID = "Gang"
 
 // Gang requires all of a gang Job's pods to fit at once on the pools it can
 // land on, at their max size: the gang must start together. The finding
 // ends with what kube-scheduler says of the pods left over: the reasons a
 // full node refuses one more. A queued gang is judged where Kueue pins it
 // (KueueGang), not across pools.
-func Gang(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+func Gang(c *sched.Class, w *sched.Row, pools []sched.Pool) []check.Finding {
 	if !c.Gang || c.Queued {
 		return nil
 	}
 	return shortfall(c, w, pools, IDGang, "a gang of %d pods cannot run at once")
 }
 
-// shortfall is check's finding when the class's pods do not all fit at
+// shortfall is the finding of check id when the class's pods do not all fit at
 // once on the pools it lands on; what formats their count.
-func shortfall(c *sched.Class, w *sched.Row, pools []sched.Pool, check ID, what string) []Finding {
+func shortfall(c *sched.Class, w *sched.Row, pools []sched.Pool, id check.ID, what string) []check.Finding {
 	var total int64
 	var parts, reasons []string
 	fitting := 0
@@ -49,5 +50,5 @@ func shortfall(c *sched.Class, w *sched.Row, pools []sched.Pool, check ID, what 
 	if len(reasons) > 0 {
 		msg += ": " + strings.Join(reasons, ", ")
 	}
-	return []Finding{{Severity: Error, Check: check, Class: c.Name, Message: msg}}
+	return []check.Finding{{Severity: check.Error, Check: id, Class: c.Name, Message: msg}}
 }

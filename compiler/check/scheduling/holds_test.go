@@ -1,4 +1,4 @@
-package check
+package scheduling
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -73,8 +74,8 @@ func TestHolds(t *testing.T) {
 		if strings.Join(why, ", ") != tc.why {
 			t.Errorf("%s: reasons %q, want %q", tc.name, why, tc.why)
 		}
-		var found []Finding
-		for _, check := range []func(*sched.Class, *sched.Row, []sched.Pool) []Finding{Lands, Gang, Capacity, InterPodAffinity, PodTopologySpread} {
+		var found []check.Finding
+		for _, check := range []func(*sched.Class, *sched.Row, []sched.Pool) []check.Finding{Lands, Gang, Capacity, InterPodAffinity, PodTopologySpread} {
 			found = append(found, check(c, w, pools[:len(cells)])...)
 		}
 		if got != tc.holds || (len(found) > 0) != tc.finds || (got < int64(c.Need())) != tc.finds {

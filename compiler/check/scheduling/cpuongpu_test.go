@@ -1,10 +1,11 @@
-package check
+package scheduling
 
 import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 )
 
@@ -32,7 +33,7 @@ func TestCPUOnGPU(t *testing.T) {
 		n := checktest.Node(tc.labels, tc.taints, tc.alloc)
 		n.Status.Capacity = n.Status.Allocatable.DeepCopy()
 		cl := onePool("p", false, n, "c", tc.pod)
-		f := CPUOnGPU(cl, rows(cl), Intent{})
+		f := CPUOnGPU(cl, rows(cl), check.Intent{})
 		if got := len(f) == 1 && f[0].Check == IDCPUOnGPU && f[0].Pool == "p"; got != tc.want || len(f) > 1 {
 			t.Errorf("%s: findings %v, want a CPUOnGPU finding %v", tc.name, f, tc.want)
 		}

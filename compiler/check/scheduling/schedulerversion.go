@@ -1,12 +1,13 @@
-package check
+package scheduling
 
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDSchedulerVersion ID = "SchedulerVersion"
+const IDSchedulerVersion check.ID = "SchedulerVersion"
 
 // SchedulerMinor is the kube-scheduler whose Filter plugins the checker
 // restates, and which make test-kube-scheduler (in-process, k8s.io/kubernetes
@@ -18,10 +19,10 @@ const SchedulerMinor = "1.36"
 const reasonSchedulerVersion = "cluster.version %s: the checker's verdicts are kube-scheduler v%s's, which make test-kube-scheduler and make e2e run; this cluster runs v%s's, which nothing here tests"
 
 // SchedulerVersion warns when the cluster's minor is not the checker's.
-func SchedulerVersion(_ *sched.Cluster, _ []sched.Row, in Intent) []Finding {
+func SchedulerVersion(_ *sched.Cluster, _ []sched.Row, in check.Intent) []check.Finding {
 	if in.Version == "" || in.Version == SchedulerMinor {
 		return nil
 	}
-	return []Finding{{Severity: Warning, Check: IDSchedulerVersion,
+	return []check.Finding{{Severity: check.Warning, Check: IDSchedulerVersion,
 		Message: fmt.Sprintf(reasonSchedulerVersion, in.Version, SchedulerMinor, in.Version)}}
 }

@@ -1,4 +1,4 @@
-package check
+package scheduling
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 )
 
@@ -22,7 +23,7 @@ func TestOnDemandOnSpot(t *testing.T) {
 		{"on-demand class on on-demand", false, true, ""},
 	} {
 		cl := onePool("p", tc.spot, checktest.Node(nil, nil, "cpu=8,pods=10"), "web", web)
-		f := OnDemandOnSpot(cl, rows(cl), Intent{OnDemandOnly: map[string]bool{"web": tc.only}})
+		f := OnDemandOnSpot(cl, rows(cl), check.Intent{OnDemandOnly: map[string]bool{"web": tc.only}})
 		switch {
 		case tc.want == "" && len(f) > 0:
 			t.Errorf("%s: unexpected %v", tc.name, f)

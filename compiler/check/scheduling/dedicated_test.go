@@ -1,4 +1,4 @@
-package check
+package scheduling
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 )
 
@@ -22,7 +23,7 @@ func TestDedicated(t *testing.T) {
 		{"another pool dedicated", map[string][]string{"q": {"train"}}, ""},
 	} {
 		cl := onePool("p", false, checktest.Node(nil, nil, "cpu=8,pods=10"), "web", web)
-		f := Dedicated(cl, rows(cl), Intent{Dedicated: tc.dedicated})
+		f := Dedicated(cl, rows(cl), check.Intent{Dedicated: tc.dedicated})
 		switch {
 		case tc.want == "" && len(f) > 0:
 			t.Errorf("%s: unexpected %v", tc.name, f)

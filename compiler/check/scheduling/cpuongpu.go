@@ -1,27 +1,28 @@
-package check
+package scheduling
 
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDCPUOnGPU ID = "CPUOnGPU"
+const IDCPUOnGPU check.ID = "CPUOnGPU"
 
 // CPUOnGPU proves a side that must not happen: a CPU-only class on a GPU
 // pool, where it holds a node whose GPUs then sit idle.
-func CPUOnGPU(cl *sched.Cluster, rows []sched.Row, _ Intent) []Finding {
-	var out []Finding
+func CPUOnGPU(cl *sched.Cluster, rows []sched.Row, _ check.Intent) []check.Finding {
+	var out []check.Finding
 	for i := range cl.Classes {
 		c := &cl.Classes[i]
 		// A class that asks for GPUs, whole or MIG slices or claimed, is not CPU-only.
 		if sched.AnyGPU(c.Info.Request) || c.Info.Claims.Asks() {
 			continue
 		}
-		for p := range FitPools(cl, &rows[i]) {
+		for p := range check.FitPools(cl, &rows[i]) {
 			if poolHasGPU(p) {
-				out = append(out, Finding{Severity: Error, Check: IDCPUOnGPU, Class: c.Name, Pool: p.Name,
+				out = append(out, check.Finding{Severity: check.Error, Check: IDCPUOnGPU, Class: c.Name, Pool: p.Name,
 					Message: fmt.Sprintf("CPU-only class %s can land on GPU pool %s", c.Name, p.Name)})
 			}
 		}

@@ -1,4 +1,4 @@
-package check
+package scheduling
 
 import (
 	corev1 "k8s.io/api/core/v1"

@@ -1,14 +1,15 @@
-package check
+package scheduling
 
 import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDPodTopologySpread ID = "PodTopologySpread"
+const IDPodTopologySpread check.ID = "PodTopologySpread"
 
 // PodTopologySpread places the class's pods one by one under each
 // DoNotSchedule constraint on its own pods. Domains are counted the
@@ -18,18 +19,18 @@ const IDPodTopologySpread ID = "PodTopologySpread"
 // minimum at zero and caps every other zone at maxSkew. A Job that runs in
 // waves needs one pod placed; a queued workload is judged where Kueue pins
 // it, whose nodeSelector leaves only its pool's domains.
-func PodTopologySpread(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+func PodTopologySpread(c *sched.Class, w *sched.Row, pools []sched.Pool) []check.Finding {
 	if c.Queued {
 		return nil
 	}
-	var out []Finding
+	var out []check.Finding
 	hard := sched.HardSpreads(c)
 	for _, tsc := range hard {
 		placed, described := sched.SpreadPlaced(c, tsc, w, pools)
 		if placed >= int64(c.Need()) {
 			continue
 		}
-		out = append(out, Finding{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,
+		out = append(out, check.Finding{Severity: check.Error, Check: IDPodTopologySpread, Class: c.Name,
 			Message: fmt.Sprintf("only %d of %d pods can be placed under maxSkew %d on %s over %s: %s",
 				placed, c.Pods, tsc.MaxSkew, tsc.TopologyKey, described, sched.ErrReasonSpread)})
 	}
@@ -46,7 +47,7 @@ func PodTopologySpread(c *sched.Class, w *sched.Row, pools []sched.Pool) []Findi
 // nodes has then gone past maxSkew. kube-scheduler checks every
 // constraint for every pod, so the checker places them jointly: pod by
 // pod on the least-loaded zone, then node, where all constraints allow.
-func jointSpread(c *sched.Class, tscs []corev1.TopologySpreadConstraint, w *sched.Row, pools []sched.Pool) []Finding {
+func jointSpread(c *sched.Class, tscs []corev1.TopologySpreadConstraint, w *sched.Row, pools []sched.Pool) []check.Finding {
 	if len(tscs) < 2 {
 		return nil
 	}
@@ -54,7 +55,7 @@ func jointSpread(c *sched.Class, tscs []corev1.TopologySpreadConstraint, w *sche
 	if placed >= int64(c.Need()) {
 		return nil
 	}
-	return []Finding{{Severity: Error, Check: IDPodTopologySpread, Class: c.Name,
+	return []check.Finding{{Severity: check.Error, Check: IDPodTopologySpread, Class: c.Name,
 		Message: fmt.Sprintf("only %d of %d pods can be placed under all %d spread constraints together, each of which alone holds them: %s",
 			placed, c.Pods, len(tscs), sched.ErrReasonSpread)}}
 }
