@@ -7,6 +7,7 @@ package registry
 
 import (
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/nodeagents"
 	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
 
@@ -24,10 +25,10 @@ var Checks = []check.Check{
 	{ID: scheduling.IDCPUOnGPU, Run: check.OnCluster(scheduling.CPUOnGPU), Severity: check.Error, Lowerable: true, Proves: "no CPU-only class can land on a GPU pool"},
 	{ID: scheduling.IDOnDemandOnSpot, Run: check.OnCluster(scheduling.OnDemandOnSpot), Severity: check.Error, Lowerable: true, Proves: "no on-demand class can land on a spot pool"},
 	{ID: scheduling.IDDedicated, Run: check.OnCluster(scheduling.Dedicated), Severity: check.Error, Lowerable: true, Proves: "no class lands on a pool dedicated to others"},
-	{ID: check.IDDevicePlugin, Run: check.OnCluster(check.DevicePlugin), Severity: check.Error, Proves: "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
-	{ID: check.IDDevicePluginAllocate, Run: check.OnRow(check.DevicePluginAllocate), Severity: check.Error, Proves: "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
-	{ID: check.IDDRAPlugin, Run: check.OnCluster(check.DRAPlugin), Severity: check.Error, Proves: "the NVIDIA DRA driver's kubelet plugin runs on every DRA pool's nodes (which otherwise publish no devices), and the device plugin on none of them"},
-	{ID: check.IDEFADevicePlugin, Run: check.OnCluster(check.EFADevicePlugin), Severity: check.Error, Proves: "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
+	{ID: nodeagents.IDDevicePlugin, Run: check.OnCluster(nodeagents.DevicePlugin), Severity: check.Error, Proves: "the NVIDIA device plugin's DaemonSet runs on every GPU pool's nodes (which otherwise advertise no GPUs), and on no other"},
+	{ID: nodeagents.IDDevicePluginAllocate, Run: check.OnRow(nodeagents.DevicePluginAllocate), Severity: check.Error, Proves: "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
+	{ID: nodeagents.IDDRAPlugin, Run: check.OnCluster(nodeagents.DRAPlugin), Severity: check.Error, Proves: "the NVIDIA DRA driver's kubelet plugin runs on every DRA pool's nodes (which otherwise publish no devices), and the device plugin on none of them"},
+	{ID: nodeagents.IDEFADevicePlugin, Run: check.OnCluster(nodeagents.EFADevicePlugin), Severity: check.Error, Proves: "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
 	{ID: check.IDAutoscalerGPUReady, Run: check.OnCluster(check.AutoscalerGPUReady), Severity: check.Error, Proves: "no node group cluster-autoscaler scales carries its GPU label without advertising nvidia.com/gpu, which it would count unready for ever (MIG pools)"},
 	{ID: check.IDZoneSpreadNodeGroup, Run: check.OnRow(check.ZoneSpreadNodeGroup), Severity: check.Warning, Proves: "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
 	{ID: check.IDKarpenterLaunch, Run: check.OnRow(check.KarpenterLaunch), Severity: check.Error, Proves: "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},

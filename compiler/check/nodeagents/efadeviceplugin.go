@@ -1,15 +1,16 @@
-package check
+package nodeagents
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
 
-const IDEFADevicePlugin ID = "EFADevicePlugin"
+const IDEFADevicePlugin check.ID = "EFADevicePlugin"
 
 // An EFA node advertises vpc.amazonaws.com/efa only where the EFA device
 // plugin runs: eksctl installs its DaemonSet with every node group that
@@ -20,11 +21,11 @@ const reasonNoEFAPlugin = "pool %s attaches EFA interfaces, but eksctl's EFA dev
 
 // EFADevicePlugin reports the EFA pools whose interfaces the EFA device
 // plugin does not advertise.
-func EFADevicePlugin(cl *sched.Cluster, _ []sched.Row, _ Intent) []Finding {
-	var out []Finding
+func EFADevicePlugin(cl *sched.Cluster, _ []sched.Row, _ check.Intent) []check.Finding {
+	var out []check.Finding
 	for _, p := range cl.Pools {
 		if p.NoEFAPlugin != "" {
-			out = append(out, Finding{Severity: Error, Check: IDEFADevicePlugin, Pool: p.Name,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDEFADevicePlugin, Pool: p.Name,
 				Message: fmt.Sprintf(reasonNoEFAPlugin, p.Name, eksctl.EFADevicePluginName, strings.TrimPrefix(p.NoEFAPlugin, "node(s) "), aws.ResourceEFA)})
 		}
 	}

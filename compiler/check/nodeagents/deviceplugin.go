@@ -1,14 +1,15 @@
-package check
+package nodeagents
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDDevicePlugin ID = "DevicePlugin"
+const IDDevicePlugin check.ID = "DevicePlugin"
 
 // A GPU node advertises GPUs only where the NVIDIA device plugin runs: its
 // DaemonSet's pod must tolerate the node's taints and match its node
@@ -25,23 +26,23 @@ const (
 
 // DevicePlugin reports the pools whose GPUs the device plugin does not
 // advertise, and the GPU-less pools it runs on.
-func DevicePlugin(cl *sched.Cluster, _ []sched.Row, _ Intent) []Finding {
-	var out []Finding
+func DevicePlugin(cl *sched.Cluster, _ []sched.Row, _ check.Intent) []check.Finding {
+	var out []check.Finding
 	for _, p := range cl.Pools {
 		switch {
 		case p.NoMPSDaemon != "":
-			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDDevicePlugin, Pool: p.Name,
 				Message: fmt.Sprintf(reasonNoMPSDaemon, p.Name, strings.TrimPrefix(p.NoMPSDaemon, "node(s) "), keys.ResourceGPU)})
 		case p.NoDevicePlugin != "":
-			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDDevicePlugin, Pool: p.Name,
 				Message: fmt.Sprintf(reasonNoDevicePlugin, p.Name, strings.TrimPrefix(p.NoDevicePlugin, "node(s) "), keys.ResourceGPU)})
 		}
 		if p.DevicePluginOnHost {
-			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDDevicePlugin, Pool: p.Name,
 				Message: fmt.Sprintf(reasonDevicePluginBR, p.Name)})
 		}
 		if p.DevicePluginOnCPU {
-			out = append(out, Finding{Severity: Error, Check: IDDevicePlugin, Pool: p.Name,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDDevicePlugin, Pool: p.Name,
 				Message: fmt.Sprintf(reasonDevicePluginCPU, p.Name)})
 		}
 	}

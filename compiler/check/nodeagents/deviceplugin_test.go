@@ -1,9 +1,10 @@
-package check
+package nodeagents
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
 )
@@ -27,7 +28,7 @@ func TestDevicePlugin(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.pool.Name = "p"
-			f := DevicePlugin(&sched.Cluster{Pools: []sched.Pool{tc.pool}}, nil, Intent{})
+			f := DevicePlugin(&sched.Cluster{Pools: []sched.Pool{tc.pool}}, nil, check.Intent{})
 			if len(f) != len(tc.want) {
 				t.Fatalf("findings %+v, want %q", f, tc.want)
 			}

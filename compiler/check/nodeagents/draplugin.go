@@ -1,14 +1,15 @@
-package check
+package nodeagents
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 )
 
-const IDDRAPlugin ID = "DRAPlugin"
+const IDDRAPlugin check.ID = "DRAPlugin"
 
 // A DRA pool's GPUs are devices only where the NVIDIA DRA driver's kubelet
 // plugin runs: its DaemonSet's pod (the chart's, as the tree's values set
@@ -26,18 +27,18 @@ const (
 
 // DRAPlugin reports the DRA pools the driver's kubelet plugin does not
 // reach, and the pools both plugins reach.
-func DRAPlugin(cl *sched.Cluster, _ []sched.Row, _ Intent) []Finding {
-	var out []Finding
+func DRAPlugin(cl *sched.Cluster, _ []sched.Row, _ check.Intent) []check.Finding {
+	var out []check.Finding
 	for _, p := range cl.Pools {
 		if p.NoDRAPlugin != "" {
-			out = append(out, Finding{Severity: Error, Check: IDDRAPlugin, Pool: p.Name,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDDRAPlugin, Pool: p.Name,
 				Message: fmt.Sprintf(reasonNoDRAPlugin, p.Name, strings.TrimPrefix(p.NoDRAPlugin, "node(s) "), dradriver.DeviceClassGPU)})
 		}
 		if p.DevicePluginOnDRA {
-			out = append(out, Finding{Severity: Error, Check: IDDRAPlugin, Pool: p.Name, Message: fmt.Sprintf(reasonDevicePluginOnDRA, p.Name)})
+			out = append(out, check.Finding{Severity: check.Error, Check: IDDRAPlugin, Pool: p.Name, Message: fmt.Sprintf(reasonDevicePluginOnDRA, p.Name)})
 		}
 		if p.DRAPluginOnDevicePlugin {
-			out = append(out, Finding{Severity: Error, Check: IDDRAPlugin, Pool: p.Name, Message: fmt.Sprintf(reasonDRAPluginOnPluginGP, p.Name)})
+			out = append(out, check.Finding{Severity: check.Error, Check: IDDRAPlugin, Pool: p.Name, Message: fmt.Sprintf(reasonDRAPluginOnPluginGP, p.Name)})
 		}
 	}
 	return out

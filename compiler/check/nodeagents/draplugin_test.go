@@ -1,9 +1,10 @@
-package check
+package nodeagents
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -25,11 +26,11 @@ func TestDRAPlugin(t *testing.T) {
 		{"kubelet plugin too", sched.Pool{Name: "p", DRAPluginOnDevicePlugin: true},
 			"pool p advertises its GPUs through the NVIDIA device plugin, but the NVIDIA DRA driver's kubelet plugin runs on its nodes too"},
 	} {
-		f := DRAPlugin(&sched.Cluster{Pools: []sched.Pool{tc.pool}}, nil, Intent{})
+		f := DRAPlugin(&sched.Cluster{Pools: []sched.Pool{tc.pool}}, nil, check.Intent{})
 		switch {
 		case tc.want == "" && len(f) > 0:
 			t.Errorf("%s: unexpected finding %+v", tc.name, f)
-		case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Check != IDDRAPlugin || f[0].Severity != Error):
+		case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Check != IDDRAPlugin || f[0].Severity != check.Error):
 			t.Errorf("%s: findings %+v, want one containing %q", tc.name, f, tc.want)
 		}
 	}

@@ -1,9 +1,10 @@
-package check
+package nodeagents
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -13,7 +14,7 @@ func TestEFADevicePlugin(t *testing.T) {
 		"": "",
 		"node(s) had untolerated taint {nvidia.com/gpu: true}": "pool p attaches EFA interfaces, but eksctl's EFA device plugin (DaemonSet aws-efa-k8s-device-plugin) does not run on its nodes (had untolerated taint {nvidia.com/gpu: true}): they advertise no vpc.amazonaws.com/efa",
 	} {
-		f := EFADevicePlugin(&sched.Cluster{Pools: []sched.Pool{{Name: "p", NoEFAPlugin: why}}}, nil, Intent{})
+		f := EFADevicePlugin(&sched.Cluster{Pools: []sched.Pool{{Name: "p", NoEFAPlugin: why}}}, nil, check.Intent{})
 		switch {
 		case want == "" && len(f) > 0:
 			t.Errorf("unexpected finding %+v", f)

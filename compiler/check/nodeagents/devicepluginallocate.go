@@ -1,15 +1,16 @@
-package check
+package nodeagents
 
 import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDDevicePluginAllocate ID = "DevicePluginAllocate"
+const IDDevicePluginAllocate check.ID = "DevicePluginAllocate"
 
 // The kubelet asks the device plugin to allocate each container's devices
 // once kube-scheduler has bound the pod, and fails the pod if the plugin
@@ -28,12 +29,12 @@ const (
 
 // DevicePluginAllocate finds the pools where a class's pods fit but the
 // device plugin refuses to allocate what a container of theirs requests.
-func DevicePluginAllocate(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+func DevicePluginAllocate(c *sched.Class, w *sched.Row, pools []sched.Pool) []check.Finding {
 	name, n := largestGPURequest(c.Pod)
 	if n <= containerRequestLimit {
 		return nil
 	}
-	var out []Finding
+	var out []check.Finding
 	for k, cell := range w.Evaluated {
 		p := &pools[w.At[k]]
 		// Replicas are what the plugin limits: without them a container
@@ -41,7 +42,7 @@ func DevicePluginAllocate(c *sched.Class, w *sched.Row, pools []sched.Pool) []Fi
 		if !cell.Fits || !p.MPS || p.Replicas <= 1 || p.HostDevicePlugin {
 			continue
 		}
-		out = append(out, Finding{Severity: Error, Check: IDDevicePluginAllocate, Class: c.Name, Pool: p.Name,
+		out = append(out, check.Finding{Severity: check.Error, Check: IDDevicePluginAllocate, Class: c.Name, Pool: p.Name,
 			Message: fmt.Sprintf(reasonPluginAllocate, c.Name, n, keys.ResourceGPU, name, p.Name, p.Replicas, fmt.Sprintf(ErrPluginRequestSize, n))})
 	}
 	return out
