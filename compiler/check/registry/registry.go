@@ -8,6 +8,7 @@ package registry
 import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/nodeagents"
+	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
 	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
 
@@ -29,12 +30,12 @@ var Checks = []check.Check{
 	{ID: nodeagents.IDDevicePluginAllocate, Run: check.OnRow(nodeagents.DevicePluginAllocate), Severity: check.Error, Proves: "the NVIDIA device plugin allocates what each container asks where its class lands: none asks for more than one MPS replica, which the plugin refuses after kube-scheduler binds the pod"},
 	{ID: nodeagents.IDDRAPlugin, Run: check.OnCluster(nodeagents.DRAPlugin), Severity: check.Error, Proves: "the NVIDIA DRA driver's kubelet plugin runs on every DRA pool's nodes (which otherwise publish no devices), and the device plugin on none of them"},
 	{ID: nodeagents.IDEFADevicePlugin, Run: check.OnCluster(nodeagents.EFADevicePlugin), Severity: check.Error, Proves: "eksctl's EFA device plugin runs on every EFA pool's nodes, which otherwise advertise no vpc.amazonaws.com/efa"},
-	{ID: check.IDAutoscalerGPUReady, Run: check.OnCluster(check.AutoscalerGPUReady), Severity: check.Error, Proves: "no node group cluster-autoscaler scales carries its GPU label without advertising nvidia.com/gpu, which it would count unready for ever (MIG pools)"},
-	{ID: check.IDZoneSpreadNodeGroup, Run: check.OnRow(check.ZoneSpreadNodeGroup), Severity: check.Warning, Proves: "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
-	{ID: check.IDKarpenterLaunch, Run: check.OnRow(check.KarpenterLaunch), Severity: check.Error, Proves: "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
-	{ID: check.IDKarpenterDRA, Run: check.OnRow(check.KarpenterDRA), Severity: check.Error, Proves: "Karpenter launches a node for every class claiming DRA devices that lands on a Karpenter pool: it runs with its DRANVIDIAGPU feature gate and IGNORE_DRA_REQUESTS off"},
-	{ID: check.IDMixedTypes, Run: check.OnCluster(check.MixedTypes), Severity: check.Warning, Proves: "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
-	{ID: check.IDKarpenterUnpriced, Run: check.OnCluster(check.KarpenterUnpriced), Severity: check.Error, Proves: "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
+	{ID: provisioning.IDAutoscalerGPUReady, Run: check.OnCluster(provisioning.AutoscalerGPUReady), Severity: check.Error, Proves: "no node group cluster-autoscaler scales carries its GPU label without advertising nvidia.com/gpu, which it would count unready for ever (MIG pools)"},
+	{ID: provisioning.IDZoneSpreadNodeGroup, Run: check.OnRow(provisioning.ZoneSpreadNodeGroup), Severity: check.Warning, Proves: "a class that requires spreading over zones lands only where new nodes launch in the zone a pod needs: not on a managed node group over several zones"},
+	{ID: provisioning.IDKarpenterLaunch, Run: check.OnRow(provisioning.KarpenterLaunch), Severity: check.Error, Proves: "Karpenter launches a node for every class that lands on a Karpenter pool: no pod asks for more GPUs than the type has, which shared GPUs would hide"},
+	{ID: provisioning.IDKarpenterDRA, Run: check.OnRow(provisioning.KarpenterDRA), Severity: check.Error, Proves: "Karpenter launches a node for every class claiming DRA devices that lands on a Karpenter pool: it runs with its DRANVIDIAGPU feature gate and IGNORE_DRA_REQUESTS off"},
+	{ID: provisioning.IDMixedTypes, Run: check.OnCluster(provisioning.MixedTypes), Severity: check.Warning, Proves: "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
+	{ID: provisioning.IDKarpenterUnpriced, Run: check.OnCluster(provisioning.KarpenterUnpriced), Severity: check.Error, Proves: "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
 	{ID: check.IDQuotaFit, Run: check.OnCluster(check.QuotaFit), Severity: check.Error, Proves: "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
 	{ID: check.IDRolloutQuota, Run: check.OnCluster(check.RolloutQuota), Severity: check.Error, Proves: "a tenant's quotas hold a Deployment's replicas plus its surge pods when maxUnavailable is 0, so its rollout is not refused at quota admission"},
 	{ID: scheduling.IDSchedulerVersion, Run: check.OnCluster(scheduling.SchedulerVersion), Severity: check.Warning, Proves: "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.36)"},

@@ -1,4 +1,4 @@
-package check
+package provisioning
 
 import (
 	"fmt"
@@ -6,11 +6,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDZoneSpreadNodeGroup ID = "ZoneSpreadNodeGroup"
+const IDZoneSpreadNodeGroup check.ID = "ZoneSpreadNodeGroup"
 
 // A managed node group over several zones is one Auto Scaling group, and
 // cluster-autoscaler cannot choose the zone its next node launches in: a
@@ -23,7 +24,7 @@ const reasonZoneSpreadNodeGroup = "class %s requires spreading over zones (%s, D
 
 // ZoneSpreadNodeGroup warns of a class whose required zone spread relies
 // on a zone-blind node group to scale.
-func ZoneSpreadNodeGroup(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+func ZoneSpreadNodeGroup(c *sched.Class, w *sched.Row, pools []sched.Pool) []check.Finding {
 	if !requiresZoneSpread(c.Pod) {
 		return nil
 	}
@@ -36,7 +37,7 @@ func ZoneSpreadNodeGroup(c *sched.Class, w *sched.Row, pools []sched.Pool) []Fin
 	if len(blind) == 0 {
 		return nil
 	}
-	return []Finding{{Severity: Warning, Check: IDZoneSpreadNodeGroup, Class: c.Name,
+	return []check.Finding{{Severity: check.Warning, Check: IDZoneSpreadNodeGroup, Class: c.Name,
 		Message: fmt.Sprintf(reasonZoneSpreadNodeGroup, c.Name, keys.LabelZone, "pool(s) "+strings.Join(blind, ", "))}}
 }
 

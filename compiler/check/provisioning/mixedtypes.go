@@ -1,12 +1,13 @@
-package check
+package provisioning
 
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDMixedTypes ID = "MixedTypes"
+const IDMixedTypes check.ID = "MixedTypes"
 
 // A managed node group launches its first instance type when it can (an
 // on-demand group allocates in priority order), cluster-autoscaler builds
@@ -20,15 +21,15 @@ const (
 )
 
 // MixedTypes warns of the node groups whose types differ.
-func MixedTypes(cl *sched.Cluster, _ []sched.Row, _ Intent) []Finding {
-	var out []Finding
+func MixedTypes(cl *sched.Cluster, _ []sched.Row, _ check.Intent) []check.Finding {
+	var out []check.Finding
 	for _, p := range cl.Pools {
 		if p.MixedTypes != "" && len(p.Nodes) > 0 {
 			reason := reasonMixedTypes
 			if p.Spot {
 				reason = reasonMixedTypesSpot
 			}
-			out = append(out, Finding{Severity: Warning, Check: IDMixedTypes, Pool: p.Name,
+			out = append(out, check.Finding{Severity: check.Warning, Check: IDMixedTypes, Pool: p.Name,
 				Message: fmt.Sprintf(reason, p.Name, p.MixedTypes, p.Nodes[0].InstanceType)})
 		}
 	}

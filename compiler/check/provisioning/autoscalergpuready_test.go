@@ -1,9 +1,10 @@
-package check
+package provisioning
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
@@ -37,7 +38,7 @@ func TestAutoscalerGPUReady(t *testing.T) {
 				p.KarpenterNodes = 2
 			}
 			var got []string
-			for _, f := range AutoscalerGPUReady(&sched.Cluster{Pools: []sched.Pool{p}}, nil, Intent{AutoscalerGPULabel: label}) {
+			for _, f := range AutoscalerGPUReady(&sched.Cluster{Pools: []sched.Pool{p}}, nil, check.Intent{AutoscalerGPULabel: label}) {
 				got = append(got, f.Message)
 			}
 			if strings.Join(got, "\n") != tc.want {

@@ -1,13 +1,14 @@
-package check
+package provisioning
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDKarpenterUnpriced ID = "KarpenterUnpriced"
+const IDKarpenterUnpriced check.ID = "KarpenterUnpriced"
 
 // Karpenter makes an offering without a price unavailable
 // (offering/base_resolver.go), and its static prices
@@ -23,17 +24,17 @@ const (
 
 // KarpenterUnpriced reports the Karpenter pools with types Karpenter never
 // launches: an error when no type is left, else a warning.
-func KarpenterUnpriced(cl *sched.Cluster, _ []sched.Row, _ Intent) []Finding {
-	var out []Finding
+func KarpenterUnpriced(cl *sched.Cluster, _ []sched.Row, _ check.Intent) []check.Finding {
+	var out []check.Finding
 	for _, p := range cl.Pools {
 		u := p.Unpriced
 		if u == nil {
 			continue
 		}
-		f := Finding{Severity: Warning, Check: IDKarpenterUnpriced, Pool: p.Name,
+		f := check.Finding{Severity: check.Warning, Check: IDKarpenterUnpriced, Pool: p.Name,
 			Message: fmt.Sprintf(reasonKarpenterUnpriced, p.Name, u.Region, strings.Join(u.Types, ", "), strings.Join(u.Priced, ", "))}
 		if len(u.Priced) == 0 {
-			f.Severity, f.Message = Error, fmt.Sprintf(reasonKarpenterUnpricedAll, p.Name, u.Region, strings.Join(u.Types, ", "))
+			f.Severity, f.Message = check.Error, fmt.Sprintf(reasonKarpenterUnpricedAll, p.Name, u.Region, strings.Join(u.Types, ", "))
 		}
 		out = append(out, f)
 	}

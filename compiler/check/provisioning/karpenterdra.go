@@ -1,14 +1,15 @@
-package check
+package provisioning
 
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 	"github.com/gpufleet/gpufleet/compiler/wire/karpenter"
 )
 
-const IDKarpenterDRA ID = "KarpenterDRA"
+const IDKarpenterDRA check.ID = "KarpenterDRA"
 
 // Karpenter launches a node for a pod that claims DRA devices only with
 // IGNORE_DRA_REQUESTS off and its DRANVIDIAGPU feature gate on, both alpha
@@ -28,11 +29,11 @@ const (
 
 // KarpenterDRA finds the Karpenter pools a class claiming DRA devices
 // lands on whose Karpenter does not launch for claims.
-func KarpenterDRA(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+func KarpenterDRA(c *sched.Class, w *sched.Row, pools []sched.Pool) []check.Finding {
 	if !c.Info.Claims.Asks() {
 		return nil
 	}
-	var out []Finding
+	var out []check.Finding
 	for k, cell := range w.Evaluated {
 		p := &pools[w.At[k]]
 		if !cell.Fits || p.KarpenterNodes == 0 || p.NoKarpenterDRA == "" {
@@ -42,7 +43,7 @@ func KarpenterDRA(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
 		if p.KarpenterNodes < p.MaxNodes {
 			msg = fmt.Sprintf(reasonKarpenterDRAShare, c.Name, dradriver.DeviceClassGPU, p.NoKarpenterDRA, p.KarpenterNodes, p.Name, p.MaxNodes, "the values in "+karpenter.ValuesPath)
 		}
-		out = append(out, Finding{Severity: Error, Check: IDKarpenterDRA, Class: c.Name, Pool: p.Name, Message: msg})
+		out = append(out, check.Finding{Severity: check.Error, Check: IDKarpenterDRA, Class: c.Name, Pool: p.Name, Message: msg})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package check_test
+package provisioning_test
 
 import (
 	"strings"

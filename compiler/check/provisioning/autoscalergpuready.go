@@ -1,15 +1,16 @@
-package check
+package provisioning
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDAutoscalerGPUReady ID = "AutoscalerGPUReady"
+const IDAutoscalerGPUReady check.ID = "AutoscalerGPUReady"
 
 // cluster-autoscaler takes a node that carries its provider's GPU label
 // (on AWS k8s.amazonaws.com/accelerator) but advertises no nvidia.com/gpu
@@ -27,11 +28,11 @@ const reasonUnreadyGPU = "cluster-autoscaler counts every node of pool %s unread
 // managed node group) whose nodes carry the GPU label and advertise no
 // nvidia.com/gpu. Karpenter, which launches its own pools' nodes, does not
 // read the label.
-func AutoscalerGPUReady(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
+func AutoscalerGPUReady(cl *sched.Cluster, _ []sched.Row, in check.Intent) []check.Finding {
 	if in.AutoscalerGPULabel == "" {
 		return nil
 	}
-	var out []Finding
+	var out []check.Finding
 	for i := range cl.Pools {
 		p := &cl.Pools[i]
 		if p.Live || p.KarpenterNodes >= p.MaxNodes {
@@ -44,7 +45,7 @@ func AutoscalerGPUReady(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 			if q, ok := n.Status.Allocatable[keys.ResourceGPU]; ok && !q.IsZero() {
 				continue
 			}
-			out = append(out, Finding{Severity: Error, Check: IDAutoscalerGPUReady, Pool: p.Name,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDAutoscalerGPUReady, Pool: p.Name,
 				Message: fmt.Sprintf(reasonUnreadyGPU, p.Name, in.AutoscalerGPULabel, advertised(n))})
 			break
 		}

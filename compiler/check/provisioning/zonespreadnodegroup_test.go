@@ -1,4 +1,4 @@
-package check
+package provisioning
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -33,7 +34,7 @@ func TestZoneSpreadNodeGroup(t *testing.T) {
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected finding %+v", f)
-			case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Severity != Warning):
+			case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Severity != check.Warning):
 				t.Errorf("findings %+v, want one warning containing %q", f, tc.want)
 			}
 		})

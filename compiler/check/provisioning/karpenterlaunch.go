@@ -1,13 +1,14 @@
-package check
+package provisioning
 
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDKarpenterLaunch ID = "KarpenterLaunch"
+const IDKarpenterLaunch check.ID = "KarpenterLaunch"
 
 // Karpenter launches a node for a pending pod only if the pod fits one of
 // the NodePool's instance types as Karpenter computes it, and it counts a
@@ -28,12 +29,12 @@ const (
 
 // KarpenterLaunch finds the pools whose Karpenter nodes a class fits only
 // by the device plugin's shared GPUs.
-func KarpenterLaunch(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+func KarpenterLaunch(c *sched.Class, w *sched.Row, pools []sched.Pool) []check.Finding {
 	want, ok := c.Info.Request[keys.ResourceGPU]
 	if !ok {
 		return nil
 	}
-	var out []Finding
+	var out []check.Finding
 	for k, cell := range w.Evaluated {
 		p := &pools[w.At[k]]
 		if !cell.Fits || p.KarpenterNodes == 0 || p.Replicas <= 1 || want.Value() <= p.LaunchGPUs {
@@ -46,7 +47,7 @@ func KarpenterLaunch(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding
 		if p.KarpenterNodes < p.MaxNodes {
 			what = fmt.Sprintf(launchShare, p.KarpenterNodes, p.MaxNodes)
 		}
-		out = append(out, Finding{Severity: Error, Check: IDKarpenterLaunch, Class: c.Name, Pool: p.Name,
+		out = append(out, check.Finding{Severity: check.Error, Check: IDKarpenterLaunch, Class: c.Name, Pool: p.Name,
 			Message: fmt.Sprintf(reasonKarpenterLaunch, c.Name, want.String(), keys.ResourceGPU, p.LaunchGPUs, p.Name, p.Replicas, how, what, p.LaunchGPUs)})
 	}
 	return out

@@ -1,9 +1,10 @@
-package check
+package provisioning
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -25,11 +26,11 @@ func TestMixedTypes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.pool.Name = "p"
-			f := MixedTypes(&sched.Cluster{Pools: []sched.Pool{tc.pool}}, nil, Intent{})
+			f := MixedTypes(&sched.Cluster{Pools: []sched.Pool{tc.pool}}, nil, check.Intent{})
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected %+v", f)
-			case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Severity != Warning):
+			case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Severity != check.Warning):
 				t.Errorf("findings %+v, want a warning containing %q", f, tc.want)
 			}
 		})
