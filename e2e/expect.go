@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
@@ -73,7 +74,7 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 			// scheduler reason, so any FailedScheduling message will do.
 			e.refused = true
 			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
-		case f.Check == check.IDQuotaFit && f.Tenant == tenant:
+		case f.Check == resourcequota.IDQuotaFit && f.Tenant == tenant:
 			e.quota = true
 			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
 		case f.Check == scheduling.IDCPUOnGPU:

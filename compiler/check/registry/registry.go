@@ -7,8 +7,10 @@ package registry
 
 import (
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/disruption"
 	"github.com/gpufleet/gpufleet/compiler/check/nodeagents"
 	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
+	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
 
@@ -36,12 +38,12 @@ var Checks = []check.Check{
 	{ID: provisioning.IDKarpenterDRA, Run: check.OnRow(provisioning.KarpenterDRA), Severity: check.Error, Proves: "Karpenter launches a node for every class claiming DRA devices that lands on a Karpenter pool: it runs with its DRANVIDIAGPU feature gate and IGNORE_DRA_REQUESTS off"},
 	{ID: provisioning.IDMixedTypes, Run: check.OnCluster(provisioning.MixedTypes), Severity: check.Warning, Proves: "a managed node group's instance types match in CPU, memory and GPUs, so the type it launches is the one the checker credits"},
 	{ID: provisioning.IDKarpenterUnpriced, Run: check.OnCluster(provisioning.KarpenterUnpriced), Severity: check.Error, Proves: "every type a Karpenter pool lists has a price in Karpenter's own data for the cluster's region, without which it never launches the type (a warning while another type is left)"},
-	{ID: check.IDQuotaFit, Run: check.OnCluster(check.QuotaFit), Severity: check.Error, Proves: "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
-	{ID: check.IDRolloutQuota, Run: check.OnCluster(check.RolloutQuota), Severity: check.Error, Proves: "a tenant's quotas hold a Deployment's replicas plus its surge pods when maxUnavailable is 0, so its rollout is not refused at quota admission"},
+	{ID: resourcequota.IDQuotaFit, Run: check.OnCluster(resourcequota.QuotaFit), Severity: check.Error, Proves: "each tenant's quotas hold one whole workload (a gang, or all replicas) of each of its classes"},
+	{ID: resourcequota.IDRolloutQuota, Run: check.OnCluster(resourcequota.RolloutQuota), Severity: check.Error, Proves: "a tenant's quotas hold a Deployment's replicas plus its surge pods when maxUnavailable is 0, so its rollout is not refused at quota admission"},
 	{ID: scheduling.IDSchedulerVersion, Run: check.OnCluster(scheduling.SchedulerVersion), Severity: check.Warning, Proves: "the cluster runs the kube-scheduler minor whose filters the checker restates and the differential tests run (v1.36)"},
-	{ID: check.IDSpotCheckpoint, Run: check.OnRow(check.SpotCheckpoint), Severity: check.Warning, Proves: "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
-	{ID: check.IDSpotGracePeriod, Run: check.OnCluster(check.SpotGracePeriod), Severity: check.Warning, Proves: "no class that lands on spot asks for a checkpoint window longer than the spot interruption notice, after which the instance is gone"},
-	{ID: check.IDPriorityOrder, Run: check.OnCluster(check.PriorityOrder), Severity: check.Warning, Proves: "no preempting batch class outranks a critical serving class"},
+	{ID: disruption.IDSpotCheckpoint, Run: check.OnRow(disruption.SpotCheckpoint), Severity: check.Warning, Proves: "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
+	{ID: disruption.IDSpotGracePeriod, Run: check.OnCluster(disruption.SpotGracePeriod), Severity: check.Warning, Proves: "no class that lands on spot asks for a checkpoint window longer than the spot interruption notice, after which the instance is gone"},
+	{ID: disruption.IDPriorityOrder, Run: check.OnCluster(disruption.PriorityOrder), Severity: check.Warning, Proves: "no preempting batch class outranks a critical serving class"},
 	{ID: check.IDKueueFlavor, Run: check.OnQueue(check.KueueFlavor), Severity: check.Error, Proves: "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
 	{ID: check.IDKueueDRA, Run: check.OnQueue(check.KueueDRA), Severity: check.Error, Proves: "Kueue can charge every queued class's claims: each claims a DeviceClass the tree's deviceClassMappings map, with no CEL selector (which Kueue admits only while matching devices already stand)"},
 	{ID: check.IDKueueOrder, Run: check.OnQueue(check.KueueOrder), Severity: check.Error, Proves: "no flavor Kueue tries first sends a queued class where it cannot land"},

@@ -1,14 +1,15 @@
-package check
+package resourcequota
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDRolloutQuota ID = "RolloutQuota"
+const IDRolloutQuota check.ID = "RolloutQuota"
 
 // A rolling update with maxUnavailable 0 creates its surge pods beside
 // every old one (k8s.io/kubernetes pkg/controller/deployment/rolling.go,
@@ -23,8 +24,8 @@ const reasonRolloutQuota = "a rollout of class %s cannot progress: maxUnavailabl
 // RolloutQuota checks that each tenant's quotas hold a Deployment class's
 // replicas plus its surge pods when maxUnavailable is 0. A queued
 // Deployment's surge pod waits on Kueue first (KueueDeployment).
-func RolloutQuota(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
-	var out []Finding
+func RolloutQuota(cl *sched.Cluster, _ []sched.Row, in check.Intent) []check.Finding {
+	var out []check.Finding
 	for _, t := range in.Tenants {
 		for _, name := range t.Classes {
 			c := cl.Class(name)
@@ -39,7 +40,7 @@ func RolloutQuota(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 			if len(short) == 0 {
 				continue
 			}
-			out = append(out, Finding{Severity: Error, Check: IDRolloutQuota, Class: name, Tenant: t.Name,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDRolloutQuota, Class: name, Tenant: t.Name,
 				Message: fmt.Sprintf(reasonRolloutQuota, name, c.Pods, c.MaxSurge, t.Name, whose, strings.Join(short, "; "), c.MaxSurge)})
 		}
 	}

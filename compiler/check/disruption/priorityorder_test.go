@@ -1,12 +1,14 @@
-package check
+package disruption
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
 )
 
 func TestPriorityOrder(t *testing.T) {
-	in := Intent{Priorities: map[string]PriorityIntent{
+	in := check.Intent{Priorities: map[string]check.PriorityIntent{
 		"train": {Value: 100, Preempts: true, Batch: true},
 		"infer": {Value: 10, Preempts: true},
 		"dev":   {Value: 1, Preempts: false},

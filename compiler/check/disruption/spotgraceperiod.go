@@ -1,13 +1,14 @@
-package check
+package disruption
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDSpotGracePeriod ID = "SpotGracePeriod"
+const IDSpotGracePeriod check.ID = "SpotGracePeriod"
 
 // The cloud reclaims a spot instance a fixed time after its interruption
 // notice (on AWS two minutes: the EC2 user guide's "Spot Instance
@@ -20,11 +21,11 @@ const reasonSpotGrace = "class %s asks for %d s to checkpoint (checkpointGracePe
 
 // SpotGracePeriod warns of a class whose grace period is longer than the
 // spot notice, where it lands on spot pools.
-func SpotGracePeriod(cl *sched.Cluster, rows []sched.Row, in Intent) []Finding {
+func SpotGracePeriod(cl *sched.Cluster, rows []sched.Row, in check.Intent) []check.Finding {
 	if in.SpotNoticeSeconds <= 0 {
 		return nil
 	}
-	var out []Finding
+	var out []check.Finding
 	for i := range cl.Classes {
 		c := &cl.Classes[i]
 		g := c.Pod.Spec.TerminationGracePeriodSeconds
@@ -32,13 +33,13 @@ func SpotGracePeriod(cl *sched.Cluster, rows []sched.Row, in Intent) []Finding {
 			continue
 		}
 		var spot []string
-		for p := range FitPools(cl, &rows[i]) {
+		for p := range check.FitPools(cl, &rows[i]) {
 			if p.Spot {
 				spot = append(spot, p.Name)
 			}
 		}
 		if len(spot) > 0 {
-			out = append(out, Finding{Severity: Warning, Check: IDSpotGracePeriod, Class: c.Name,
+			out = append(out, check.Finding{Severity: check.Warning, Check: IDSpotGracePeriod, Class: c.Name,
 				Message: fmt.Sprintf(reasonSpotGrace, c.Name, *g, strings.Join(spot, ", "), in.SpotNoticeSeconds, in.SpotNoticeSeconds)})
 		}
 	}

@@ -1,4 +1,4 @@
-package check
+package resourcequota
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -34,7 +35,7 @@ func TestRolloutQuota(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := checktest.Pod(corev1.PodSpec{Containers: []corev1.Container{checktest.Container("nvidia.com/gpu=1")}})
 			c := sched.Class{Name: "c", Kind: tc.kind, Pod: p, Info: sched.NewPodInfo(p), Pods: tc.replicas, MaxSurge: tc.surge, MaxUnavailable: tc.unavailable, Queued: tc.queued}
-			in := Intent{Tenants: []TenantIntent{{Name: "ml", Classes: []string{"c"}, Hard: map[string]int64{"nvidia.com/gpu": tc.gpu * 1000}}}}
+			in := check.Intent{Tenants: []check.TenantIntent{{Name: "ml", Classes: []string{"c"}, Hard: map[string]int64{"nvidia.com/gpu": tc.gpu * 1000}}}}
 			var got []string
 			for _, f := range RolloutQuota(&sched.Cluster{Classes: []sched.Class{c}}, nil, in) {
 				got = append(got, f.Message)
@@ -57,9 +58,9 @@ func TestRolloutQuotaPriorityScoped(t *testing.T) {
 		3: "",
 		5: "",
 	} {
-		in := Intent{
-			Tenants:    []TenantIntent{{Name: "ml", Classes: []string{"c"}, Hard: map[string]int64{"nvidia.com/gpu": 8000}, PriorityHard: map[string]map[string]int64{"serving": {"nvidia.com/gpu": scoped * 1000}}}},
-			Priorities: map[string]PriorityIntent{"c": {Name: "serving"}},
+		in := check.Intent{
+			Tenants:    []check.TenantIntent{{Name: "ml", Classes: []string{"c"}, Hard: map[string]int64{"nvidia.com/gpu": 8000}, PriorityHard: map[string]map[string]int64{"serving": {"nvidia.com/gpu": scoped * 1000}}}},
+			Priorities: map[string]check.PriorityIntent{"c": {Name: "serving"}},
 		}
 		var got []string
 		for _, f := range RolloutQuota(&sched.Cluster{Classes: []sched.Class{c}}, nil, in) {

@@ -1,4 +1,4 @@
-package check
+package resourcequota
 
 import (
 	"fmt"
@@ -7,18 +7,19 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/sat"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDQuotaFit ID = "QuotaFit"
+const IDQuotaFit check.ID = "QuotaFit"
 
 // QuotaFit proves that each tenant's quota plus borrowing holds one whole
 // workload of every class it may use (a Job's whole gang, all replicas of
 // any other kind): otherwise Kueue reports ExceedsMaxQuota and the quota
 // admission rejects pods.
-func QuotaFit(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
-	var out []Finding
+func QuotaFit(cl *sched.Cluster, _ []sched.Row, in check.Intent) []check.Finding {
+	var out []check.Finding
 	for _, t := range in.Tenants {
 		for _, name := range t.Classes {
 			c := cl.Class(name)
@@ -32,7 +33,7 @@ func QuotaFit(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 			// runs in waves needs one pod at a time.
 			pods := max(int64(c.Need()), 1)
 			if short, whose := tenantShort(c, t, in, pods, "quota plus borrowing"); len(short) > 0 {
-				out = append(out, Finding{Severity: Error, Check: IDQuotaFit, Class: name, Tenant: t.Name,
+				out = append(out, check.Finding{Severity: check.Error, Check: IDQuotaFit, Class: name, Tenant: t.Name,
 					Message: fmt.Sprintf("tenant %s's %s cannot hold %s of class %s (ExceedsMaxQuota): %s",
 						t.Name, whose, unit(c), name, strings.Join(short, "; "))})
 			}
@@ -45,7 +46,7 @@ func QuotaFit(cl *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 // quotas, and whose they are: its unscoped quota (named unscoped), and the
 // one scoped to the class's PriorityClass, since the API server's quota
 // admission checks every quota whose scope matches.
-func tenantShort(c *sched.Class, t TenantIntent, in Intent, pods int64, unscoped string) (short []string, whose string) {
+func tenantShort(c *sched.Class, t check.TenantIntent, in check.Intent, pods int64, unscoped string) (short []string, whose string) {
 	short, whose = shortOf(c.Info.Request, pods, t.Hard, "quota"), unscoped
 	if pr := in.Priorities[c.Name].Name; t.PriorityHard[pr] != nil {
 		if scoped := shortOf(c.Info.Request, pods, t.PriorityHard[pr], "priority "+pr+"'s quota"); len(scoped) > 0 {
@@ -58,7 +59,7 @@ func tenantShort(c *sched.Class, t TenantIntent, in Intent, pods int64, unscoped
 // shortOf lists what pods pods of requests req need beyond hard.
 func shortOf(req corev1.ResourceList, pods int64, hard map[string]int64, what string) []string {
 	var short []string
-	for _, r := range QuotaResources {
+	for _, r := range check.QuotaResources {
 		h, limited := hard[string(r)]
 		q := req[r]
 		need := sat.Mul(q.MilliValue(), pods)
@@ -87,5 +88,5 @@ func milli(v int64, r corev1.ResourceName) string {
 	if r != corev1.ResourceCPU && r != corev1.ResourceMemory {
 		return strconv.FormatInt(v/1000, 10)
 	}
-	return FormatMilli(float64(v), r)
+	return check.FormatMilli(float64(v), r)
 }

@@ -1,25 +1,26 @@
-package check
+package disruption
 
 import (
 	"fmt"
 	"sort"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-const IDPriorityOrder ID = "PriorityOrder"
+const IDPriorityOrder check.ID = "PriorityOrder"
 
 // PriorityOrder warns when a batch (Job) class that may preempt outranks a
 // critical serving class (a Deployment or StatefulSet whose own priority
 // preempts): training would then evict inference to make room. Serving
 // classes with preemption Never, such as development, are fair game.
-func PriorityOrder(_ *sched.Cluster, _ []sched.Row, in Intent) []Finding {
+func PriorityOrder(_ *sched.Cluster, _ []sched.Row, in check.Intent) []check.Finding {
 	var names []string
 	for n := range in.Priorities {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var out []Finding
+	var out []check.Finding
 	for _, batch := range names {
 		b := in.Priorities[batch]
 		if !b.Batch || !b.Preempts {
@@ -30,7 +31,7 @@ func PriorityOrder(_ *sched.Cluster, _ []sched.Row, in Intent) []Finding {
 			if s.Batch || !s.Preempts || s.Value >= b.Value {
 				continue
 			}
-			out = append(out, Finding{Severity: Warning, Check: IDPriorityOrder, Class: batch,
+			out = append(out, check.Finding{Severity: check.Warning, Check: IDPriorityOrder, Class: batch,
 				Message: fmt.Sprintf("batch class %s (priority %d) can preempt critical serving class %s (priority %d)", batch, b.Value, serving, s.Value)})
 		}
 	}

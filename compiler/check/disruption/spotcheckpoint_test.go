@@ -1,4 +1,4 @@
-package check
+package disruption
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -38,7 +39,7 @@ func TestSpotCheckpoint(t *testing.T) {
 			switch {
 			case tc.want == "" && len(f) > 0:
 				t.Errorf("unexpected finding %+v", f)
-			case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Severity != Warning || f[0].Check != IDSpotCheckpoint):
+			case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want) || f[0].Severity != check.Warning || f[0].Check != IDSpotCheckpoint):
 				t.Errorf("findings %+v, want one warning containing %q", f, tc.want)
 			}
 		})

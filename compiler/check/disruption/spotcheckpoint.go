@@ -1,14 +1,15 @@
-package check
+package disruption
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDSpotCheckpoint ID = "SpotCheckpoint"
+const IDSpotCheckpoint check.ID = "SpotCheckpoint"
 
 // A Job class that cannot checkpoint carries karpenter.sh/do-not-disrupt,
 // which keeps Karpenter's consolidation and expiry off its nodes, but not
@@ -19,7 +20,7 @@ const reasonSpotNoCheckpoint = "class %s cannot checkpoint (%s), but lands on sp
 
 // SpotCheckpoint warns of a Job class that cannot checkpoint landing on
 // spot pools.
-func SpotCheckpoint(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding {
+func SpotCheckpoint(c *sched.Class, w *sched.Row, pools []sched.Pool) []check.Finding {
 	if c.Kind != keys.KindJob || c.Pod.Annotations[keys.AnnotationDoNotDisrupt] != "true" {
 		return nil
 	}
@@ -32,6 +33,6 @@ func SpotCheckpoint(c *sched.Class, w *sched.Row, pools []sched.Pool) []Finding 
 	if len(spot) == 0 {
 		return nil
 	}
-	return []Finding{{Severity: Warning, Check: IDSpotCheckpoint, Class: c.Name,
+	return []check.Finding{{Severity: check.Warning, Check: IDSpotCheckpoint, Class: c.Name,
 		Message: fmt.Sprintf(reasonSpotNoCheckpoint, c.Name, keys.AnnotationDoNotDisrupt, strings.Join(spot, ", "), keys.AnnotationDoNotDisrupt)}}
 }

@@ -1,4 +1,4 @@
-package check
+package disruption
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -37,8 +38,8 @@ func TestSpotGracePeriod(t *testing.T) {
 				cells[i] = sched.Cell{Class: "c", Pool: cl.Pools[i].Name, Fits: tc.fits[i]}
 			}
 			var got []string
-			for _, f := range SpotGracePeriod(cl, []sched.Row{*sched.NewRow(cells)}, Intent{SpotNoticeSeconds: tc.notice}) {
-				if f.Check != IDSpotGracePeriod || f.Severity != Warning {
+			for _, f := range SpotGracePeriod(cl, []sched.Row{*sched.NewRow(cells)}, check.Intent{SpotNoticeSeconds: tc.notice}) {
+				if f.Check != IDSpotGracePeriod || f.Severity != check.Warning {
 					t.Errorf("finding %+v", f)
 				}
 				got = append(got, f.Message)
