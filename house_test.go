@@ -102,7 +102,7 @@ var stages = [][]string{
 	// component they restate; then the registry that names them all.
 	{"compiler/check/sched", "compiler/check/readback", "compiler/check/kueuemodel", "compiler/check/cost"},
 	{"compiler/check"},
-	{"compiler/check/scheduling", "compiler/check/nodeagents", "compiler/check/provisioning", "compiler/check/resourcequota", "compiler/check/disruption"},
+	{"compiler/check/scheduling", "compiler/check/nodeagents", "compiler/check/provisioning", "compiler/check/resourcequota", "compiler/check/disruption", "compiler/check/queueing"},
 	{"compiler/check/registry"},
 	{"compiler/report", "compiler/drift"},
 	{"compiler/write"},
@@ -116,7 +116,7 @@ var stages = [][]string{
 var readsTree = map[string]bool{
 	"compiler/check/sched": true, "compiler/check/readback": true, "compiler/check/kueuemodel": true, "compiler/check/cost": true, "compiler/check": true,
 	"compiler/check/scheduling": true, "compiler/check/nodeagents": true, "compiler/check/provisioning": true,
-	"compiler/check/resourcequota": true, "compiler/check/disruption": true, "compiler/check/registry": true,
+	"compiler/check/resourcequota": true, "compiler/check/disruption": true, "compiler/check/queueing": true, "compiler/check/registry": true,
 	"compiler/report": true, "compiler/drift": true, "compiler/write": true, "compiler/plan": true,
 }
 

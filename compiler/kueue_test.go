@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/registry"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
@@ -107,7 +108,7 @@ func TestKueueWithinResourceQuota(t *testing.T) {
 		}
 		res := compile(t, p)
 		for _, fd := range res.Report.Findings {
-			if fd.Check == check.IDKueueResourceQuota && len(f.Tenants[fd.Tenant].PoolQuotas) == 0 {
+			if fd.Check == queueing.IDKueueResourceQuota && len(f.Tenants[fd.Tenant].PoolQuotas) == 0 {
 				t.Errorf("%s: %s", p, fd.Message)
 			}
 		}

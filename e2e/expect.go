@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
@@ -68,7 +69,7 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 			for _, why := range findingReasons(r, f, cellReasons) {
 				reasons[why] = true
 			}
-		case f.Check == check.IDKueueGang && f.Tenant == tenant:
+		case f.Check == queueing.IDKueueGang && f.Tenant == tenant:
 			// Kueue admits the gang to one flavor, whose pool cannot hold
 			// it all: some pods stay Pending. The finding names no
 			// scheduler reason, so any FailedScheduling message will do.

@@ -1,10 +1,16 @@
-// Package check is the placement checker's checks. Each is a function in a
-// file named after it and a row of the Registry, which says when it runs
-// (its Stage) and the severity of its findings. RunCluster runs them on
-// the scheduling model (compiler/check/sched) that compiler/check/readback
-// builds from the tree, and Kueue on the Kueue model
-// (compiler/check/kueuemodel). Findings give the real component's reasons,
-// in its words.
+// Package check is what the placement checker's checks share and the
+// runner that runs them. A check is a function of its Stage's signature
+// (OnRow, OnCluster, OnKueue, OnQueue) in a file named after it, in the
+// package of the real component it restates, as kube-scheduler keeps one
+// plugin a folder: scheduling (kube-scheduler), queueing (Kueue),
+// provisioning (Karpenter, cluster-autoscaler), nodeagents (the kubelet's
+// device plugins), resourcequota (the API server's quota admission) and
+// disruption (spot interruptions, preemption). compiler/check/registry
+// lists them all, each with its severity. RunCluster runs the checks it
+// is given on the scheduling model (compiler/check/sched) that
+// compiler/check/readback builds from the tree, and Kueue on the Kueue
+// model (compiler/check/kueuemodel). Findings give the real component's
+// reasons, in its words.
 package check
 
 import (

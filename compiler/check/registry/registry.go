@@ -10,6 +10,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/disruption"
 	"github.com/gpufleet/gpufleet/compiler/check/nodeagents"
 	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
@@ -44,19 +45,19 @@ var Checks = []check.Check{
 	{ID: disruption.IDSpotCheckpoint, Run: check.OnRow(disruption.SpotCheckpoint), Severity: check.Warning, Proves: "no Job class that cannot checkpoint (karpenter.sh/do-not-disrupt) lands on spot, where an interruption restarts it"},
 	{ID: disruption.IDSpotGracePeriod, Run: check.OnCluster(disruption.SpotGracePeriod), Severity: check.Warning, Proves: "no class that lands on spot asks for a checkpoint window longer than the spot interruption notice, after which the instance is gone"},
 	{ID: disruption.IDPriorityOrder, Run: check.OnCluster(disruption.PriorityOrder), Severity: check.Warning, Proves: "no preempting batch class outranks a critical serving class"},
-	{ID: check.IDKueueFlavor, Run: check.OnQueue(check.KueueFlavor), Severity: check.Error, Proves: "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
-	{ID: check.IDKueueDRA, Run: check.OnQueue(check.KueueDRA), Severity: check.Error, Proves: "Kueue can charge every queued class's claims: each claims a DeviceClass the tree's deviceClassMappings map, with no CEL selector (which Kueue admits only while matching devices already stand)"},
-	{ID: check.IDKueueOrder, Run: check.OnQueue(check.KueueOrder), Severity: check.Error, Proves: "no flavor Kueue tries first sends a queued class where it cannot land"},
-	{ID: check.IDKueueQuota, Run: check.OnQueue(check.KueueQuota), Severity: check.Error, Proves: "Kueue's flavor assigner admits one whole queued workload: guaranteed quota plus what the cohort tree lends, within borrowingLimit"},
-	{ID: check.IDKueueCovered, Run: check.OnQueue(check.KueueCovered), Severity: check.Error, Proves: "every resource a queued class requests is covered by its ClusterQueue"},
-	{ID: check.IDKueueLimits, Run: check.OnKueue(check.KueueLimits), Severity: check.Error, Proves: "flavors and resource groups stay within Kueue's CRD limits"},
-	{ID: check.IDKueueBorrow, Run: check.OnQueue(check.KueueBorrow), Severity: check.Warning, Proves: "a tenant that may borrow shares its cohort tree with another ClusterQueue to borrow from"},
-	{ID: check.IDKueueGang, Run: check.OnQueue(check.KueueGang), Severity: check.Error, Proves: "every flavor Kueue may admit a queued Job or StatefulSet to is a pool where kube-scheduler then places the pinned pods: a gang's or a StatefulSet's all, one of a Job that runs in waves"},
-	{ID: check.IDKueueTopology, Run: check.OnQueue(check.KueueTopology), Severity: check.Error, Proves: "Kueue's topology-aware scheduling can place every workload it places by topology on the nodes of its flavor that exist with no pod pending, in one domain of a required level"},
-	{ID: check.IDKueueTopologyBound, Run: check.OnQueue(check.KueueTopologyBound), Severity: check.Warning, Proves: "such a workload fits however EC2 places those nodes under its network nodes, not only when enough share one"},
-	{ID: check.IDKueueDeployment, Run: check.OnQueue(check.KueueDeployment), Severity: check.Error, Proves: "a queued Deployment's replicas, which Kueue admits one by one into the first flavor with quota, all run in the pool they pile into"},
-	{ID: check.IDKueueResourceQuota, Run: check.OnQueue(check.KueueResourceQuota), Severity: check.Error, Proves: "no namespace's ResourceQuota refuses the pods of what its tenant's ClusterQueue may admit"},
-	{ID: check.IDKueuePriorityQuota, Run: check.OnQueue(check.KueuePriorityQuota), Severity: check.Warning, Proves: "no PriorityClass-scoped quota, which Kueue does not see, is below what Kueue may admit of a queued class at that priority"},
+	{ID: queueing.IDKueueFlavor, Run: check.OnQueue(queueing.KueueFlavor), Severity: check.Error, Proves: "some flavor of the tenant's ClusterQueue admits each queued class where it lands"},
+	{ID: queueing.IDKueueDRA, Run: check.OnQueue(queueing.KueueDRA), Severity: check.Error, Proves: "Kueue can charge every queued class's claims: each claims a DeviceClass the tree's deviceClassMappings map, with no CEL selector (which Kueue admits only while matching devices already stand)"},
+	{ID: queueing.IDKueueOrder, Run: check.OnQueue(queueing.KueueOrder), Severity: check.Error, Proves: "no flavor Kueue tries first sends a queued class where it cannot land"},
+	{ID: queueing.IDKueueQuota, Run: check.OnQueue(queueing.KueueQuota), Severity: check.Error, Proves: "Kueue's flavor assigner admits one whole queued workload: guaranteed quota plus what the cohort tree lends, within borrowingLimit"},
+	{ID: queueing.IDKueueCovered, Run: check.OnQueue(queueing.KueueCovered), Severity: check.Error, Proves: "every resource a queued class requests is covered by its ClusterQueue"},
+	{ID: queueing.IDKueueLimits, Run: check.OnKueue(queueing.KueueLimits), Severity: check.Error, Proves: "flavors and resource groups stay within Kueue's CRD limits"},
+	{ID: queueing.IDKueueBorrow, Run: check.OnQueue(queueing.KueueBorrow), Severity: check.Warning, Proves: "a tenant that may borrow shares its cohort tree with another ClusterQueue to borrow from"},
+	{ID: queueing.IDKueueGang, Run: check.OnQueue(queueing.KueueGang), Severity: check.Error, Proves: "every flavor Kueue may admit a queued Job or StatefulSet to is a pool where kube-scheduler then places the pinned pods: a gang's or a StatefulSet's all, one of a Job that runs in waves"},
+	{ID: queueing.IDKueueTopology, Run: check.OnQueue(queueing.KueueTopology), Severity: check.Error, Proves: "Kueue's topology-aware scheduling can place every workload it places by topology on the nodes of its flavor that exist with no pod pending, in one domain of a required level"},
+	{ID: queueing.IDKueueTopologyBound, Run: check.OnQueue(queueing.KueueTopologyBound), Severity: check.Warning, Proves: "such a workload fits however EC2 places those nodes under its network nodes, not only when enough share one"},
+	{ID: queueing.IDKueueDeployment, Run: check.OnQueue(queueing.KueueDeployment), Severity: check.Error, Proves: "a queued Deployment's replicas, which Kueue admits one by one into the first flavor with quota, all run in the pool they pile into"},
+	{ID: queueing.IDKueueResourceQuota, Run: check.OnQueue(queueing.KueueResourceQuota), Severity: check.Error, Proves: "no namespace's ResourceQuota refuses the pods of what its tenant's ClusterQueue may admit"},
+	{ID: queueing.IDKueuePriorityQuota, Run: check.OnQueue(queueing.KueuePriorityQuota), Severity: check.Warning, Proves: "no PriorityClass-scoped quota, which Kueue does not see, is below what Kueue may admit of a queued class at that priority"},
 }
 
 // OnLiveNodes are the checks that check --nodes runs on a running
@@ -65,7 +66,7 @@ var Checks = []check.Check{
 // scheduling places on the nodes that exist, whose labels give its
 // domains, so there they are exact.
 func OnLiveNodes() []check.Check {
-	return pick(check.IDKueueTopology, check.IDKueueTopologyBound)
+	return pick(queueing.IDKueueTopology, queueing.IDKueueTopologyBound)
 }
 
 // pick is the registered checks of ids, in registry order.

@@ -1,4 +1,4 @@
-package check
+package queueing
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -18,7 +19,7 @@ const layer3 = "topology.k8s.aws/network-node-layer-3"
 // tasAdmission is a queue whose class c, a gang of pods pods annotated
 // with annotations, Kueue admits to flavor "a" (TAS when topology is
 // set), whose pool stands at standing nodes holding perNode pods each.
-func tasAdmission(annotations map[string]string, pods int32, topology bool, standing int32, perNode int64, live []map[string]string) *Admission {
+func tasAdmission(annotations map[string]string, pods int32, topology bool, standing int32, perNode int64, live []map[string]string) *check.Admission {
 	c := &sched.Class{Name: "c", Kind: keys.KindJob, Gang: true, Pods: pods,
 		Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: annotations}}}
 	cell := sched.Cell{Class: "c", Pool: "a", Fits: true, Zones: []sched.ZoneCapacity{{Zone: "z", Nodes: 8, PodsPerNode: perNode}}}
@@ -39,10 +40,9 @@ func tasAdmission(annotations map[string]string, pods int32, topology bool, stan
 		Flavors:    map[string]kueue.ResourceFlavorSpec{"a": flavor},
 		Topologies: map[string][]string{name: {"topology.k8s.aws/network-node-layer-1", "topology.k8s.aws/network-node-layer-2", layer3, keys.LabelHostname}},
 	}
-	r := &Report{Pools: []string{"a"}, Classes: []string{"c"}, Rows: []sched.Row{*sched.NewRow([]sched.Cell{cell})}}
-	r.indexCells()
-	return &Admission{Queue: kueuemodel.Queue{Tenant: "t", ClusterQueue: "t"}, Model: m, Report: r, Pools: []sched.Pool{pool},
-		Classes: []Queued{{Class: c, Pods: pods, Assignment: kueuemodel.Assignment{
+	r := &check.Report{Pools: []string{"a"}, Classes: []string{"c"}, Rows: []sched.Row{*sched.NewRow([]sched.Cell{cell})}}
+	return &check.Admission{Queue: kueuemodel.Queue{Tenant: "t", ClusterQueue: "t"}, Model: m, Report: r, Pools: []sched.Pool{pool},
+		Classes: []check.Queued{{Class: c, Pods: pods, Assignment: kueuemodel.Assignment{
 			Flavors: map[corev1.ResourceName]string{"nvidia.com/gpu": "a"}, TAS: topology && len(annotations) > 0}}}}
 }
 
@@ -119,11 +119,11 @@ func TestKueueTopology(t *testing.T) {
 				a.Model.Domains = map[string]map[string]int64{"a": d}
 			}
 			for _, run := range []struct {
-				id       ID
+				id       check.ID
 				severity string
-				f        func(*Admission) []Finding
+				f        func(*check.Admission) []check.Finding
 				want     []string
-			}{{IDKueueTopology, Error, KueueTopology, tc.errs}, {IDKueueTopologyBound, Warning, KueueTopologyBound, tc.warns}} {
+			}{{IDKueueTopology, check.Error, KueueTopology, tc.errs}, {IDKueueTopologyBound, check.Warning, KueueTopologyBound, tc.warns}} {
 				var got []string
 				for _, f := range run.f(a) {
 					if f.Check != run.id || f.Severity != run.severity || f.Tenant != "t" || f.Class != "c" || f.Pool != "a" {

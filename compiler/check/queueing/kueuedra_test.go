@@ -1,4 +1,4 @@
-package check
+package queueing
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
@@ -38,14 +39,14 @@ func TestKueueDRA(t *testing.T) {
 		{"a CEL selector", class("gpu.nvidia.com", `device.attributes["gpu.nvidia.com"].productName in ["NVIDIA H100 80GB HBM3"]`), []string{"ResourceClaimTemplate train-gpu selects devices by CEL, which Kueue admits only while the cluster's ResourceSlices hold enough matching devices"}},
 		{"no claims", &sched.Class{Name: "cpu", Info: &sched.PodInfo{}}, nil},
 	} {
-		a := &Admission{Queue: kueuemodel.Queue{Tenant: "ml"}, Model: &kueuemodel.Model{DeviceClasses: mapped}, Classes: []Queued{{Class: tc.class}}}
+		a := &check.Admission{Queue: kueuemodel.Queue{Tenant: "ml"}, Model: &kueuemodel.Model{DeviceClasses: mapped}, Classes: []check.Queued{{Class: tc.class}}}
 		f := KueueDRA(a)
 		if len(f) != len(tc.want) {
 			t.Errorf("%s: findings %+v, want %d", tc.name, f, len(tc.want))
 			continue
 		}
 		for i, w := range tc.want {
-			if !strings.Contains(f[i].Message, w) || f[i].Check != IDKueueDRA || f[i].Severity != Error {
+			if !strings.Contains(f[i].Message, w) || f[i].Check != IDKueueDRA || f[i].Severity != check.Error {
 				t.Errorf("%s: finding %+v, want one containing %q", tc.name, f[i], w)
 			}
 		}

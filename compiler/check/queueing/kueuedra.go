@@ -1,13 +1,14 @@
-package check
+package queueing
 
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
-const IDKueueDRA ID = "KueueDRA"
+const IDKueueDRA check.ID = "KueueDRA"
 
 // Kueue charges a queued workload's claims only through its
 // Configuration's deviceClassMappings (sigs.k8s.io/kueue v0.19.2 pkg/dra,
@@ -24,8 +25,8 @@ const (
 )
 
 // KueueDRA finds queued classes whose claims Kueue cannot charge.
-func KueueDRA(a *Admission) []Finding {
-	var out []Finding
+func KueueDRA(a *check.Admission) []check.Finding {
+	var out []check.Finding
 	for _, qc := range a.Classes {
 		claims := qc.Class.Info.Claims
 		if !claims.Asks() {
@@ -37,7 +38,7 @@ func KueueDRA(a *Admission) []Finding {
 					continue
 				}
 				add := func(msg string) {
-					out = append(out, Finding{Severity: Error, Check: IDKueueDRA, Tenant: a.Queue.Tenant, Class: qc.Class.Name, Message: msg})
+					out = append(out, check.Finding{Severity: check.Error, Check: IDKueueDRA, Tenant: a.Queue.Tenant, Class: qc.Class.Name, Message: msg})
 				}
 				if _, ok := a.Model.DeviceClasses[r.Exactly.DeviceClassName]; !ok {
 					add(fmt.Sprintf(reasonKueueDRAUnmapped, a.Queue.Tenant, qc.Class.Name, r.Exactly.DeviceClassName, tree.KueueDRAConfigPath))

@@ -1,13 +1,15 @@
-package check
+package queueing
 
 import (
 	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
 )
 
-const IDKueuePriorityQuota ID = "KueuePriorityQuota"
+const IDKueuePriorityQuota check.ID = "KueuePriorityQuota"
 
 // A quota scoped to a PriorityClass limits the pods of that priority in the
 // namespace, which Kueue does not read either.
@@ -17,8 +19,8 @@ const reasonScopedBelowKueue = "ClusterQueue %s may admit up to %s of class %s (
 // queued class that is below what the ClusterQueue may admit of a resource
 // the class asks for: the tenant may mean to cap that priority, but Kueue
 // will not.
-func KueuePriorityQuota(a *Admission) []Finding {
-	var out []Finding
+func KueuePriorityQuota(a *check.Admission) []check.Finding {
+	var out []check.Finding
 	warned := map[string]bool{}
 	for _, b := range belowKueue(a) {
 		for _, qc := range a.Classes {
@@ -33,7 +35,7 @@ func KueuePriorityQuota(a *Admission) []Finding {
 				continue
 			}
 			warned[c.Name] = true
-			out = append(out, Finding{Severity: Warning, Check: IDKueuePriorityQuota, Tenant: a.Queue.Tenant, Class: c.Name,
+			out = append(out, check.Finding{Severity: check.Warning, Check: IDKueuePriorityQuota, Tenant: a.Queue.Tenant, Class: c.Name,
 				Message: fmt.Sprintf("tenant %s: "+reasonScopedBelowKueue, a.Queue.Tenant, a.Queue.ClusterQueue, b.over[k].most, c.Name, c.Pod.Spec.PriorityClassName, b.rq.Name, b.ns, b.over[k].hard)})
 		}
 	}

@@ -1,9 +1,10 @@
-package check
+package queueing
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
@@ -16,27 +17,27 @@ func TestKueueDeployment(t *testing.T) {
 		name   string
 		kind   string
 		fits   []string
-		pinned []Pinned
+		pinned []check.Pinned
 		want   []string
 	}{
 		{"every replica runs", keys.KindDeployment, []string{"a", "b"},
-			[]Pinned{{Flavor: "a", Admitted: 2, Placed: 2}, {Flavor: "b", Admitted: 2, Placed: 2}}, nil},
+			[]check.Pinned{{Flavor: "a", Admitted: 2, Placed: 2}, {Flavor: "b", Admitted: 2, Placed: 2}}, nil},
 		{"they pile into one pool", keys.KindDeployment, []string{"a", "b"},
-			[]Pinned{{Flavor: "a", Admitted: 4, Placed: 2, Reasons: []string{sched.ErrReasonAntiAffinity}}},
+			[]check.Pinned{{Flavor: "a", Admitted: 4, Placed: 2, Reasons: []string{sched.ErrReasonAntiAffinity}}},
 			[]string{"tenant t: Kueue admits class c's pods one by one, each to the first flavor with quota: 4 of its 4 replicas to flavor a; then kube-scheduler places 2 of them: node(s) didn't match pod anti-affinity rules; the rest stay Pending while admitted"}},
 		{"the second flavor's share", keys.KindDeployment, []string{"a", "b"},
-			[]Pinned{{Flavor: "a", Admitted: 1, Placed: 1}, {Flavor: "b", Admitted: 3, Placed: 1, Reasons: []string{sched.ErrReasonSpread}}},
+			[]check.Pinned{{Flavor: "a", Admitted: 1, Placed: 1}, {Flavor: "b", Admitted: 3, Placed: 1, Reasons: []string{sched.ErrReasonSpread}}},
 			[]string{"tenant t: Kueue admits class c's pods one by one, each to the first flavor with quota: 3 of its 4 replicas to flavor b; then kube-scheduler places 1 of them: node(s) didn't match pod topology spread constraints; the rest stay Pending while admitted"}},
 		{"a flavor it does not land on", keys.KindDeployment, []string{"b"},
-			[]Pinned{{Flavor: "a", Admitted: 4, Placed: 0}}, nil},
+			[]check.Pinned{{Flavor: "a", Admitted: 4, Placed: 0}}, nil},
 		{"a StatefulSet is KueueGang's", keys.KindStatefulSet, []string{"a"},
-			[]Pinned{{Flavor: "a", Admitted: 4, Placed: 2}}, nil},
+			[]check.Pinned{{Flavor: "a", Admitted: 4, Placed: 2}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := sched.Class{Name: "c", Kind: tc.kind, Pods: 4}
 			var got []string
 			for _, f := range KueueDeployment(pinnedAdmission(&c, tc.fits, tc.pinned...)) {
-				if f.Check != IDKueueDeployment || f.Severity != Error || f.Tenant != "t" || f.Class != "c" {
+				if f.Check != IDKueueDeployment || f.Severity != check.Error || f.Tenant != "t" || f.Class != "c" {
 					t.Errorf("finding %+v", f)
 				}
 				got = append(got, f.Message)

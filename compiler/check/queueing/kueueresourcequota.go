@@ -1,4 +1,4 @@
-package check
+package queueing
 
 import (
 	"fmt"
@@ -7,10 +7,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 )
 
-const IDKueueResourceQuota ID = "KueueResourceQuota"
+const IDKueueResourceQuota check.ID = "KueueResourceQuota"
 
 // Kueue does not read ResourceQuotas: it admits a Job against its
 // ClusterQueue alone, and the API server's quota admission then refuses
@@ -24,7 +25,7 @@ const reasonQuotaBelowKueue = "ClusterQueue %s may admit up to %s (nominal quota
 // ResourceQuotas against what its ClusterQueue may admit: one below it is
 // an error, reported once per tenant, since its namespaces' quotas are
 // usually the same.
-func KueueResourceQuota(a *Admission) []Finding {
+func KueueResourceQuota(a *check.Admission) []check.Finding {
 	var short []string // a reason per namespace whose quota is short
 	for _, b := range belowKueue(a) {
 		if unscoped(b.rq) {
@@ -38,7 +39,7 @@ func KueueResourceQuota(a *Admission) []Finding {
 	if n := len(short) - 1; n > 0 {
 		more = fmt.Sprintf(" (and in %d more of its namespaces)", n)
 	}
-	return []Finding{{Severity: Error, Check: IDKueueResourceQuota, Tenant: a.Queue.Tenant,
+	return []check.Finding{{Severity: check.Error, Check: IDKueueResourceQuota, Tenant: a.Queue.Tenant,
 		Message: fmt.Sprintf("tenant %s: %s%s", a.Queue.Tenant, short[0], more)}}
 }
 
@@ -54,14 +55,14 @@ type quotaShort struct {
 // namespaces that allow less than its ClusterQueue may admit; worked out
 // once per queue for the checks that read it. A namespace's quotas after
 // an unscoped one that is short are not read: its pods fail there first.
-func belowKueue(a *Admission) []quotaShort {
-	return Shared(a, belowKey{}, func() []quotaShort { return quotasBelow(a) })
+func belowKueue(a *check.Admission) []quotaShort {
+	return check.Shared(a, belowKey{}, func() []quotaShort { return quotasBelow(a) })
 }
 
 // belowKey keys belowKueue's figures in Shared.
 type belowKey struct{}
 
-func quotasBelow(a *Admission) []quotaShort {
+func quotasBelow(a *check.Admission) []quotaShort {
 	most := a.Model.MaxUsage(a.Queue.ClusterQueue)
 	names := make([]corev1.ResourceName, 0, len(most))
 	for res := range most {

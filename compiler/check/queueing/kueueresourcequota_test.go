@@ -1,4 +1,4 @@
-package check
+package queueing
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
@@ -33,7 +34,7 @@ type quotaCase struct {
 
 // checkQuotas runs a Kueue check on each case's ClusterQueues and the
 // namespaces' ResourceQuotas.
-func checkQuotas(t *testing.T, check func(*Admission) []Finding, id ID, cases []quotaCase) {
+func checkQuotas(t *testing.T, run func(*check.Admission) []check.Finding, id check.ID, cases []quotaCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +47,7 @@ func checkQuotas(t *testing.T, check func(*Admission) []Finding, id ID, cases []
 			train := &sched.Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
 			q := kueuemodel.Queue{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1", "ns2"}, Classes: []string{"train"}}
 			gpu := corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
-			found := check(&Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []Queued{{Class: train, Request: gpu}}})
+			found := run(&check.Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []check.Queued{{Class: train, Request: gpu}}})
 			if len(found) != min(len(tc.want), 1) {
 				t.Fatalf("findings %+v, want %q", found, tc.want)
 			}

@@ -1,14 +1,15 @@
-package check
+package queueing
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
-const IDKueueGang ID = "KueueGang"
+const IDKueueGang check.ID = "KueueGang"
 
 // KueueGang follows each queued workload Kueue admits whole (a Job's
 // PodSet, a StatefulSet's pod group) into every flavor it may be admitted
@@ -19,8 +20,8 @@ const IDKueueGang ID = "KueueGang"
 // runs in waves, one. The rest stay Pending while the workload holds the
 // quota. Where the class does not land on the flavor's pool at all,
 // KueueFlavor and KueueOrder say so.
-func KueueGang(a *Admission) []Finding {
-	var out []Finding
+func KueueGang(a *check.Admission) []check.Finding {
+	var out []check.Finding
 	for i := range a.Classes {
 		qc := &a.Classes[i]
 		c := qc.Class
@@ -37,7 +38,7 @@ func KueueGang(a *Admission) []Finding {
 			if !p.Short(c) || !a.Report.Fits(c.Name, p.Flavor) {
 				continue
 			}
-			out = append(out, Finding{Severity: Error, Check: IDKueueGang, Tenant: a.Queue.Tenant, Class: c.Name, Pool: p.Flavor,
+			out = append(out, check.Finding{Severity: check.Error, Check: IDKueueGang, Tenant: a.Queue.Tenant, Class: c.Name, Pool: p.Flavor,
 				Message: fmt.Sprintf("tenant %s: Kueue admits class %s's %s to flavor %s as one workload; then kube-scheduler places %d of its %d pods%s; %s: %s",
 					a.Queue.Tenant, c.Name, workloadOf(c, p.Admitted), p.Flavor, p.Placed, p.Admitted, because(p.Reasons), rest(c), runsIn(whole))})
 		}

@@ -1,12 +1,13 @@
-package check
+package queueing
 
 import (
 	"fmt"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 )
 
-const IDKueueTopology ID = "KueueTopology"
+const IDKueueTopology check.ID = "KueueTopology"
 
 // KueueTopology follows each queued workload Kueue places by topology
 // (its template asks, or its ClusterQueue has only TAS flavors) into the
@@ -20,15 +21,15 @@ const IDKueueTopology ID = "KueueTopology"
 // no placement of the standing nodes fits (kueuemodel.TASFit: on
 // synthesised nodes a network level is a bound), KueueTopologyBound the
 // warning where only some do; live nodes (check --nodes) are exact.
-func KueueTopology(a *Admission) []Finding {
+func KueueTopology(a *check.Admission) []check.Finding {
 	return topologyFindings(a, false)
 }
 
 // topologyFindings are KueueTopology's (bound false) or
 // KueueTopologyBound's findings: where no placement of the standing nodes
 // fits the workload, or where only some do.
-func topologyFindings(a *Admission, bound bool) []Finding {
-	var out []Finding
+func topologyFindings(a *check.Admission, bound bool) []check.Finding {
+	var out []check.Finding
 	for i := range a.Classes {
 		qc := &a.Classes[i]
 		fit, topology, ok := a.TASFit(qc)
@@ -40,15 +41,15 @@ func topologyFindings(a *Admission, bound bool) []Finding {
 		c, flavor := qc.Class, qc.Assignment.Flavor()
 		t := kueuemodel.TopologyOf(c.Pod)
 		head := fmt.Sprintf("tenant %s: Kueue admits class %s's %s to flavor %s on quota, then places it by topology (%s) on the %d node(s) that exist",
-			a.Queue.Tenant, c.Name, workloadOf(c, qc.Pods), flavor, TopologyAsked(t), fit.Standing)
-		f := Finding{Severity: Error, Check: IDKueueTopology, Tenant: a.Queue.Tenant, Class: c.Name, Pool: flavor,
+			a.Queue.Tenant, c.Name, workloadOf(c, qc.Pods), flavor, check.TopologyAsked(t), fit.Standing)
+		f := check.Finding{Severity: check.Error, Check: IDKueueTopology, Tenant: a.Queue.Tenant, Class: c.Name, Pool: flavor,
 			Message: fmt.Sprintf("%s: %s, so it is never admitted%s", head, fit.NotFit(topology, fit.Best), standing(a.Pool(flavor).Live, fit))}
 		if bound {
 			sliced := ""
 			if t.SliceSize > 0 {
-				sliced = TopologySliced(t) + ","
+				sliced = check.TopologySliced(t) + ","
 			}
-			f.Severity, f.Check = Warning, IDKueueTopologyBound
+			f.Severity, f.Check = check.Warning, IDKueueTopologyBound
 			f.Message = fmt.Sprintf("%s: its %d pods%s fit only if EC2 puts enough of those nodes under one network node; with each undeclared level's domains as small as they can be, %s (declare the pool's topologyDomains, or run check --nodes on the live labels, to judge it exactly)",
 				head, fit.Count, sliced, fit.NotFit(topology, fit.Worst))
 		}

@@ -1,9 +1,10 @@
-package check
+package queueing
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -11,13 +12,13 @@ import (
 // When the class lands on none of the queue's flavors, it says where the
 // class does land: Kueue's reasons then speak of quota or labels, while
 // the fix is a flavor (a poolQuotas entry) for such a pool.
-func notAdmitted(a *Admission, qc *Queued, id ID) Finding {
+func notAdmitted(a *check.Admission, qc *check.Queued, id check.ID) check.Finding {
 	q, c := a.Queue, qc.Class
-	return Finding{Severity: Error, Check: id, Tenant: q.Tenant, Class: c.Name,
+	return check.Finding{Severity: check.Error, Check: id, Tenant: q.Tenant, Class: c.Name,
 		Message: fmt.Sprintf("tenant %s, class %s: ClusterQueue %s admits no workload of it: %s%s", q.Tenant, c.Name, a.CQ.Name, qc.Assignment.Message, landsNowhereIn(a, c))}
 }
 
-func landsNowhereIn(a *Admission, c *sched.Class) string {
+func landsNowhereIn(a *check.Admission, c *sched.Class) string {
 	for _, rg := range a.CQ.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
 			if a.Report.Fits(c.Name, f.Name) {
@@ -34,6 +35,6 @@ func landsNowhereIn(a *Admission, c *sched.Class) string {
 
 // shortOfQuota reports whether Kueue refused the workload for quota, not
 // for a flavor's taints or labels.
-func shortOfQuota(qc *Queued) bool {
+func shortOfQuota(qc *check.Queued) bool {
 	return strings.Contains(qc.Assignment.Message, "insufficient quota")
 }

@@ -1,4 +1,4 @@
-package check
+package queueing
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
@@ -40,7 +41,7 @@ func TestKueuePriorityQuotaOnlyWhatTheClassAsks(t *testing.T) {
 	q := kueuemodel.Queue{Tenant: "a", ClusterQueue: "a", Namespaces: []string{"ns1"}, Classes: []string{"web", "train"}}
 	web := &sched.Class{Name: "web", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
 	train := &sched.Class{Name: "train", Pod: &corev1.Pod{Spec: corev1.PodSpec{PriorityClassName: "batch"}}}
-	found := KueuePriorityQuota(&Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []Queued{
+	found := KueuePriorityQuota(&check.Admission{Queue: q, CQ: m.Queues["a"], Model: m, Classes: []check.Queued{
 		{Class: web, Request: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
 		{Class: train, Request: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}},
 	}})
