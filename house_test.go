@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
 
 // A clone has nothing beside it, so nothing committed may point there.
@@ -97,9 +97,13 @@ var stages = [][]string{
 	{"compiler/derive"},
 	{"compiler/verify"},
 	{"compiler/render", "compiler/encode", "compiler/nodegroup", "compiler/nodegroup/"},
-	// The checker's models, then the checks that read them.
+	// The checker's models; what every check shares (findings, stages,
+	// the runner); the checks that read the models, a package per
+	// component they restate; then the registry that names them all.
 	{"compiler/check/sched", "compiler/check/readback", "compiler/check/kueuemodel", "compiler/check/cost"},
 	{"compiler/check"},
+	{"compiler/check/scheduling", "compiler/check/nodeagents", "compiler/check/provisioning", "compiler/check/resourcequota", "compiler/check/disruption", "compiler/check/queueing"},
+	{"compiler/check/registry"},
 	{"compiler/report", "compiler/drift"},
 	{"compiler/write"},
 	// What a change does, from the committed tree to the compiled one.
@@ -111,6 +115,8 @@ var stages = [][]string{
 // on each other, never on how the tree was made.
 var readsTree = map[string]bool{
 	"compiler/check/sched": true, "compiler/check/readback": true, "compiler/check/kueuemodel": true, "compiler/check/cost": true, "compiler/check": true,
+	"compiler/check/scheduling": true, "compiler/check/nodeagents": true, "compiler/check/provisioning": true,
+	"compiler/check/resourcequota": true, "compiler/check/disruption": true, "compiler/check/queueing": true, "compiler/check/registry": true,
 	"compiler/report": true, "compiler/drift": true, "compiler/write": true, "compiler/plan": true,
 }
 
@@ -161,10 +167,10 @@ func TestDependencyRule(t *testing.T) {
 	}
 }
 
-// The checker claims kube-scheduler v1.35's semantics (check.SchedulerMinor):
+// The checker claims kube-scheduler v1.35's semantics (scheduling.SchedulerMinor):
 // the modules that judge it must run that minor.
 func TestSchedulerMinorPinned(t *testing.T) {
-	want := "k8s.io/kubernetes v" + check.SchedulerMinor + "."
+	want := "k8s.io/kubernetes v" + scheduling.SchedulerMinor + "."
 	for _, mod := range []string{"ladder/kube-scheduler/go.mod"} {
 		b, err := os.ReadFile(mod)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
+	"github.com/gpufleet/gpufleet/compiler/check/registry"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/write"
@@ -144,7 +145,7 @@ func BenchmarkCheck(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				check.RunCluster(cl, in)
+				check.RunCluster(cl, in, registry.Checks)
 			}
 			b.ReportMetric(pairs*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 		})

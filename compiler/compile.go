@@ -15,6 +15,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
+	"github.com/gpufleet/gpufleet/compiler/check/registry"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/derive"
@@ -187,7 +188,7 @@ func (r *Result) check() (err error) {
 	if r.cluster, err = r.readBack(in); err != nil {
 		return err
 	}
-	r.Report = check.RunCluster(r.cluster, in)
+	r.Report = check.RunCluster(r.cluster, in, registry.Checks)
 	r.Report.Cost = cost.Costs(r.cluster, r.Report.Rows, costTenants(in), Prices(r.Fleet))
 	return nil
 }
@@ -201,7 +202,7 @@ func (r *Result) queues() error {
 	// The checker reads the ClusterQueues' objects while their file is
 	// encoded.
 	return render.Queues(r.Typed(), r.Fleet, queues, func() error {
-		return check.Kueue(r.Typed(), r.cluster, rep, KueueIntent(r.Fleet))
+		return check.Kueue(r.Typed(), r.cluster, rep, KueueIntent(r.Fleet), registry.Checks)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/load"
@@ -82,12 +83,12 @@ func Prices(d *derive.Fleet) catalog.Prices {
 }
 
 // severities applies the spec's checks settings to the checks the registry
-// lets a spec lower (check.Check.Lowerable).
+// lets a spec lower (check.Check.Lowerable, in compiler/check/registry).
 func severities(f *spec.Fleet, r *check.Report) {
 	if f.Checks == nil {
 		return
 	}
-	set := map[check.ID]string{check.IDCPUOnGPU: f.Checks.CPUOnGPU, check.IDOnDemandOnSpot: f.Checks.OnDemandOnSpot, check.IDDedicated: f.Checks.Dedicated}
+	set := map[check.ID]string{scheduling.IDCPUOnGPU: f.Checks.CPUOnGPU, scheduling.IDOnDemandOnSpot: f.Checks.OnDemandOnSpot, scheduling.IDDedicated: f.Checks.Dedicated}
 	for i := range r.Findings {
 		if s := set[r.Findings[i].Check]; s != "" {
 			r.Findings[i].Severity = s
@@ -101,7 +102,7 @@ func position(e load.Entries, r *check.Report) {
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		switch {
-		case f.Check == check.IDSchedulerVersion:
+		case f.Check == scheduling.IDSchedulerVersion:
 			f.Pos = e.Pos("cluster", "version")
 		case f.Tenant != "":
 			f.Pos = e.Pos("tenants", f.Tenant)

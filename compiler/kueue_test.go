@@ -9,6 +9,8 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
+	"github.com/gpufleet/gpufleet/compiler/check/registry"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
@@ -74,7 +76,7 @@ func TestKueueChecksCanFail(t *testing.T) {
 	}
 	rep := *res.Report
 	rep.Findings = nil
-	if err := check.Kueue(tree.Bytes(tr), cl, &rep, compiler.KueueIntent(res.Fleet)); err != nil {
+	if err := check.Kueue(tree.Bytes(tr), cl, &rep, compiler.KueueIntent(res.Fleet), registry.Checks); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}
@@ -106,7 +108,7 @@ func TestKueueWithinResourceQuota(t *testing.T) {
 		}
 		res := compile(t, p)
 		for _, fd := range res.Report.Findings {
-			if fd.Check == check.IDKueueResourceQuota && len(f.Tenants[fd.Tenant].PoolQuotas) == 0 {
+			if fd.Check == queueing.IDKueueResourceQuota && len(f.Tenants[fd.Tenant].PoolQuotas) == 0 {
 				t.Errorf("%s: %s", p, fd.Message)
 			}
 		}

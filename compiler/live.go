@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/readback"
+	"github.com/gpufleet/gpufleet/compiler/check/registry"
 )
 
 // CheckLive runs the placement checker on a running cluster's nodes
@@ -24,8 +25,8 @@ func (r *Result) CheckLive(live []corev1.Node, pods []corev1.Pod) (*check.Report
 	if err := readback.WithLimitRanges(cl, r.Typed(), in.Namespaces()); err != nil {
 		return nil, err
 	}
-	rep := check.RunCluster(cl, in)
-	if err := check.KueueLive(r.Typed(), cl, rep, KueueIntent(r.Fleet)); err != nil {
+	rep := check.RunCluster(cl, in, registry.Checks)
+	if err := check.KueueLive(r.Typed(), cl, rep, KueueIntent(r.Fleet), registry.OnLiveNodes()); err != nil {
 		return nil, err
 	}
 	severities(r.Fleet.Spec, rep)

@@ -16,6 +16,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -127,7 +128,7 @@ func (fr *fleetRun) admission() {
 			}
 			fr.clearSubmission(dyn, s)
 		}
-		if jc := firstJob(fr, q.Classes); jc != "" && hasFinding(fr.res.Report, check.IDKueueResourceQuota, q.Tenant) {
+		if jc := firstJob(fr, q.Classes); jc != "" && hasFinding(fr.res.Report, queueing.IDKueueResourceQuota, q.Tenant) {
 			fr.ensureNodes(fr.kueueSize(jc))
 			fr.overQuota(dyn, q, jc, 8)
 		}

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
@@ -91,7 +91,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 		fr.st.Forbidden += len(o.forbidden)
 	}
 	fr.st.Classes++
-	if held == nil && hasClassFinding(fr.res.Report, check.IDKueueTopology, tenant, c.Name) {
+	if held == nil && hasClassFinding(fr.res.Report, queueing.IDKueueTopology, tenant, c.Name) {
 		t.Errorf("class %s: KueueTopology says Kueue never admits it on the nodes that stand, the running Kueue admitted %s %s (%s)", c.Name, kind, run, o)
 		return
 	}

@@ -6,12 +6,15 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
+	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
 
 // placementChecks are the checker's findings that say a class's pods
 // cannot all run: kube-scheduler must leave some Pending.
-var placementChecks = []check.ID{check.IDLands, check.IDGang, check.IDCapacity, check.IDInterPodAffinity, check.IDPodTopologySpread}
+var placementChecks = []check.ID{scheduling.IDLands, scheduling.IDGang, scheduling.IDCapacity, scheduling.IDInterPodAffinity, scheduling.IDPodTopologySpread}
 
 // expectation is what the checker's report predicts for one class.
 type expectation struct {
@@ -66,16 +69,16 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 			for _, why := range findingReasons(r, f, cellReasons) {
 				reasons[why] = true
 			}
-		case f.Check == check.IDKueueGang && f.Tenant == tenant:
+		case f.Check == queueing.IDKueueGang && f.Tenant == tenant:
 			// Kueue admits the gang to one flavor, whose pool cannot hold
 			// it all: some pods stay Pending. The finding names no
 			// scheduler reason, so any FailedScheduling message will do.
 			e.refused = true
 			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
-		case f.Check == check.IDQuotaFit && f.Tenant == tenant:
+		case f.Check == resourcequota.IDQuotaFit && f.Tenant == tenant:
 			e.quota = true
 			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
-		case f.Check == check.IDCPUOnGPU:
+		case f.Check == scheduling.IDCPUOnGPU:
 			e.gpuOK = true
 		}
 	}
@@ -90,7 +93,7 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 // per-node reasons of every pool for Lands, and the reason the message ends
 // with for the multi-pod proofs.
 func findingReasons(r *check.Report, f check.Finding, cellReasons func(pool string) []string) []string {
-	if f.Check == check.IDLands {
+	if f.Check == scheduling.IDLands {
 		var out []string
 		if w := r.Row(f.Class); w != nil {
 			for j, pool := range r.Pools {

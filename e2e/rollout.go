@@ -10,8 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -36,9 +37,9 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 	for _, f := range fr.res.Report.Findings {
 		switch {
 		case f.Class != c.Name:
-		case f.Check == check.IDRolloutQuota:
+		case f.Check == resourcequota.IDRolloutQuota:
 			want = "quota"
-		case f.Check == check.IDRollout && want == "":
+		case f.Check == scheduling.IDRollout && want == "":
 			want = "room"
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -359,10 +360,10 @@ func (fr *fleetRun) expectTAS(tenant string, c *sched.Class, a kueuemodel.Assign
 		bad = append(bad, fmt.Sprintf("the checker's unit says %d standing nodes fit %d to %d pods, TASFit %d fit %d to %d", ut.Standing, ut.Worst, ut.Best, e.offline.Standing, e.offline.Worst, e.offline.Best))
 	}
 	never, bound := !e.offline.May(), e.offline.May() && !e.offline.Sure()
-	if has := hasClassFinding(fr.res.Report, check.IDKueueTopology, tenant, c.Name); has != never {
+	if has := hasClassFinding(fr.res.Report, queueing.IDKueueTopology, tenant, c.Name); has != never {
 		bad = append(bad, fmt.Sprintf("the checker's KueueTopology error is %v, its TASFit says %d to %d of %d pods fit the %d standing nodes", has, e.offline.Worst, e.offline.Best, count, e.offline.Standing))
 	}
-	if has := hasClassFinding(fr.res.Report, check.IDKueueTopologyBound, tenant, c.Name); has != bound {
+	if has := hasClassFinding(fr.res.Report, queueing.IDKueueTopologyBound, tenant, c.Name); has != bound {
 		bad = append(bad, fmt.Sprintf("the checker's KueueTopologyBound warning is %v, its TASFit says %d to %d of %d pods fit the %d standing nodes", has, e.offline.Worst, e.offline.Best, count, e.offline.Standing))
 	}
 	switch {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
@@ -137,7 +138,7 @@ func (fr *fleetRun) judgeUnit(tenant, class string, s *submission, u *check.Unit
 	}
 	quota := false
 	for _, f := range fr.res.Report.Findings {
-		if f.Tenant == tenant && f.Class == class && f.Check == check.IDQuotaFit {
+		if f.Tenant == tenant && f.Class == class && f.Check == resourcequota.IDQuotaFit {
 			quota = true
 		}
 	}

@@ -1,4 +1,4 @@
-package check
+package check_test
 
 import (
 	"reflect"
@@ -7,8 +7,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/checktest"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 )
 
 // rowFleet has four pools: "a" that the class's selector matches, "b" and
@@ -36,7 +38,7 @@ func rowFleet(selector string) *sched.Cluster {
 func TestRowCells(t *testing.T) {
 	for sel, evaluated := range map[string][]int32{"x": {0, 3}, "none": {3}} {
 		cl := rowFleet(sel)
-		r := RunCluster(cl, Intent{})
+		r := check.RunCluster(cl, check.Intent{}, nil)
 		w := r.Row("k")
 		if w == nil || !slices.Equal(w.At, evaluated) || w.Len() != 4 {
 			t.Fatalf("selector %s: row %+v, want pools %v evaluated of 4", sel, w, evaluated)
@@ -70,11 +72,11 @@ func TestRowCells(t *testing.T) {
 		// The per-class checks count the ruled-out pools as the full row
 		// would: Lands' histogram, above all.
 		c := &cl.Classes[0]
-		if got, want := Lands(c, w, nil), Lands(c, sched.NewRow(all), nil); !reflect.DeepEqual(got, want) {
+		if got, want := scheduling.Lands(c, w, nil), scheduling.Lands(c, sched.NewRow(all), nil); !reflect.DeepEqual(got, want) {
 			t.Errorf("selector %s: Lands %+v, on every cell %+v", sel, got, want)
 		}
 	}
-	r := RunCluster(rowFleet("x"), Intent{})
+	r := check.RunCluster(rowFleet("x"), check.Intent{}, nil)
 	if r.Cell("z", "a") != nil || r.Cell("k", "e") != nil || r.Fits("z", "a") || r.Row("z") != nil {
 		t.Error("unknown names must give nil")
 	}
@@ -83,7 +85,7 @@ func TestRowCells(t *testing.T) {
 // A report built by hand is indexed at its first lookup, and again when
 // its names change.
 func TestReportCellByHand(t *testing.T) {
-	r := &Report{Pools: []string{"a", "b", "c"}, Classes: []string{"x", "y"}}
+	r := &check.Report{Pools: []string{"a", "b", "c"}, Classes: []string{"x", "y"}}
 	n := 0
 	for _, c := range r.Classes {
 		var cells []sched.Cell

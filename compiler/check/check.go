@@ -1,10 +1,16 @@
-// Package check is the placement checker's checks. Each is a function in a
-// file named after it and a row of the Registry, which says when it runs
-// (its Stage) and the severity of its findings. RunCluster runs them on
-// the scheduling model (compiler/check/sched) that compiler/check/readback
-// builds from the tree, and Kueue on the Kueue model
-// (compiler/check/kueuemodel). Findings give the real component's reasons,
-// in its words.
+// Package check is what the placement checker's checks share and the
+// runner that runs them. A check is a function of its Stage's signature
+// (OnRow, OnCluster, OnKueue, OnQueue) in a file named after it, in the
+// package of the real component it restates, as kube-scheduler keeps one
+// plugin a folder: scheduling (kube-scheduler), queueing (Kueue),
+// provisioning (Karpenter, cluster-autoscaler), nodeagents (the kubelet's
+// device plugins), resourcequota (the API server's quota admission) and
+// disruption (spot interruptions, preemption). compiler/check/registry
+// lists them all, each with its severity. RunCluster runs the checks it
+// is given on the scheduling model (compiler/check/sched) that
+// compiler/check/readback builds from the tree, and Kueue on the Kueue
+// model (compiler/check/kueuemodel). Findings give the real component's
+// reasons, in its words.
 package check
 
 import (
@@ -136,9 +142,10 @@ func (r *Report) AllCells() []sched.Cell {
 }
 
 // RunCluster checks a cluster, readback.FromTree's at max size or
-// FromLive's: the registry's StageRow checks on each class's row as it is
-// made, then its StageCluster checks.
-func RunCluster(cl *sched.Cluster, in Intent) *Report {
+// FromLive's: the StageRow checks of checks (the registry's,
+// compiler/check/registry) on each class's row as it is made, then their
+// StageCluster checks.
+func RunCluster(cl *sched.Cluster, in Intent, checks []Check) *Report {
 	r := &Report{Pools: []string{}, Classes: []string{}, Findings: []Finding{}}
 	for _, p := range cl.Pools {
 		r.Pools = append(r.Pools, p.Name)
@@ -153,7 +160,7 @@ func RunCluster(cl *sched.Cluster, in Intent) *Report {
 	found := make([][]Finding, len(cl.Classes))
 	jobs := make([]*Unit, len(cl.Classes))
 	ix := sched.NewIndex(cl.Pools)
-	onRow := at(StageRow)
+	onRow := at(checks, StageRow)
 	parallel(len(cl.Classes), func(i int, w *sched.Worker) {
 		c := &cl.Classes[i]
 		r.Rows[i] = ix.Row(c, cl.Pools, r.Pools, w)
@@ -174,7 +181,7 @@ func RunCluster(cl *sched.Cluster, in Intent) *Report {
 		}
 	}
 	r.indexNames()
-	for _, run := range at(StageCluster) {
+	for _, run := range at(checks, StageCluster) {
 		r.Findings = append(r.Findings, run.cluster(cl, r.Rows, in)...)
 	}
 	r.Capacity = Commits(cl, in)
@@ -196,8 +203,8 @@ func (r *Report) Sort() {
 	})
 }
 
-// landsOn yields the pools of the row's cells that fit, in pool order.
-func landsOn(cl *sched.Cluster, w *sched.Row) iter.Seq[*sched.Pool] {
+// FitPools yields the pools of the row's cells that fit, in pool order.
+func FitPools(cl *sched.Cluster, w *sched.Row) iter.Seq[*sched.Pool] {
 	return func(yield func(*sched.Pool) bool) {
 		for k := range w.Evaluated {
 			if w.Evaluated[k].Fits && !yield(&cl.Pools[w.At[k]]) {

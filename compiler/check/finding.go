@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/diag"
@@ -32,19 +31,4 @@ func (f Finding) String() string {
 	}
 	fmt.Fprintf(&b, "%s: %s: %s", f.Severity, f.Check, f.Message)
 	return b.String()
-}
-
-// histogram formats reasons with their counts, sorted, as kube-scheduler's
-// FailedScheduling message does: "2 Insufficient cpu, 1 node(s) had ...".
-func histogram(counts map[string]int) string {
-	reasons := make([]string, 0, len(counts))
-	for r := range counts {
-		reasons = append(reasons, r)
-	}
-	sort.Strings(reasons)
-	parts := make([]string, len(reasons))
-	for i, r := range reasons {
-		parts[i] = fmt.Sprintf("%d %s", counts[r], r)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -2,8 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -26,18 +24,35 @@ type Admission struct {
 	// Classes are the queued classes the cluster has, in the queue's order.
 	Classes []Queued
 
-	below *[]quotaShort // belowKueue's, once worked out
-	pools []sched.Pool
+	// Pools are the cluster's.
+	Pools []sched.Pool
+
+	shared map[any]any // Shared's
 }
 
-// pool is the cluster's pool of that name (a flavor's), or nil.
-func (a *Admission) pool(name string) *sched.Pool {
-	for i := range a.pools {
-		if a.pools[i].Name == name {
-			return &a.pools[i]
+// Pool is the cluster's pool of that name (a flavor's), or nil.
+func (a *Admission) Pool(name string) *sched.Pool {
+	for i := range a.Pools {
+		if a.Pools[i].Name == name {
+			return &a.Pools[i]
 		}
 	}
 	return nil
+}
+
+// Shared is what work makes of the queue, worked out once under key for
+// the StageQueue checks that read it: a queue's checks run in turn on one
+// CPU.
+func Shared[T any](a *Admission, key any, work func() T) T {
+	if v, ok := a.shared[key]; ok {
+		return v.(T)
+	}
+	v := work()
+	if a.shared == nil {
+		a.shared = map[any]any{}
+	}
+	a.shared[key] = v
+	return v
 }
 
 // Queued is one queued class as Kueue sees it.
@@ -66,22 +81,24 @@ type Queued struct {
 // picks, and every flavor it could pick once others are in use, is a pool
 // where the class lands and, for a gang, where the whole gang fits; every
 // requested resource is covered; and the CRDs' limits hold. It runs the
-// registry's StageKueue checks, then its StageQueue checks on each queue.
-func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue) error {
-	return runKueue(tr, cl, r, queues, nil)
+// StageKueue checks of checks (the registry's), then their StageQueue
+// checks on each queue, and works out each queued class's unit.
+func Kueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, checks []Check) error {
+	return runKueue(tr, cl, r, queues, checks, false)
 }
 
 // KueueLive runs, on a running cluster's nodes (readback.FromLive), the
-// Kueue checks that read nodes rather than quota: Kueue's topology-aware
-// scheduling places on the nodes that exist, whose labels give its
-// domains, so there they are exact.
-func KueueLive(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue) error {
-	return runKueue(tr, cl, r, queues, []ID{IDKueueTopology, IDKueueTopologyBound})
+// StageQueue checks of checks: the registry gives it the Kueue checks
+// that read nodes rather than quota (registry.OnLiveNodes), since Kueue's
+// topology-aware scheduling places on the nodes that exist, whose labels
+// give its domains, so there they are exact.
+func KueueLive(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, checks []Check) error {
+	return runKueue(tr, cl, r, queues, checks, true)
 }
 
-// runKueue runs the StageQueue checks of only (all when nil, with the
-// StageKueue ones and the units).
-func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, only []ID) error {
+// runKueue runs the StageQueue checks of checks, and unless live their
+// StageKueue checks and the units.
+func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Queue, checks []Check, live bool) error {
 	m, err := kueuemodel.New(tr)
 	if err != nil {
 		return err
@@ -91,8 +108,8 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 			return fmt.Errorf("check: ClusterQueue %s missing from the tree", q.ClusterQueue)
 		}
 	}
-	if only == nil {
-		for _, run := range at(StageKueue) {
+	if !live {
+		for _, run := range at(checks, StageKueue) {
 			r.Findings = append(r.Findings, run.kueue(m, queues)...)
 		}
 	}
@@ -103,15 +120,7 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 	cl.IndexClasses()
 	memo := kueuemodel.NewMemo(m, cl, queues)
 	pin := newPinner(cl, m, r.Pools)
-	onQueue := at(StageQueue)
-	if only != nil {
-		onQueue = nil
-		for _, c := range Registry {
-			if slices.Contains(only, c.ID) {
-				onQueue = append(onQueue, c.Run)
-			}
-		}
-	}
+	onQueue := at(checks, StageQueue)
 	found := make([][]Finding, len(queues))
 	units := make([][]Unit, len(queues))
 	par.Each(len(queues), func(i int) {
@@ -120,7 +129,7 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 			found[i] = append(found[i], run.queue(a)...)
 		}
 		for k := range a.Classes {
-			if only != nil {
+			if live {
 				break
 			}
 			u := a.Classes[k].unit(a.Queue.Tenant)
@@ -142,7 +151,7 @@ func runKueue(tr tree.Typed, cl *sched.Cluster, r *Report, queues []kueuemodel.Q
 
 // admission works out what Kueue makes of the queue's classes.
 func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo *kueuemodel.Memo, r *Report, pin *pinner) *Admission {
-	a := &Admission{Queue: q, CQ: m.Queues[q.ClusterQueue], Model: m, Report: r, pools: cl.Pools}
+	a := &Admission{Queue: q, CQ: m.Queues[q.ClusterQueue], Model: m, Report: r, Pools: cl.Pools}
 	for _, name := range q.Classes {
 		c := cl.Class(name)
 		if c == nil {
@@ -160,54 +169,4 @@ func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo 
 		a.Classes = append(a.Classes, qc)
 	}
 	return a
-}
-
-// fitting are the class's cells on the pools it lands on, in pool order:
-// evaluated cells, since a ruled-out pool never fits.
-func (r *Report) fitting(c *sched.Class) []*sched.Cell {
-	w := r.Row(c.Name)
-	if w == nil {
-		return nil
-	}
-	var out []*sched.Cell
-	for k := range w.Evaluated {
-		if w.Evaluated[k].Fits {
-			out = append(out, &w.Evaluated[k])
-		}
-	}
-	return out
-}
-
-// notAdmitted is the finding for a class the queue admits no workload of.
-// When the class lands on none of the queue's flavors, it says where the
-// class does land: Kueue's reasons then speak of quota or labels, while
-// the fix is a flavor (a poolQuotas entry) for such a pool.
-func notAdmitted(a *Admission, qc *Queued, id ID) Finding {
-	q, c := a.Queue, qc.Class
-	return Finding{Severity: Error, Check: id, Tenant: q.Tenant, Class: c.Name,
-		Message: fmt.Sprintf("tenant %s, class %s: ClusterQueue %s admits no workload of it: %s%s", q.Tenant, c.Name, a.CQ.Name, qc.Assignment.Message, landsNowhereIn(a, c))}
-}
-
-func landsNowhereIn(a *Admission, c *sched.Class) string {
-	for _, rg := range a.CQ.Spec.ResourceGroups {
-		for _, f := range rg.Flavors {
-			if a.Report.Fits(c.Name, f.Name) {
-				return ""
-			}
-		}
-	}
-	var at []string
-	for _, cell := range a.Report.fitting(c) {
-		at = append(at, cell.Pool)
-	}
-	if len(at) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (the class lands on none of its flavors; it lands on %s)", strings.Join(at, ", "))
-}
-
-// shortOfQuota reports whether Kueue refused the workload for quota, not
-// for a flavor's taints or labels.
-func shortOfQuota(qc *Queued) bool {
-	return strings.Contains(qc.Assignment.Message, "insufficient quota")
 }

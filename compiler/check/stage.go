@@ -5,6 +5,24 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
+// ID names a check. Findings carry it, the spec's checks settings lower it,
+// and the github and sarif formats use it as the rule. Each check's file,
+// named after it, declares its ID.
+type ID string
+
+// Check is one row of the registry (compiler/check/registry): a check and
+// the function that runs it.
+type Check struct {
+	ID  ID
+	Run Run
+	// Severity is the one its findings have, unless the spec's checks
+	// setting lowers it (Lowerable).
+	Severity  string
+	Lowerable bool
+	// Proves is what a fleet without its findings has, in a line.
+	Proves string
+}
+
 // Stage is when a check runs, which says what it reads.
 type Stage uint8
 
@@ -53,10 +71,25 @@ func OnQueue(f func(a *Admission) []Finding) Run {
 	return Run{Stage: StageQueue, queue: f}
 }
 
-// at lists the registry's runs of a stage, in registry order.
-func at(s Stage) []Run {
+// Defined reports whether a function runs the check at its stage.
+func (r Run) Defined() bool {
+	switch r.Stage {
+	case StageRow:
+		return r.row != nil
+	case StageCluster:
+		return r.cluster != nil
+	case StageKueue:
+		return r.kueue != nil
+	case StageQueue:
+		return r.queue != nil
+	}
+	return false
+}
+
+// at lists the runs of a stage among checks, in their order.
+func at(checks []Check, s Stage) []Run {
 	var out []Run
-	for _, c := range Registry {
+	for _, c := range checks {
 		if c.Run.Stage == s {
 			out = append(out, c.Run)
 		}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/catalog"
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/nodeagents"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
@@ -121,7 +121,7 @@ func Load(name, path string, skipped Skipped) ([]Node, error) {
 	}
 	refused := map[[2]string]bool{}
 	for _, f := range res.Report.Findings {
-		if f.Check == check.IDDevicePluginAllocate {
+		if f.Check == nodeagents.IDDevicePluginAllocate {
 			refused[[2]string{f.Class, f.Pool}] = true
 		}
 	}

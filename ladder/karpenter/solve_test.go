@@ -9,7 +9,7 @@ import (
 
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -198,7 +198,7 @@ func verdictOf(c *sched.Class, cell sched.Cell, sh *sched.Pool) verdict {
 		return v
 	}
 	row := sched.NewRow([]sched.Cell{cell})
-	if len(check.KarpenterLaunch(c, row, []sched.Pool{*sh})) > 0 || len(check.KarpenterDRA(c, row, []sched.Pool{*sh})) > 0 {
+	if len(provisioning.KarpenterLaunch(c, row, []sched.Pool{*sh})) > 0 || len(provisioning.KarpenterDRA(c, row, []sched.Pool{*sh})) > 0 {
 		return v // the checker finds that Karpenter launches no node for it
 	}
 	v.scheduled = sched.Holds(c, row, []sched.Pool{*sh})

@@ -16,6 +16,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
 )
@@ -24,7 +25,7 @@ var tieBreaks = flag.Int("tie-breaks", 2, "placement runs per class, with opposi
 
 // placementChecks are the checker's multi-pod proofs: all of a class's pods
 // can run at once.
-var placementChecks = []check.ID{check.IDLands, check.IDGang, check.IDCapacity, check.IDInterPodAffinity, check.IDPodTopologySpread}
+var placementChecks = []check.ID{scheduling.IDLands, scheduling.IDGang, scheduling.IDCapacity, scheduling.IDInterPodAffinity, scheduling.IDPodTopologySpread}
 
 // TestPlacementDifferential schedules each class's pods (replicas, or the
 // gang) one after another with the real scheduling cycle (Schedule), under

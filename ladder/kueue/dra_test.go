@@ -18,6 +18,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	kueuewire "github.com/gpufleet/gpufleet/compiler/wire/kueue"
@@ -144,7 +145,7 @@ func kueueDRAUnmapped(ctx context.Context, t *testing.T, crds *crdtest.Validator
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := check.KueueDRA(&check.Admission{Queue: kueuemodel.Queue{Tenant: q.Tenant}, Model: model, Classes: []check.Queued{{Class: c}}})
+	found := queueing.KueueDRA(&check.Admission{Queue: kueuemodel.Queue{Tenant: q.Tenant}, Model: model, Classes: []check.Queued{{Class: c}}})
 	if kerr == nil || !strings.Contains(kerr.Error(), "is not mapped in DRA configuration") || len(found) == 0 {
 		t.Errorf("%s: class %s with %s unmapped: Kueue says %v, KueueDRA %v", dir, c.Name, dc, kerr, found)
 		return 0

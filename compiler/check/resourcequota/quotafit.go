@@ -1,0 +1,92 @@
+package resourcequota
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/internal/sat"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+)
+
+const IDQuotaFit check.ID = "QuotaFit"
+
+// QuotaFit proves that each tenant's quota plus borrowing holds one whole
+// workload of every class it may use (a Job's whole gang, all replicas of
+// any other kind): otherwise Kueue reports ExceedsMaxQuota and the quota
+// admission rejects pods.
+func QuotaFit(cl *sched.Cluster, _ []sched.Row, in check.Intent) []check.Finding {
+	var out []check.Finding
+	for _, t := range in.Tenants {
+		for _, name := range t.Classes {
+			c := cl.Class(name)
+			if c == nil {
+				continue
+			}
+			// All of a workload's pods run at once in the namespace:
+			// a Job's gang, and every replica of a Deployment or
+			// StatefulSet (with one pod, replicas 4-6 of 6 failed to be
+			// created while the checker said the quota held). A Job that
+			// runs in waves needs one pod at a time.
+			pods := max(int64(c.Need()), 1)
+			if short, whose := tenantShort(c, t, in, pods, "quota plus borrowing"); len(short) > 0 {
+				out = append(out, check.Finding{Severity: check.Error, Check: IDQuotaFit, Class: name, Tenant: t.Name,
+					Message: fmt.Sprintf("tenant %s's %s cannot hold %s of class %s (ExceedsMaxQuota): %s",
+						t.Name, whose, unit(c), name, strings.Join(short, "; "))})
+			}
+		}
+	}
+	return out
+}
+
+// tenantShort lists what pods pods of class c need beyond tenant t's
+// quotas, and whose they are: its unscoped quota (named unscoped), and the
+// one scoped to the class's PriorityClass, since the API server's quota
+// admission checks every quota whose scope matches.
+func tenantShort(c *sched.Class, t check.TenantIntent, in check.Intent, pods int64, unscoped string) (short []string, whose string) {
+	short, whose = shortOf(c.Info.Request, pods, t.Hard, "quota"), unscoped
+	if pr := in.Priorities[c.Name].Name; t.PriorityHard[pr] != nil {
+		if scoped := shortOf(c.Info.Request, pods, t.PriorityHard[pr], "priority "+pr+"'s quota"); len(scoped) > 0 {
+			short, whose = append(short, scoped...), "quotas"
+		}
+	}
+	return short, whose
+}
+
+// shortOf lists what pods pods of requests req need beyond hard.
+func shortOf(req corev1.ResourceList, pods int64, hard map[string]int64, what string) []string {
+	var short []string
+	for _, r := range check.QuotaResources {
+		h, limited := hard[string(r)]
+		q := req[r]
+		need := sat.Mul(q.MilliValue(), pods)
+		if limited && need > h {
+			short = append(short, fmt.Sprintf("%s needs %s, %s holds %s", r, milli(need, r), what, milli(h, r)))
+		}
+	}
+	if h, limited := hard["pods"]; limited && sat.Mul(pods, 1000) > h {
+		short = append(short, fmt.Sprintf("pods needs %d, %s holds %s", pods, what, milli(h, "pods")))
+	}
+	return short
+}
+
+func unit(c *sched.Class) string {
+	switch {
+	case c.Gang:
+		return fmt.Sprintf("one gang (%d pods)", c.Pods)
+	case c.Need() > 1:
+		return fmt.Sprintf("all %d replicas", c.Pods)
+	}
+	return "one pod"
+}
+
+// milli formats a milli-valued amount in the resource's natural unit.
+func milli(v int64, r corev1.ResourceName) string {
+	if r != corev1.ResourceCPU && r != corev1.ResourceMemory {
+		return strconv.FormatInt(v/1000, 10)
+	}
+	return check.FormatMilli(float64(v), r)
+}
