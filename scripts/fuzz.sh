@@ -27,6 +27,7 @@ targets=(
 	"./compiler/load FuzzSplitJSON 10000"
 	"./compiler/write FuzzTreeEscape 40"
 	"./compiler/plan FuzzDecodeReport 10000"
+	"./compiler/quantity FuzzQuantity 30000"
 	"./internal/cli FuzzLogText 3000"
 	"./internal/cli FuzzRunnerCommands 30"
 )

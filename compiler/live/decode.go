@@ -13,6 +13,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/gpufleet/gpufleet/compiler/diag"
+	"github.com/gpufleet/gpufleet/compiler/quantity"
 )
 
 // list is what kubectl prints: kind List (or NodeList, PodList), its items
@@ -29,6 +30,13 @@ type list[T any] struct {
 // fields this version does not know are ignored, as a newer cluster's
 // are). Positions cost a second look only when there is an error.
 func decodeList[T any](f *file, kind string) ([]T, error) {
+	// Decoding parses every quantity, and Kubernetes' parser runs for
+	// minutes on a huge exponent: such a quantity is refused at its value.
+	if quantity.Suspect(f.data) {
+		if r := quantity.InJSON(f.data, reflect.TypeFor[list[T]]()); r != nil {
+			return nil, &Error{Pos: f.pos(int64(r.Offset)), Msg: r.Error()}
+		}
+	}
 	var l list[T]
 	strict, err := kjson.UnmarshalStrict(f.data, &l, kjson.DisallowDuplicateFields)
 	if err != nil {

@@ -42,6 +42,11 @@ func TestReadNodes(t *testing.T) {
 		{name: "huge GPU count", in: `{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":"9223372036854775807"}}}]}`, err: "n.json:1:43: node a: status.allocatable[nvidia.com/gpu]: 9223372036854775807 is more than 4096"},
 		{name: "1e100 memory", in: `{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"a"},"status":{"capacity":{"memory":"1e100"}}}]}`, err: "n.json:1:43: node a: status.capacity[memory]: 10e99 is more than 64Ti"},
 		{name: "negative", in: `{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"a"},"status":{"allocatable":{"cpu":"-1"}}}]}`, err: "n.json:1:43: node a: status.allocatable[cpu]: -1 is negative"},
+		// Kubernetes' parser computes 10^(10^9) for this: refused first,
+		// at the value; a label of that text is no quantity.
+		{name: "huge exponent", in: `{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"a"},"status":{"allocatable":{"cpu":"1e1000000000"}}}]}`, err: `n.json:1:99: items[0].status.allocatable[cpu]: quantity "1e1000000000": its exponent is beyond ±100`},
+		{name: "huge exponent, a number", in: `{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"a"},"status":{"capacity":{"memory":-1e-1000000000}}}]}`, err: `n.json:1:99: items[0].status.capacity[memory]: quantity "-1e-1000000000": its exponent is beyond ±100`},
+		{name: "exponent in a label", in: `{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"a","labels":{"v":"1e1000000000"}}}]}`, nodes: 1},
 		{name: "MIG slices", in: `{"apiVersion":"v1","kind":"List","items":[{"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/mig-1g.10gb":"56","ephemeral-storage":"100Ti"}}}]}`, nodes: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,6 +87,7 @@ func TestReadPods(t *testing.T) {
 		{name: "huge request", in: list(pod("p", "a", "9223372036854775807")), err: "p.json:2:1: pod ns/p: container c: resources.requests[nvidia.com/gpu]: 9223372036854775807 is more than 4096"},
 		{name: "sum past the ceiling", in: list(pod("p", "a", "4000"), pod("q", "a", "97")), err: "p.json:3:1: pod ns/q: the pods on node a request 4097 of nvidia.com/gpu together, more than 4096"},
 		{name: "ended pods hold nothing", in: list(pod("p", "a", "4000"), strings.Replace(pod("q", "a", "97"), `"spec"`, `"status":{"phase":"Succeeded"},"spec"`, 1)), pods: 2},
+		{name: "huge exponent", in: list(pod("p", "a", "1E+100000000")), err: `p.json:2:134: items[0].spec.containers[0].resources.requests[nvidia.com/gpu]: quantity "1E+100000000": its exponent is beyond ±100`},
 		// Pods on a node the nodes file does not hold were dropped without a word.
 		{name: "unknown node", in: list(pod("p", "gone", "1")), err: "p.json:2:1: pod ns/p: bound to node gone, which n.json does not list"},
 	} {

@@ -38,6 +38,9 @@ func parseNoExtern(name string, src any, cfg parser.Config) (*ast.File, error) {
 	if err != nil {
 		return f, err
 	}
+	if err := exactNumbers(f); err != nil {
+		return nil, err
+	}
 	for _, d := range f.Decls {
 		if a, ok := d.(*ast.Attribute); ok {
 			if k, _ := a.Split(); k == "extern" {

@@ -133,6 +133,9 @@ func dataValue(ctx *cue.Context, in input, i, k int) (v cue.Value, ok bool, err 
 	if k > 1 && !keepOwn(file.Decls, i, k) {
 		return cue.Value{}, false, nil
 	}
+	if err := exactNumbers(file); err != nil {
+		return cue.Value{}, true, err
+	}
 	v = ctx.BuildFile(file, cue.Filename(in.path))
 	return v, true, v.Err()
 }

@@ -134,7 +134,7 @@ func readQuotas(b []byte) ([]TenantQuota, error) {
 				Hard map[string]resource.Quantity `json:"hard"`
 			} `json:"spec"`
 		}
-		if err := yaml.Unmarshal(d, &q); err != nil {
+		if err := tree.Unmarshal(d, &q); err != nil {
 			return nil, err
 		}
 		scope := ResourceQuotaScope(q.Metadata.Namespace, q.Metadata.Name)
@@ -162,7 +162,7 @@ func readQueues(b []byte) ([]TenantQuota, error) {
 				} `json:"resourceGroups"`
 			} `json:"spec"`
 		}
-		if err := yaml.Unmarshal(d, &cq); err != nil {
+		if err := tree.Unmarshal(d, &cq); err != nil {
 			return nil, err
 		}
 		for _, g := range cq.Spec.ResourceGroups {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -431,12 +430,11 @@ func (q *Quantity) UnmarshalJSON(b []byte) error {
 		*q = Quantity(s)
 		return nil
 	}
+	// A number keeps its text too: validation parses it, at its position
+	// (a float64 refused 1E+400 here, with none).
 	var n json.Number
 	if err := json.Unmarshal(b, &n); err != nil {
 		return fmt.Errorf("quantity must be a string or a number, got %s", b)
-	}
-	if _, err := strconv.ParseFloat(string(n), 64); err != nil {
-		return err
 	}
 	*q = Quantity(n.String())
 	return nil

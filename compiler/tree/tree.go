@@ -6,12 +6,16 @@ package tree
 
 import (
 	"bytes"
+	"encoding/json"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/quantity"
 )
 
 // Tree is the output: slash-separated paths relative to the output root.
@@ -100,6 +104,35 @@ func Kind(doc []byte) (string, error) {
 // Decode reads one generated document strictly into v: a field the type
 // does not know is an error, since gpufleet wrote the document from that
 // very type.
-func Decode(doc []byte, v any) error {
-	return yaml.UnmarshalStrict(bytes.TrimPrefix(doc, []byte(Header)), v)
+func Decode(doc []byte, v any) error { return decode(doc, v, yaml.UnmarshalStrict) }
+
+// Unmarshal reads a document into v as sigs.k8s.io/yaml does: fields v
+// does not have are skipped.
+func Unmarshal(doc []byte, v any) error { return decode(doc, v, yaml.Unmarshal) }
+
+// decode is f guarded: a committed tree is untrusted, and Kubernetes'
+// parser runs for minutes on a quantity with a huge exponent, so one that
+// v would decode is refused first (quantity.InJSON). The guard reads the
+// JSON the YAML became through a decoder option, so the YAML is parsed
+// once.
+func decode(doc []byte, v any, f func([]byte, any, ...yaml.JSONOpt) error) error {
+	var refused error
+	err := f(bytes.TrimPrefix(doc, []byte(Header)), v, func(d *json.Decoder) *json.Decoder {
+		var raw json.RawMessage
+		if err := d.Decode(&raw); err != nil {
+			refused = err
+		} else if quantity.Suspect(raw) {
+			if r := quantity.InJSON(raw, reflect.TypeOf(v)); r != nil {
+				refused = r
+			}
+		}
+		if refused != nil {
+			raw = nil
+		}
+		return json.NewDecoder(bytes.NewReader(raw))
+	})
+	if refused != nil {
+		return refused
+	}
+	return err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/cloud"
 	"github.com/gpufleet/gpufleet/compiler/diag"
 	"github.com/gpufleet/gpufleet/compiler/load"
+	"github.com/gpufleet/gpufleet/compiler/quantity"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -106,7 +107,7 @@ func (c *checker) quantity(q spec.Quantity, path ...string) {
 	if q == "" {
 		return
 	}
-	v, err := resource.ParseQuantity(string(q))
+	v, err := quantity.Parse(string(q))
 	if err != nil {
 		c.errorf(path, "invalid quantity %q: %v", string(q), err)
 		return

@@ -100,28 +100,41 @@ older gpufleet wrote in a schema this one does not read).`,
 	return cmd
 }
 
+// printPlan prints the plan escaped as every command's output is
+// (logline.go): its names and messages may come from the committed tree,
+// which a pull request chooses, so none may issue a workflow command.
 func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint string) error {
 	switch format {
 	case formatMarkdown:
-		_, err := stdout.Write(p.Markdown(hint))
+		_, err := stdout.Write(logLines(p.Markdown(hint)))
 		return err
 	case formatJSON:
 		b, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
 			return err
 		}
-		_, err = stdout.Write(append(b, '\n'))
+		_, err = stdout.Write(append(jsonSafe(b), '\n'))
 		return err
 	case formatGitHub:
 		return githubPlan(stdout, p, hint)
 	}
-	_, err := stdout.Write(p.Text(hint))
+	_, err := stdout.Write(logLines(p.Text(hint)))
 	return err
 }
 
+// logLines is text of LF-ended lines, each made safe by logLine.
+func logLines(text []byte) []byte {
+	lines := strings.Split(string(text), "\n")
+	for i, l := range lines {
+		lines[i] = logLine(l)
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
 // githubPlan annotates the new errors, appends the Markdown to the step
-// summary, and prints the text fenced from the runner's command parser:
-// it quotes names and messages from the spec.
+// summary, and prints the text escaped and fenced from the runner's
+// command parser: it quotes names and messages from the spec and the
+// committed tree.
 func githubPlan(stdout io.Writer, p *plan.Plan, hint string) error {
 	for _, f := range p.NewErrors() {
 		ghPrint(stdout, ghCommand("error", f.Pos, "gpufleet "+string(f.Check), f.Message))
@@ -135,7 +148,7 @@ func githubPlan(stdout io.Writer, p *plan.Plan, hint string) error {
 	rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
 	ghPrint(stdout, "::stop-commands::"+token)
-	_, err := stdout.Write(p.Text(hint))
+	_, err := stdout.Write(logLines(p.Text(hint)))
 	ghPrint(stdout, "::"+token+"::")
 	return err
 }

@@ -194,6 +194,7 @@ func (x *runnerFixture) check(t *testing.T, h string) {
 	for _, format := range everyFormat {
 		try("check", spec, "--nodes", nodesFile, "--format", format)
 	}
+	x.checkPlan(t, h, dir, spec, try)
 	if runs == 0 {
 		t.Fatal("ran nothing")
 	}
