@@ -112,6 +112,10 @@ bench-kube-scheduler: ## Benchmark kube-scheduler's own Filter plugins (ladder/k
 lint-ladder: ## go vet every rung of the ladder (its own code; not in CI)
 	@for r in $(RUNGS); do echo "== vet ladder/$$r"; RUNG_VET=1 scripts/rung.sh $$r || exit $$?; done
 
+.PHONY: align-pins
+align-pins: ## Raise every module's lower pin of a shared dependency to the highest, so all build one set (scripts/align-pins.sh)
+	scripts/align-pins.sh
+
 .PHONY: lint
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
