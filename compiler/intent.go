@@ -2,6 +2,7 @@ package compiler
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/check"
@@ -57,11 +58,16 @@ var quotaNames = map[corev1.ResourceName]string{
 	derive.QuotaGPU: keys.ResourceGPU, derive.QuotaCPU: "cpu", derive.QuotaMemory: "memory", derive.QuotaPods: "pods",
 }
 
+// quotaMilli is a quota's hard limits in milli-units, keyed as the checks
+// read them: requests by resource, and what a pod's ResourceClaims are
+// charged ("<class>.deviceclass.resource.k8s.io/devices") by that name.
 func quotaMilli(rl corev1.ResourceList) map[string]int64 {
 	out := map[string]int64{}
 	for k, v := range rl {
 		if name, ok := quotaNames[k]; ok {
 			out[name] = v.MilliValue()
+		} else if strings.HasSuffix(string(k), corev1.ResourceClaimsPerClass) {
+			out[string(k)] = v.MilliValue()
 		}
 	}
 	return out

@@ -2,6 +2,8 @@ package resourcequota
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,18 +49,30 @@ func QuotaFit(cl *sched.Cluster, _ []sched.Row, in check.Intent) []check.Finding
 // one scoped to the class's PriorityClass, since the API server's quota
 // admission checks every quota whose scope matches.
 func tenantShort(c *sched.Class, t check.TenantIntent, in check.Intent, pods int64, unscoped string) (short []string, whose string) {
-	short, whose = shortOf(c.Info.Request, pods, t.Hard, "quota"), unscoped
+	short, whose = shortOf(c.Info, pods, t.Hard, "quota"), unscoped
 	if pr := in.Priorities[c.Name].Name; t.PriorityHard[pr] != nil {
-		if scoped := shortOf(c.Info.Request, pods, t.PriorityHard[pr], "priority "+pr+"'s quota"); len(scoped) > 0 {
+		if scoped := shortOf(c.Info, pods, t.PriorityHard[pr], "priority "+pr+"'s quota"); len(scoped) > 0 {
 			short, whose = append(short, scoped...), "quotas"
 		}
 	}
 	return short, whose
 }
 
-// shortOf lists what pods pods of requests req need beyond hard.
-func shortOf(req corev1.ResourceList, pods int64, hard map[string]int64, what string) []string {
+// shortOf lists what pods pods of info need beyond hard: their requests,
+// and the devices their ResourceClaims are charged (an unqueued DRA
+// class's claims are refused at quota admission beyond them, and its pods
+// wait for ever; Kueue's quota holds a queued one's too, KueueQuota).
+func shortOf(info *sched.PodInfo, pods int64, hard map[string]int64, what string) []string {
 	var short []string
+	req := info.Request
+	claimed := info.Claims.ClaimQuota()
+	for _, r := range slices.Sorted(maps.Keys(claimed)) {
+		if h, limited := hard[string(r)]; limited {
+			if need := sat.Mul(sat.Mul(claimed[r], pods), 1000); need > h {
+				short = append(short, fmt.Sprintf("%s needs %s, %s holds %s", r, milli(need, r), what, milli(h, r)))
+			}
+		}
+	}
 	for _, r := range check.QuotaResources {
 		h, limited := hard[string(r)]
 		q := req[r]
