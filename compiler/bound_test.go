@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -124,6 +125,28 @@ func TestCount(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 251001: "251,001", 4500000: "4,500,000"} {
 		if got := count(n); got != want {
 			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// The docs state the limits the code has.
+func TestDenseBoundDocumented(t *testing.T) {
+	for _, doc := range []string{"../docs/reliability.md", "../docs/spec.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []struct {
+			phrase string
+			want   int
+		}{
+			{`at most ([\d,]+) class × pool\s+pairs`, MaxEvaluated},
+			{`at most ([\d,]+)\s+placements`, MaxPinned},
+		} {
+			m := regexp.MustCompile(f.phrase).FindSubmatch(b)
+			if m == nil || string(m[1]) != count(f.want) {
+				t.Errorf("%s: %q says %q, the code %s", doc, f.phrase, m, count(f.want))
+			}
 		}
 	}
 }
