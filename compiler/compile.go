@@ -188,7 +188,13 @@ func (r *Result) check() (err error) {
 	if r.cluster, err = r.readBack(in); err != nil {
 		return err
 	}
+	if err := boundEvaluated(r.cluster, r.Entries, MaxEvaluated); err != nil {
+		return err
+	}
 	r.Report = check.RunCluster(r.cluster, in, registry.Checks)
+	if err := boundPinned(r.Report, KueueIntent(r.Fleet), r.Entries, MaxPinned); err != nil {
+		return err
+	}
 	r.Report.Cost = cost.Costs(r.cluster, r.Report.Rows, costTenants(in), Prices(r.Fleet))
 	return nil
 }

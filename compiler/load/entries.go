@@ -19,6 +19,7 @@ type Entries struct {
 func (s *Source) Entries() Entries {
 	e := Entries{pos: map[string]diag.Pos{}}
 	keep := func(section string, names []string) {
+		e.pos[section] = s.Pos(section)
 		for _, n := range names {
 			e.pos[section+"."+n] = s.Pos(section, n)
 		}
@@ -35,3 +36,7 @@ func (s *Source) Entries() Entries {
 // Pos returns where the spec declares the named entry of section ("pools",
 // "classes", "tenants", or "cluster" for its version), or no position.
 func (e Entries) Pos(section, name string) diag.Pos { return e.pos[section+"."+name] }
+
+// Section returns where the spec declares a section ("pools", "classes",
+// "tenants"), or no position.
+func (e Entries) Section(section string) diag.Pos { return e.pos[section] }

@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"math/bits"
 	"slices"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -29,6 +31,24 @@ func (s poolSet) add(i int) { s[i/64] |= 1 << (i % 64) }
 
 func (s poolSet) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
 
+func (s poolSet) count() int {
+	n := 0
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// each calls f with each pool in the set, in order.
+func (s poolSet) each(f func(j int)) {
+	for i, w := range s {
+		for w != 0 {
+			f(i*64 + bits.TrailingZeros64(w))
+			w &= w - 1
+		}
+	}
+}
+
 func (s poolSet) fill(n int) {
 	for i := range s {
 		s[i] = ^uint64(0)
@@ -49,15 +69,29 @@ type Index struct {
 	// taints[i] is pool i's taint group, or -1 where its nodes' taints
 	// differ or it has no nodes: such a pool is always evaluated.
 	taints []int
-	// taintNode is a node of each taint group, to test tolerations on.
+	// taintNode is a node of each taint group, to test tolerations on,
+	// and groupSize how many pools each group has.
 	taintNode []*corev1.Node
+	groupSize []int
+	// always are the pools of no taint group, which are always evaluated.
+	always poolSet
+	// sets caches withValue's and withKey's lists as sets, by key and
+	// value (or key alone): a selector's label that many pools carry
+	// would cost a pass over its list on every row, and the queued
+	// classes' rows pinned to each flavor are a row per class and pool.
+	sets sync.Map
 }
 
 // NewIndex indexes the pools by their nodes' labels and taints.
 func NewIndex(pools []Pool) *Index {
-	x := &Index{pools: len(pools), withValue: map[string]map[string][]int32{}, withKey: map[string][]int32{}, taints: make([]int, len(pools))}
+	x := &Index{pools: len(pools), withValue: map[string]map[string][]int32{}, withKey: map[string][]int32{}, taints: make([]int, len(pools)), always: newPoolSet(len(pools))}
 	for i := range pools {
 		x.taints[i] = x.taintGroup(pools[i].Nodes)
+		if g := x.taints[i]; g < 0 {
+			x.always.add(i)
+		} else {
+			x.groupSize[g]++
+		}
 		for _, n := range pools[i].Nodes {
 			for k, v := range n.Labels {
 				vs := x.withValue[k]
@@ -99,6 +133,7 @@ func (x *Index) taintGroup(nodes []Node) int {
 		}
 	}
 	x.taintNode = append(x.taintNode, nodes[0].Node)
+	x.groupSize = append(x.groupSize, 0)
 	return len(x.taintNode) - 1
 }
 
@@ -110,7 +145,7 @@ func (x *Index) candidates(pod *corev1.Pod) poolSet {
 	s := newPoolSet(x.pools)
 	s.fill(x.pools)
 	for k, v := range pod.Spec.NodeSelector {
-		s.and(x.withValue[k][v])
+		s.and(x.set(k, v, true))
 	}
 	a := pod.Spec.Affinity
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
@@ -123,13 +158,13 @@ func (x *Index) candidates(pod *corev1.Pod) poolSet {
 		for _, r := range t.MatchExpressions {
 			switch r.Operator {
 			case corev1.NodeSelectorOpIn:
-				var in []int32
+				in := newPoolSet(x.pools)
 				for _, v := range r.Values {
-					in = append(in, x.withValue[r.Key][v]...)
+					in.or(x.set(r.Key, v, true))
 				}
 				term.and(in)
 			case corev1.NodeSelectorOpExists:
-				term.and(x.withKey[r.Key])
+				term.and(x.set(r.Key, "", false))
 			}
 		}
 		for i := range any {
@@ -142,13 +177,39 @@ func (x *Index) candidates(pod *corev1.Pod) poolSet {
 	return s
 }
 
-// and keeps only the pools listed.
-func (s poolSet) and(list []int32) {
-	keep := make(poolSet, len(s))
-	for _, i := range list {
-		keep.add(int(i))
-	}
+// and keeps only the pools in t.
+func (s poolSet) and(t poolSet) {
 	for i := range s {
-		s[i] &= keep[i]
+		s[i] &= t[i]
 	}
+}
+
+// or adds the pools in t.
+func (s poolSet) or(t poolSet) {
+	for i := range s {
+		s[i] |= t[i]
+	}
+}
+
+// set is the pools some node of which carries the label key=value (if
+// byValue), or key; read only.
+func (x *Index) set(key, value string, byValue bool) poolSet {
+	type k struct {
+		key, value string
+		byValue    bool
+	}
+	id := k{key, value, byValue}
+	if s, ok := x.sets.Load(id); ok {
+		return s.(poolSet)
+	}
+	list := x.withKey[key]
+	if byValue {
+		list = x.withValue[key][value]
+	}
+	s := newPoolSet(x.pools)
+	for _, i := range list {
+		s.add(int(i))
+	}
+	got, _ := x.sets.LoadOrStore(id, s)
+	return got.(poolSet)
 }

@@ -120,33 +120,46 @@ func (w *Row) each(all bool, f func(j int, cell Cell)) {
 	}
 }
 
+// Evaluates is how many pools Row evaluates class c on node by node: those
+// some node of which it could match, and those the index cannot rule out.
+// It costs a fraction of Row, so a fleet's size can be bounded before
+// its rows are made.
+func (x *Index) Evaluates(c *Class) int { return x.evaluates(c).count() }
+
+// evaluates is the set of pools Row evaluates class c on.
+func (x *Index) evaluates(c *Class) poolSet {
+	could := x.candidates(c.Pod)
+	could.or(x.always)
+	return could
+}
+
 // Row evaluates class c on the pools some node of which it could match,
 // and on those the index cannot rule out; the others it refuses by their
 // taint group.
 func (x *Index) Row(c *Class, pools []Pool, names []string, w *Worker) Row {
 	r := Row{class: c.Name, pools: names, group: x.taints, refused: make([]uint8, len(x.taintNode))}
-	could := x.candidates(c.Pod)
-	n := 0
-	for j := range pools {
-		if could.has(j) || x.taints[j] < 0 {
-			n++
-		}
-	}
+	// Only the pools evaluated are visited, so that a class pinned to one
+	// pool's flavor costs that pool, not the fleet's every pool.
+	eval := x.evaluates(c)
+	n := eval.count()
 	r.Evaluated, r.At = make([]Cell, 0, n), make([]int32, 0, n)
-	for j := range pools {
-		g := x.taints[j]
-		if could.has(j) || g < 0 {
-			r.Evaluated = append(r.Evaluated, evaluate(c, &pools[j], false, w))
-			r.At = append(r.At, int32(j))
+	ruledOut := slices.Clone(x.groupSize)
+	eval.each(func(j int) {
+		r.Evaluated = append(r.Evaluated, evaluate(c, &pools[j], false, w))
+		r.At = append(r.At, int32(j))
+		if g := x.taints[j]; g >= 0 {
+			ruledOut[g]--
+		}
+	})
+	for g, out := range ruledOut {
+		if out == 0 {
 			continue
 		}
-		if r.refused[g] == refusedUnknown {
-			r.refused[g] = refusedAffinity
-			if _, untolerated := UntoleratedTaint(c.Pod, x.taintNode[g]); untolerated {
-				r.refused[g] = refusedTaint
-			}
+		r.refused[g] = refusedAffinity
+		if _, untolerated := UntoleratedTaint(c.Pod, x.taintNode[g]); untolerated {
+			r.refused[g] = refusedTaint
 		}
-		r.ruledOut[r.refused[g]]++
+		r.ruledOut[r.refused[g]] += out
 	}
 	return r
 }
