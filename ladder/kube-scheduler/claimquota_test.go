@@ -56,4 +56,3 @@ func TestClaimQuota(t *testing.T) {
 		t.Errorf("%d DRA classes, a claims-blind model caught on %d: want every one", classes, blind)
 	}
 }
-
