@@ -39,6 +39,10 @@ type outcome struct {
 	// waiting is pod name → its PodScheduled message so far, for pods
 	// neither bound nor tried against every node when the wait ended.
 	waiting map[string]string
+	// claimRefused are the pods whose ResourceClaim the resourceclaim
+	// controller could not create (quota admission refused it): they wait
+	// for ever, untried; its events are in failedCreate.
+	claimRefused map[string]bool
 }
 
 func (o outcome) String() string {
@@ -95,11 +99,15 @@ func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes i
 		if err != nil {
 			return false, err
 		}
-		cur := outcome{created: len(list.Items), bound: map[string]string{}, pending: map[string]string{}, gated: map[string]bool{}, waiting: map[string]string{}}
+		cur := outcome{created: len(list.Items), bound: map[string]string{}, pending: map[string]string{}, gated: map[string]bool{}, waiting: map[string]string{}, claimRefused: map[string]bool{}}
 		if failedCreate != nil {
 			if cur.failedCreate, err = failedCreate(); err != nil {
 				return false, err
 			}
+		}
+		claims, err := claimRefusals(ctx, cp, ns)
+		if err != nil {
+			return false, err
 		}
 		for _, p := range list.Items {
 			if p.Spec.NodeName != "" {
@@ -108,6 +116,11 @@ func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes i
 			}
 			if gated(&p) {
 				cur.gated[p.Name] = true
+				continue
+			}
+			if msg, ok := claims[p.UID]; ok {
+				cur.claimRefused[p.Name] = true
+				cur.failedCreate = append(cur.failedCreate, msg)
 				continue
 			}
 			cur.waiting[p.Name] = ""
@@ -124,7 +137,7 @@ func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes i
 			}
 		}
 		o = cur
-		if len(cur.bound)+len(cur.pending)+len(cur.gated) < cur.created || (cur.created < want && len(cur.failedCreate) == 0) {
+		if len(cur.bound)+len(cur.pending)+len(cur.gated)+len(cur.claimRefused) < cur.created || (cur.created < want && len(cur.failedCreate) == 0) {
 			stillSince = time.Now()
 			return false, nil
 		}
@@ -140,6 +153,21 @@ func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes i
 		return o, err
 	}
 	return o, nil
+}
+
+// claimRefusals reads the resourceclaim controller's refusals to make a
+// pod's ResourceClaim (FailedResourceClaimCreation, on the pod: k8s.io/
+// kubernetes pkg/controller/resourceclaim syncPod), by pod UID.
+func claimRefusals(ctx context.Context, cp *ControlPlane, ns string) (map[types.UID]string, error) {
+	evs, err := cp.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=FailedResourceClaimCreation"})
+	if err != nil {
+		return nil, err
+	}
+	out := map[types.UID]string{}
+	for _, e := range evs.Items {
+		out[e.InvolvedObject.UID] = e.Message
+	}
+	return out, nil
 }
 
 // failedCreates reads the FailedCreate events in ns of the objects whose
