@@ -8,6 +8,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
 	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -110,6 +111,9 @@ func position(e load.Entries, r *check.Report) {
 		switch {
 		case f.Check == scheduling.IDSchedulerVersion:
 			f.Pos = e.Pos("cluster", "version")
+		case f.Check == provisioning.IDAutoscalerDRAFromZero:
+			// The fix is the pool's size, whichever classes it strands.
+			f.Pos = e.Pos("pools", f.Pool)
 		case f.Tenant != "":
 			f.Pos = e.Pos("tenants", f.Tenant)
 		case f.Class != "":

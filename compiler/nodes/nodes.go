@@ -44,6 +44,11 @@ type Group struct {
 	// Desired is where a managed group starts (eksctl's desiredCapacity),
 	// for plans; cluster-autoscaler moves it between Standing and MaxNodes.
 	Desired int32
+	// FromZero names the pool's managed node groups whose min size is 0:
+	// cluster-autoscaler scales each idle one down to no node, and then
+	// builds its next node from the Auto Scaling group's template, not
+	// from a node of the group (AutoscalerDRAFromZero check).
+	FromZero []string
 	// Labels every node of the pool carries, whoever launches it, and
 	// OwnLabels those only this provisioner's nodes carry (Karpenter's
 	// karpenter.sh/ labels).
@@ -125,6 +130,7 @@ func Merge(byProvisioner ...[]Group) ([]Group, error) {
 			out[i].MaxNodes += g.MaxNodes
 			out[i].Standing += g.Standing
 			out[i].Desired += g.Desired
+			out[i].FromZero = append(slices.Clone(out[i].FromZero), g.FromZero...)
 			out[i].KarpenterNodes += g.KarpenterNodes
 			if g.KarpenterNodes > 0 {
 				out[i].NoKarpenterDRA = g.NoKarpenterDRA
@@ -155,6 +161,7 @@ func zoneSplit(into *Group, g Group) error {
 	into.MaxNodes += g.MaxNodes
 	into.Standing += g.Standing
 	into.Desired += g.Desired
+	into.FromZero = append(slices.Clone(into.FromZero), g.FromZero...)
 	into.KarpenterNodes += g.KarpenterNodes
 	into.ZoneBlind = into.ZoneBlind || g.ZoneBlind
 	return nil

@@ -99,7 +99,7 @@ func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*sched.C
 // device plugin advertises under the node's labels: replicas from the
 // device plugin ConfigMap entry the label names, MIG slices from the layout.
 func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplugin.Profile) (sched.Pool, error) {
-	p := sched.Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, Standing: ng.Standing, HostDevicePlugin: ng.HostDevicePlugin, MixedTypes: mixedTypes(ng, cat), ZoneBlind: ng.ZoneBlind, Unpriced: unpriced(ng)}
+	p := sched.Pool{Name: ng.Pool, Spot: ng.Spot, Zones: ng.Zones, MaxNodes: ng.MaxNodes, Standing: ng.Standing, FromZero: ng.FromZero, HostDevicePlugin: ng.HostDevicePlugin, MixedTypes: mixedTypes(ng, cat), ZoneBlind: ng.ZoneBlind, Unpriced: unpriced(ng)}
 	nodeLabels := ng.NodeLabels()
 	replicas, layout := int64(1), nodeLabels[keys.LabelMIGConfig]
 	if profile, ok := nodeLabels[keys.LabelDevicePluginConfig]; ok {

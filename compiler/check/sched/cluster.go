@@ -27,6 +27,9 @@ type Pool struct {
 	// all Kueue's topology-aware scheduling places on, since it keeps a
 	// Job suspended, its pods unmade, until it fits.
 	Standing int32
+	// FromZero names the pool's managed node groups that cluster-autoscaler
+	// scales down to no node (min size 0; nodes.Group).
+	FromZero []string
 	// Nodes holds one synthesised node per instance type and populated zone.
 	Nodes []Node
 	// NoDevicePlugin says why the device plugin does not run on the

@@ -42,6 +42,9 @@ func (Provisioner) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
 			EFA:              ng.EFAEnabled,
 			ZoneBlind:        len(ng.AvailabilityZones) > 1,
 		}
+		if ng.MinSize == 0 {
+			g.FromZero = []string{ng.Name}
+		}
 		for _, t := range ng.Taints {
 			g.Taints = append(g.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
 		}
