@@ -331,7 +331,7 @@ func atoi(t *testing.T, b []byte) int {
 
 // Test helpers are for tests: no package the gpufleet command is built from
 // may import one, which TestDependencyRule's stages do not see.
-var testHelpers = []string{"internal/fleetgen", "internal/testfleet", "internal/testrender", "internal/crdtest", "internal/upstream", "internal/benchrun", "internal/handoff", "internal/runnerlog"}
+var testHelpers = []string{"internal/checkcells", "internal/fleetgen", "internal/testfleet", "internal/testrender", "internal/crdtest", "internal/upstream", "internal/benchrun", "internal/handoff", "internal/runnerlog"}
 
 func TestProductImportsNoTestHelpers(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./cmd/gpufleet").Output()

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler/check/nodeagents"
+	"github.com/gpufleet/gpufleet/internal/checkcells"
 )
 
 // allocateFleet shares 4-GPU L4 nodes through MPS and time-slicing, beside
@@ -27,7 +28,7 @@ tenants: t: {namespaces: ["t"], classes: ["one", "two", "wide", "whole"]}
 `
 
 func TestDevicePluginAllocate(t *testing.T) {
-	checkCells(t, allocateFleet, nodeagents.IDDevicePluginAllocate, []cellCase{
+	checkcells.Check(t, allocateFleet, nodeagents.IDDevicePluginAllocate, []checkcells.Case{
 		{"two", "mps", `class two requests 2 nvidia.com/gpu in container main on pool mps, which shares each GPU as 2 MPS replicas: kube-scheduler binds the pod, but the NVIDIA device plugin refuses the allocation ("invalid request: maximum request size for shared resources is 1; found 2")`},
 		{"wide", "mps", "found 8"},
 		// Karpenter launches the 4-GPU type for 2; the plugin still refuses.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
+	"github.com/gpufleet/gpufleet/internal/checkcells"
 )
 
 // draFromZeroFleet has L40S DRA pools that cluster-autoscaler scales to
@@ -32,7 +33,7 @@ tenants: t: {namespaces: ["t"], classes: ["claims", "plugin"]}
 
 func TestAutoscalerDRAFromZero(t *testing.T) {
 	fleet := func(version string) string { return strings.Replace(draFromZeroFleet, "%s", version, 1) }
-	checkCells(t, fleet("1.36"), provisioning.IDAutoscalerDRAFromZero, []cellCase{
+	checkcells.Check(t, fleet("1.36"), provisioning.IDAutoscalerDRAFromZero, []checkcells.Case{
 		// One group, min 0: its next node is the Auto Scaling group's
 		// template, with no ResourceSlices.
 		{"claims", "at-zero", `class claims's pods claim DRA devices, and pool at-zero's node group at-zero scales down to no node (min 0): cluster-autoscaler (which handles DRA always from 1.35) then builds the next node from the Auto Scaling group's template, with no ResourceSlices, where kube-scheduler's DynamicResources filter says "cannot allocate all claims", so it never adds one for them ("pod didn't trigger scale-up") and they stay Pending; keep a node standing in it (min: 1), or use provisioner "karpenter" with cluster.karpenter.dra`},
@@ -56,7 +57,7 @@ func TestAutoscalerDRAFromZero(t *testing.T) {
 		{"plugin", "plugin", ""},
 	}, 4)
 	// cluster-autoscaler 1.34 handles no DRA objects unless told to.
-	checkCells(t, fleet("1.34"), provisioning.IDAutoscalerDRAFromZero, []cellCase{
+	checkcells.Check(t, fleet("1.34"), provisioning.IDAutoscalerDRAFromZero, []checkcells.Case{
 		{"claims", "at-zero", ""},
 		{"claims", "zone-groups", ""},
 	}, 0)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
+	"github.com/gpufleet/gpufleet/internal/checkcells"
 )
 
 // karpenterDRAFleet has L40S DRA pools on Karpenter and a managed node
@@ -28,7 +29,7 @@ tenants: t: {namespaces: ["t"], classes: ["claims", "plugin"]}
 func TestKarpenterDRA(t *testing.T) {
 	fleet := func(karpenter string) string { return strings.Replace(karpenterDRAFleet, "%s", karpenter, 1) }
 	// Karpenter as its chart installs it by default ignores claims.
-	checkCells(t, fleet(`karpenter: {}`), provisioning.IDKarpenterDRA, []cellCase{
+	checkcells.Check(t, fleet(`karpenter: {}`), provisioning.IDKarpenterDRA, []checkcells.Case{
 		{"claims", "dra-karpenter", `Karpenter runs with IGNORE_DRA_REQUESTS (its chart's default): "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter", so it never launches pool dra-karpenter's nodes for them`},
 		// A managed node group's nodes do not wait for Karpenter.
 		{"claims", "dra-managed", ""},
@@ -36,7 +37,7 @@ func TestKarpenterDRA(t *testing.T) {
 		{"plugin", "plugin-karpenter", ""},
 	}, 1)
 	// The spec says Karpenter runs with DRANVIDIAGPU: the tree's values set it.
-	checkCells(t, fleet(`karpenter: dra: true`), provisioning.IDKarpenterDRA, []cellCase{
+	checkcells.Check(t, fleet(`karpenter: dra: true`), provisioning.IDKarpenterDRA, []checkcells.Case{
 		{"claims", "dra-karpenter", ""},
 		{"claims", "dra-managed", ""},
 		{"plugin", "plugin-karpenter", ""},

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
+	"github.com/gpufleet/gpufleet/internal/checkcells"
 )
 
 // launchFleet shares 1-GPU and 4-GPU L4 types on Karpenter, managed and
@@ -28,7 +29,7 @@ tenants: t: {namespaces: ["t"], classes: ["one", "two", "whole"]}
 `
 
 func TestKarpenterLaunch(t *testing.T) {
-	checkCells(t, launchFleet, provisioning.IDKarpenterLaunch, []cellCase{
+	checkcells.Check(t, launchFleet, provisioning.IDKarpenterLaunch, []checkcells.Case{
 		{"two", "ts-karpenter", "requests 2 nvidia.com/gpu per pod, more than the 1 GPU(s) of any of pool ts-karpenter's instance types: the pool shares each GPU as 4 (time-slicing), which Karpenter does not count, so it never launches a node for these pods, which stay Pending"},
 		// A "both" pool's managed nodes hold them; Karpenter's share never comes.
 		{"two", "ts-both", "so it never launches its 2 of the pool's 3 nodes for these pods, which only the managed node group's nodes hold"},
