@@ -15,8 +15,9 @@ const IDAutoscalerGPUReady check.ID = "AutoscalerGPUReady"
 // cluster-autoscaler takes a node that carries its provider's GPU label
 // (on AWS k8s.amazonaws.com/accelerator) but advertises no nvidia.com/gpu
 // for one whose GPU driver is still starting, and counts it unready
-// (kubernetes/autoscaler@6c7751b384b7 cluster-autoscaler/processors/
-// customresources/gpu_processor.go, FilterOutNodesWithUnreadyResources).
+// (kubernetes/autoscaler@35e8a280425c, tag cluster-autoscaler-1.36.1,
+// cluster-autoscaler/processors/customresources/gpu_processor.go,
+// FilterOutNodesWithUnreadyResources).
 // A node whose GPUs are MIG slices never advertises nvidia.com/gpu, so it
 // stays unready for its whole life: every scale-up of its group times out
 // and the group is backed off, and past 3 unready nodes and 45% of the

@@ -10,8 +10,9 @@ import (
 )
 
 // cluster-autoscaler's GpuCustomResourcesProcessor
-// (kubernetes/autoscaler@6c7751b384b7 cluster-autoscaler/processors/
-// customresources/gpu_processor.go, FilterOutNodesWithUnreadyResources)
+// (kubernetes/autoscaler@35e8a280425c, tag cluster-autoscaler-1.36.1,
+// cluster-autoscaler/processors/customresources/gpu_processor.go,
+// FilterOutNodesWithUnreadyResources)
 // counts a node unready when it carries the provider's GPU label and its
 // allocatable nvidia.com/gpu is absent or zero: these rows are that rule's
 // cases on the nodes of one managed node group.
