@@ -125,7 +125,7 @@ func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint strin
 // planMarkdown is the plan's Markdown escaped as a log line, for stdout
 // and the step summary alike: a terminal or a log shows both, so neither
 // may carry a committed name's ESC or BEL (an OSC 52 clipboard write).
-func planMarkdown(p *plan.Plan, hint string) []byte { return logLines(p.Markdown(hint)) }
+func planMarkdown(p *plan.Plan, hint string) []byte { return p.Markdown(hint, logLine) }
 
 // logLines is text of LF-ended lines, each made safe by logLine.
 func logLines(text []byte) []byte {
