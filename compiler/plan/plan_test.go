@@ -99,9 +99,9 @@ func TestCompare(t *testing.T) {
 // or an image.
 func TestMarkdownEscapes(t *testing.T) {
 	after := state()
-	after.Report.Findings = []check.Finding{{Severity: "error", Check: "Lands", Message: "<img src=x> ![a](http://e/x.png) [l](http://e) `c` *b* _i_\n# h"}}
-	md := string(Compare(state(), after, []FileChange{{Path: "x", Kind: "changed"}}).Markdown(""))
-	for _, bad := range []string{"<img", "![a](", "[l](", "`c`", "*b*", "_i_", "\n# h"} {
+	after.Report.Findings = []check.Finding{{Severity: "error", Check: "Lands", Message: "<img src=x> ![a](e/x.png) [l](e) `c` *b* _i_ $x$\n# h"}}
+	md := string(Compare(state(), after, []FileChange{{Path: "x", Kind: "changed"}}).Markdown("", nil))
+	for _, bad := range []string{"<img", "![a](", "[l](", "`c`", "*b*", "_i_", "$x$", "\n# h"} {
 		if strings.Contains(md, bad) {
 			t.Errorf("markdown holds %q unescaped:\n%s", bad, md)
 		}
@@ -116,7 +116,7 @@ func TestMarkdownLimit(t *testing.T) {
 		after.Report.Findings = append(after.Report.Findings, check.Finding{Severity: "error", Check: "Lands", Message: strings.Repeat("x", 200) + string(rune('a'+i%26))})
 		after.Quotas["t"] = append(after.Quotas["t"], Quota{Scope: "namespace m" + strings.Repeat("y", i%50), Resource: "r" + string(rune('a'+i%26)) + strings.Repeat("z", i/26), Value: resource.MustParse("1")})
 	}
-	md := Compare(before, after, []FileChange{{Path: "x", Kind: "changed"}}).Markdown("")
+	md := Compare(before, after, []FileChange{{Path: "x", Kind: "changed"}}).Markdown("", nil)
 	if len(md) > MaxMarkdown {
 		t.Fatalf("markdown is %d bytes, over %d", len(md), MaxMarkdown)
 	}

@@ -124,10 +124,10 @@ func (p *Plan) Text(diffHint string) []byte {
 		}
 		fmt.Fprintf(&b, "\n%s:\n", s.title)
 		for _, it := range s.items {
-			b.WriteString("  - " + oneLine(it) + "\n")
+			b.WriteString("  - " + oneLine(clip(it, MaxTextItem)) + "\n")
 		}
 		if s.note != "" {
-			b.WriteString("  " + s.note + "\n")
+			b.WriteString("  " + oneLine(clip(s.note, MaxTextItem)) + "\n")
 		}
 	}
 	return b.Bytes()

@@ -76,6 +76,33 @@ func logText(s string) string {
 	return strings.ReplaceAll(s, "##[", `##\[`)
 }
 
+// termText escapes, as logText does, what a terminal would act on rather
+// than print: C0 controls but tab, CR and LF (a workflow command
+// %-escapes those), DEL, C1 controls and bytes that are not UTF-8. For
+// text the runner reads whole, such as an annotation's message.
+func termText(s string) string {
+	ctl := func(r rune) bool {
+		return r < ' ' && r != '\t' && r != '\r' && r != '\n' || r >= 0x7f && r <= 0x9f
+	}
+	if strings.IndexFunc(s, ctl) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case ctl(r):
+			b.WriteString(goEscape(r))
+		default:
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
+
 // hidden is a rune a log must not print as it is: one that is not
 // printable (control and format characters, line and paragraph
 // separators, spaces but ' ', unassigned code points) but tab, or one the

@@ -49,9 +49,10 @@ func (o *githubOutput) findings(r *check.Report) error {
 // becomes an annotation on that line of the pull request's diff.
 
 // ghEscapeData escapes a workflow command's message: a raw %, CR or LF
-// would end or corrupt the command.
+// would end or corrupt the command, and a terminal control (ESC, BEL, C1)
+// would act on the terminal of whoever reads the log there.
 func ghEscapeData(s string) string {
-	s = strings.ReplaceAll(s, "%", "%25")
+	s = strings.ReplaceAll(termText(s), "%", "%25")
 	s = strings.ReplaceAll(s, "\r", "%0D")
 	return strings.ReplaceAll(s, "\n", "%0A")
 }

@@ -106,7 +106,7 @@ older gpufleet wrote in a schema this one does not read).`,
 func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint string) error {
 	switch format {
 	case formatMarkdown:
-		_, err := stdout.Write(logLines(p.Markdown(hint)))
+		_, err := stdout.Write(planMarkdown(p, hint))
 		return err
 	case formatJSON:
 		b, err := json.MarshalIndent(p, "", "  ")
@@ -121,6 +121,11 @@ func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint strin
 	_, err := stdout.Write(logLines(p.Text(hint)))
 	return err
 }
+
+// planMarkdown is the plan's Markdown escaped as a log line, for stdout
+// and the step summary alike: a terminal or a log shows both, so neither
+// may carry a committed name's ESC or BEL (an OSC 52 clipboard write).
+func planMarkdown(p *plan.Plan, hint string) []byte { return p.Markdown(hint, logLine) }
 
 // logLines is text of LF-ended lines, each made safe by logLine.
 func logLines(text []byte) []byte {
@@ -140,7 +145,7 @@ func githubPlan(stdout io.Writer, p *plan.Plan, hint string) error {
 		ghPrint(stdout, ghCommand("error", f.Pos, "gpufleet "+string(f.Check), f.Message))
 	}
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		if err := appendFile(path, p.Markdown(hint)); err != nil {
+		if err := appendFile(path, planMarkdown(p, hint)); err != nil {
 			return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet plan: $GITHUB_STEP_SUMMARY: %w", err)}
 		}
 	}

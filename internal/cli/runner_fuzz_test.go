@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -50,6 +51,10 @@ var hostileSeeds = []string{
 	"x\r  ##[endgroup]",
 	"\u0301::error::after a mark",
 	"x\u0085::error::after NEL",
+	"\x1b]52;c;cHduZWQ=\x07 OSC 52, a clipboard write",
+	"\x1b]0;title\x1b\\ OSC 0, ended by ST",
+	"\x1b[2J\x1b[H\a clear the screen",
+	"\u009b31m\u009d0;C1 title\u009c",
 }
 
 func FuzzRunnerCommands(f *testing.F) {
@@ -220,9 +225,30 @@ func runnerReads(t *testing.T, h string, args ...string) {
 	for _, c := range runnerlog.Read([]byte(stderr)) {
 		t.Errorf("gpufleet %q with %q: the runner runs %s%s from stderr line %q\nstderr:\n%s", args, h, c.Form, c.Name, c.Line, clip(stderr))
 	}
+	for name, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+		if i := terminalControl(out); i >= 0 {
+			t.Errorf("gpufleet %q with %q: %s holds a terminal control at byte %d: %q", args, h, name, i, clip(out[max(0, i-40):]))
+		}
+	}
 	if f := args[len(args)-1]; (f == formatJSON || f == formatSARIF) && stdout != "" && !json.Valid([]byte(stdout)) {
 		t.Errorf("gpufleet %q with %q: stdout is not JSON:\n%s", args, h, clip(stdout))
 	}
+}
+
+// terminalControl is the offset of the first byte a terminal may act on
+// rather than print (C0 but tab and LF, DEL, C1, or a byte that is not
+// UTF-8, which some terminals read as C1), or -1: a developer's terminal
+// shows the output through the pre-commit hook, and ESC or a C1 control
+// starts a sequence (OSC 52 writes the clipboard, OSC 0 the title).
+func terminalControl(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError || r < ' ' && r != '\t' && r != '\n' || r >= 0x7f && r <= 0x9f {
+			if _, n := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || n == 1 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // clip shortens output for a failure's message.

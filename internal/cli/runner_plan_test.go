@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,9 +37,23 @@ func (x *runnerFixture) checkPlan(t *testing.T, h, dir, spec string, try func(ar
 			return strings.NewReplacer("name: general", "name: "+string(q), "pool: general", "pool: "+string(q), "maxSize: 3", "maxSize: 5").Replace(s)
 		},
 	})
+	summary := filepath.Join(dir, "summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	for _, format := range planFormats {
 		try("plan", spec, "-o", report, "--format", format)
 		try("plan", spec, "-o", groups, "--format", format)
+	}
+	// The step summary is the github format's Markdown, which a log or a
+	// terminal may show too. (A tree YAML cannot read, as with a raw C1
+	// control in a plain scalar, stops plan before it writes one.)
+	b, err := os.ReadFile(summary)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if i := terminalControl(string(b)); i >= 0 {
+		t.Errorf("plan's step summary with %q holds a terminal control at byte %d: %q", h, i, clip(string(b[max(0, i-40):])))
 	}
 }
 
