@@ -57,23 +57,7 @@ func diffLine(s string) string {
 
 // logText escapes the hidden runes in s, and every "##[".
 func logText(s string) string {
-	if strings.IndexFunc(s, hidden) >= 0 || !utf8.ValidString(s) {
-		var b strings.Builder
-		for len(s) > 0 {
-			r, n := utf8.DecodeRuneInString(s)
-			switch {
-			case r == utf8.RuneError && n == 1:
-				fmt.Fprintf(&b, `\x%02x`, s[0])
-			case hidden(r):
-				b.WriteString(goEscape(r))
-			default:
-				b.WriteString(s[:n])
-			}
-			s = s[n:]
-		}
-		s = b.String()
-	}
-	return strings.ReplaceAll(s, "##[", `##\[`)
+	return strings.ReplaceAll(escapeRunes(s, hidden), "##[", `##\[`)
 }
 
 // termText escapes, as logText does, what a terminal would act on rather
@@ -81,10 +65,15 @@ func logText(s string) string {
 // %-escapes those), DEL, C1 controls and bytes that are not UTF-8. For
 // text the runner reads whole, such as an annotation's message.
 func termText(s string) string {
-	ctl := func(r rune) bool {
+	return escapeRunes(s, func(r rune) bool {
 		return r < ' ' && r != '\t' && r != '\r' && r != '\n' || r >= 0x7f && r <= 0x9f
-	}
-	if strings.IndexFunc(s, ctl) < 0 && utf8.ValidString(s) {
+	})
+}
+
+// escapeRunes writes each rune of s that esc holds, and each byte that is
+// not UTF-8, as a Go escape.
+func escapeRunes(s string, esc func(rune) bool) string {
+	if strings.IndexFunc(s, esc) < 0 && utf8.ValidString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -93,7 +82,7 @@ func termText(s string) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case ctl(r):
+		case esc(r):
 			b.WriteString(goEscape(r))
 		default:
 			b.WriteString(s[:n])
