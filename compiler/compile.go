@@ -63,6 +63,9 @@ type Options struct {
 	// ReportSchema is the schema version of report/placement.json and
 	// .md: 0 for report.SchemaVersion, or one of report.Versions.
 	ReportSchema int
+	// Evaluated, if set, is called once CUE has evaluated the spec, before
+	// it is decoded (load.LoadWith).
+	Evaluated func()
 	// Dropped, if set, is called once derive has dropped the loaded spec.
 	// From then on the heap no longer holds CUE's values, most of a big
 	// spec's peak memory; the CLI tunes the garbage collector there.
@@ -116,7 +119,7 @@ func CompileWith(paths []string, opts Options) (*Result, error) {
 	if v := opts.ReportSchema; v != 0 && !slices.Contains(report.Versions, v) {
 		return nil, fmt.Errorf("no report schema version %d (have %v)", v, report.Versions)
 	}
-	src, err := load.Load(paths)
+	src, err := load.LoadWith(paths, opts.Evaluated)
 	if err != nil {
 		return nil, err
 	}

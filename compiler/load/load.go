@@ -46,7 +46,13 @@ type Source struct {
 
 // Load reads every path in paths, unifies them into one fleet and validates
 // it against the schema. All errors are returned together as a diag.List.
-func Load(paths []string) (*Source, error) {
+func Load(paths []string) (*Source, error) { return LoadWith(paths, nil) }
+
+// LoadWith is Load, calling evaluated, if set, once the spec is evaluated
+// and before it is decoded: what CUE left behind is garbage from then on,
+// and decoding a big spec makes as much again (the CLI collects there,
+// internal/cli/gc.go).
+func LoadWith(paths []string, evaluated func()) (*Source, error) {
 	type result struct {
 		src *Source
 		err error
@@ -55,6 +61,9 @@ func Load(paths []string) (*Source, error) {
 	go func() {
 		src, err := Evaluate(paths)
 		if err == nil {
+			if evaluated != nil {
+				evaluated()
+			}
 			err = src.Decode()
 		}
 		done <- result{src, err}

@@ -142,7 +142,7 @@ func treeOutputFor(c *cobra.Command, format string, stdout, stderr io.Writer) (t
 // compile is the start every compiling command shares: compile, and
 // report an invalid spec through out.
 func compile(out output, args []string, opts compiler.Options) (*compiler.Result, error) {
-	opts.Dropped = tuneGC()
+	opts.Evaluated, opts.Dropped = tuneGC()
 	res, err := compiler.CompileWith(args, opts)
 	if err != nil {
 		var dl diag.List
