@@ -72,7 +72,8 @@ func LoadWith(paths []string, evaluated func()) (*Source, error) {
 	defer timer.Stop()
 	stop := make(chan struct{})
 	defer close(stop)
-	over := watchMemory(stop)
+	bound, why := memoryBound()
+	over := watchMemory(stop, bound)
 	select {
 	case r := <-done:
 		if r.err != nil {
@@ -87,8 +88,16 @@ func LoadWith(paths []string, evaluated func()) (*Source, error) {
 	case h := <-over:
 		// As above: the CLI exits at once, before the runner runs out.
 		return nil, diag.List{{Pos: diag.Pos{File: strings.Join(paths, ", ")},
-			Msg: fmt.Sprintf("evaluating the spec took more than %d MiB of memory (%d MiB when stopped), so gpufleet stopped: no fleet needs that much (the largest benchmark fleet takes 1.1 GB), a spec that does is hostile or pathological, for example a CUE list.Range over millions or a large value referenced by many errors", EvalMemory>>20, h>>20)}}
+			Msg: fmt.Sprintf("evaluating the spec took more than %d MiB of memory%s (%d MiB when stopped), so gpufleet stopped: no fleet needs that much (the largest benchmark fleet takes 1.1 GB), a spec that does is hostile or pathological, for example a CUE list.Range over millions or a large value referenced by many errors", bound>>20, because(why), h>>20)}}
 	}
+}
+
+// because is why's parenthesis, if any.
+func because(why string) string {
+	if why == "" {
+		return ""
+	}
+	return ", " + why
 }
 
 // EvalTimeout bounds Load, so that no spec can stall CI: CUE's cost grows

@@ -28,8 +28,8 @@ func held() uint64 {
 }
 
 // watchMemory sends on the returned channel once the memory held passes
-// EvalMemory, until stop is closed.
-func watchMemory(stop <-chan struct{}) <-chan uint64 {
+// bound, until stop is closed.
+func watchMemory(stop <-chan struct{}, bound uint64) <-chan uint64 {
 	over := make(chan uint64, 1)
 	go func() {
 		t := time.NewTicker(memoryTick)
@@ -39,7 +39,7 @@ func watchMemory(stop <-chan struct{}) <-chan uint64 {
 			case <-stop:
 				return
 			case <-t.C:
-				if h := held(); h > EvalMemory {
+				if h := held(); h > bound {
 					over <- h
 					return
 				}

@@ -68,10 +68,10 @@ func tuneGC() (evaluated, dropped func()) {
 	g.gen++
 	gen := g.gen
 	debug.SetGCPercent(loadGOGC)
-	// Garbage must not pass load.EvalMemory, which stops a hostile spec:
+	// Garbage must not pass load.MemoryBound, which stops a hostile spec:
 	// near three quarters of it the collector runs whatever GOGC says, so
 	// only live memory reaches the bound.
-	debug.SetMemoryLimit(int64(load.EvalMemory) / 4 * 3)
+	debug.SetMemoryLimit(int64(load.MemoryBound()) / 4 * 3)
 	evaluated = func() {
 		g.Lock()
 		defer g.Unlock()

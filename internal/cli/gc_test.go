@@ -48,8 +48,8 @@ func TestTuneGC(t *testing.T) {
 	if dropped == nil || evaluated == nil {
 		t.Fatal("tuneGC left the collector alone with neither GOGC nor GOMEMLIMIT set")
 	}
-	if gogc, l := gcNow(); gogc != loadGOGC || l != int64(load.EvalMemory)/4*3 {
-		t.Errorf("during load: GOGC %d, limit %d; want %d and three quarters of load.EvalMemory", gogc, l, loadGOGC)
+	if gogc, l := gcNow(); gogc != loadGOGC || l != int64(load.MemoryBound())/4*3 {
+		t.Errorf("during load: GOGC %d, limit %d; want %d and three quarters of load.MemoryBound", gogc, l, loadGOGC)
 	}
 	ballast := make([]byte, 96<<20) // memory the "load" took
 	ballast[len(ballast)-1] = 1

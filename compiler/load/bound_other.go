@@ -1,0 +1,5 @@
+//go:build !unix
+
+package load
+
+func addressSpaceLimit() (uint64, bool) { return 0, false }
