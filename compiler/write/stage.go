@@ -22,6 +22,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -83,6 +84,9 @@ func removeLeftovers(root *os.Root, where string, notice func(string)) {
 	}
 	entries, _ := d.ReadDir(-1)
 	d.Close()
+	// In name order, so that the notices are in the same order every run
+	// (a directory's order is the filesystem's).
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	for _, e := range entries {
 		if e.IsDir() && isStageName(e.Name()) && removeLeftover(root, e.Name()) && notice != nil {
 			notice(fmt.Sprintf("removed %s, the stage directory of a build that did not finish", filepath.Join(where, e.Name())))
@@ -98,7 +102,9 @@ func isStageName(name string) bool {
 
 // removeLeftover removes the stage name if no build holds it and it holds
 // only what a build stages: its marker, and directories and regular files
-// below tree/. Anything else is someone's, and stays.
+// below tree/; or what a build killed while it made the stage leaves:
+// nothing, or the start of the marker (newStage makes the directory, then
+// the marker, then tree/). Anything else is someone's, and stays.
 func removeLeftover(root *os.Root, name string) bool {
 	f, err := root.Open(name)
 	if err != nil {
@@ -117,7 +123,7 @@ func removeLeftover(root *os.Root, name string) bool {
 	if err != nil {
 		return false
 	}
-	marked := false
+	marker, hasTree := "", false
 	for _, e := range entries {
 		switch {
 		case e.Name() == markerName && e.Type().IsRegular():
@@ -126,19 +132,23 @@ func removeLeftover(root *os.Root, name string) bool {
 				return false
 			}
 			data, err := readRegular(root, path.Join(name, markerName), mfi)
-			if err != nil || string(data) != stageMarker {
+			if err != nil || !strings.HasPrefix(stageMarker, string(data)) {
 				return false
 			}
-			marked = true
+			marker = string(data)
 		case e.Name() == stageTree && e.IsDir():
 			if !onlyFiles(root, path.Join(name, stageTree)) {
 				return false
 			}
+			hasTree = true
 		default:
 			return false
 		}
 	}
-	return marked && root.RemoveAll(name) == nil
+	if hasTree && marker != stageMarker {
+		return false // a build writes the whole marker before tree/
+	}
+	return root.RemoveAll(name) == nil
 }
 
 // onlyFiles reports whether everything below dir is a directory or a

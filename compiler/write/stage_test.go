@@ -47,9 +47,22 @@ func TestLeftoverStages(t *testing.T) {
 	}
 	dead := stagePrefix + strings.Repeat("A", 26)
 	fakeStage(t, out, dead, nil)
+	// Builds killed while they made their stages: after the mkdir, and
+	// halfway through the marker.
+	killedEarly := []string{stagePrefix + strings.Repeat("F", 26), stagePrefix + strings.Repeat("G", 26)}
+	if err := os.Mkdir(filepath.Join(out, killedEarly[0]), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(out, killedEarly[1]), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, killedEarly[1], markerName), []byte(stageMarker[:20]), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	keep := map[string]func(string){
 		stagePrefix + strings.Repeat("B", 26): func(st string) { os.Remove(filepath.Join(st, markerName)) },
 		stagePrefix + strings.Repeat("C", 26): write(markerName, "mine\n"),
+		stagePrefix + strings.Repeat("H", 26): write(markerName, stageMarker[:20]), // with tree/: not a build's
 		stagePrefix + strings.Repeat("D", 26): write("notes.md", "mine\n"),
 		stagePrefix + strings.Repeat("E", 26): func(st string) { os.Symlink("/etc", filepath.Join(st, "tree", "etc")) },
 		stagePrefix + "1234567890":            nil, // not a name gpufleet gives
@@ -74,12 +87,15 @@ func TestLeftoverStages(t *testing.T) {
 	if _, err := Tree(out, tree.Tree{"a.yaml": []byte("b\n")}, Options{Notice: notice}); err != nil {
 		t.Fatal(err)
 	}
-	want := "removed " + filepath.Join(out, dead) + ", the stage directory of a build that did not finish"
-	if strings.Join(notices, "\n") != want {
-		t.Errorf("notices %q, want %q", notices, want)
+	var want []string
+	for _, name := range append([]string{dead}, killedEarly...) {
+		want = append(want, "removed "+filepath.Join(out, name)+", the stage directory of a build that did not finish")
+		if _, err := os.Lstat(filepath.Join(out, name)); !os.IsNotExist(err) {
+			t.Errorf("the dead stage %s is still there (%v)", name, err)
+		}
 	}
-	if _, err := os.Lstat(filepath.Join(out, dead)); !os.IsNotExist(err) {
-		t.Errorf("the dead stage is still there (%v)", err)
+	if got := strings.Join(notices, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("notices %q, want %q", notices, want)
 	}
 	for name := range keep {
 		if _, err := os.Lstat(filepath.Join(out, name, "tree", "tenants", "a.yaml")); err != nil {
