@@ -27,6 +27,7 @@ var syntaxWrap = regexp.MustCompile(`^cannot get syntax for "[^"]*": `)
 // in the user's file where CUE knows one.
 func (s *Source) cueDiags(err error) diag.List {
 	var out diag.List
+	schema := lazySchema()
 	for _, e := range cueerrors.Errors(err) {
 		format, args := e.Msg()
 		d := diag.Diagnostic{Msg: fmt.Sprintf(format, args...)}
@@ -56,6 +57,7 @@ func (s *Source) cueDiags(err error) diag.List {
 				}
 			}
 		}
+		d.Msg = hint(d.Msg, path, schema)
 		d.Pos = s.pickPos(cueerrors.Positions(e))
 		if rest, ok := strings.CutPrefix(d.Msg, "incomplete value "); ok {
 			// The field is absent from the spec: point at its parent in

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/internal/suggest"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/schedconfig"
@@ -19,7 +20,7 @@ func (c *checker) classes() {
 	for _, name := range spec.Keys(c.f.Classes) {
 		cl := c.f.Classes[name]
 		if _, ok := c.f.Priorities[cl.Priority]; !ok {
-			c.errorf(p("classes", name, "priority"), "class %q names priority %q, which is not defined", name, cl.Priority)
+			c.errorf(p("classes", name, "priority"), "class %q names priority %q, which is not defined%s", name, cl.Priority, suggest.Hint(cl.Priority, spec.Keys(c.f.Priorities)))
 		}
 		// The StatefulSet controller labels each pod with
 		// controller-revision-hash <name>-<10-character hash>, a label
@@ -49,7 +50,7 @@ func (c *checker) classes() {
 		if cl.GPU != nil {
 			for i, prod := range cl.GPU.Products {
 				if !contains(products, prod) {
-					c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "unknown GPU product %q (known: %s)", prod, quoted(products))
+					c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "unknown GPU product %q%s (known: %s)", prod, suggest.Hint(prod, products), quoted(products))
 				}
 			}
 			c.gpuKind(name, *cl.GPU)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/internal/suggest"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -30,7 +31,7 @@ func (c *checker) pools() {
 		c.poolInstances(name, pool)
 		for i, cl := range pool.DedicatedTo {
 			if _, ok := c.f.Classes[cl]; !ok {
-				c.errorf(p("pools", name, "dedicatedTo", strconv.Itoa(i)), "pool is dedicated to class %q, which is not defined", cl)
+				c.errorf(p("pools", name, "dedicatedTo", strconv.Itoa(i)), "pool is dedicated to class %q, which is not defined%s", cl, suggest.Hint(cl, spec.Keys(c.f.Classes)))
 			}
 		}
 		c.labels(pool.Labels, "pools", name, "labels")
@@ -192,7 +193,11 @@ func (c *checker) poolInstances(name string, pool spec.Pool) {
 		ip := p("pools", name, "instanceTypes", strconv.Itoa(i))
 		in, ok := c.cat[it]
 		if !ok {
-			c.errorf(ip, "unknown instance type %q: define it in the fleet's top-level instanceTypes", it)
+			if hint := suggest.Hint(it, spec.Keys(c.cat)); hint != "" {
+				c.errorf(ip, "unknown instance type %q%s (or define it in the fleet's top-level instanceTypes)", it, hint)
+			} else {
+				c.errorf(ip, "unknown instance type %q: define it in the fleet's top-level instanceTypes", it)
+			}
 			continue
 		}
 		got := ""

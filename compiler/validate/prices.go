@@ -3,6 +3,7 @@ package validate
 import (
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/internal/suggest"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -18,7 +19,7 @@ func (c *checker) prices() {
 	}
 	for _, name := range spec.Keys(pr.InstanceTypes) {
 		if _, ok := c.cat[name]; !ok {
-			c.errorf(p("prices", "instanceTypes", name), "prices for unknown instance type %q: it is neither built in nor in instanceTypes", name)
+			c.errorf(p("prices", "instanceTypes", name), "prices for unknown instance type %q: it is neither built in nor in instanceTypes%s", name, suggest.Hint(name, spec.Keys(c.cat)))
 		}
 	}
 }

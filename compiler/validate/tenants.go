@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/gpufleet/gpufleet/compiler/internal/suggest"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/argocd"
 	"github.com/gpufleet/gpufleet/compiler/wire/deviceplugin"
@@ -62,7 +63,7 @@ func (c *checker) tenants() {
 		}
 		for i, cl := range t.Classes {
 			if _, ok := c.f.Classes[cl]; !ok {
-				c.errorf(p("tenants", name, "classes", strconv.Itoa(i)), "tenant %q names class %q, which is not defined", name, cl)
+				c.errorf(p("tenants", name, "classes", strconv.Itoa(i)), "tenant %q names class %q, which is not defined%s", name, cl, suggest.Hint(cl, spec.Keys(c.f.Classes)))
 			}
 		}
 		for _, i := range duplicates(t.Classes) {
@@ -72,7 +73,7 @@ func (c *checker) tenants() {
 		c.quota(t.Borrow, "tenants", name, "borrow")
 		for _, pr := range spec.Keys(t.PriorityQuotas) {
 			if _, ok := c.f.Priorities[pr]; !ok {
-				c.errorf(p("tenants", name, "priorityQuotas", pr), "priority %q is not defined", pr)
+				c.errorf(p("tenants", name, "priorityQuotas", pr), "priority %q is not defined%s", pr, suggest.Hint(pr, spec.Keys(c.f.Priorities)))
 			}
 			q := t.PriorityQuotas[pr]
 			c.quota(&q, "tenants", name, "priorityQuotas", pr)
@@ -91,7 +92,7 @@ func (c *checker) tenants() {
 		c.quota(t.Lend, "tenants", name, "lend")
 		for _, pool := range spec.Keys(t.PoolQuotas) {
 			if _, ok := c.f.Pools[pool]; !ok {
-				c.errorf(p("tenants", name, "poolQuotas", pool), "pool %q is not defined", pool)
+				c.errorf(p("tenants", name, "poolQuotas", pool), "pool %q is not defined%s", pool, suggest.Hint(pool, spec.Keys(c.f.Pools)))
 			}
 			q := t.PoolQuotas[pool]
 			c.quota(&q, "tenants", name, "poolQuotas", pool)
