@@ -96,7 +96,7 @@ $(CUE):
 	GOBIN=$(abspath $(dir $(CUE))) $(GO) install cuelang.org/go/cmd/cue@$(CUE_VERSION)
 
 .PHONY: bench
-bench: $(CUE) ## Stage benchmarks, then whole-process fresh build, rebuild and check vs the cue export floor (S, M, L, XL)
+bench: $(CUE) ## Stage benchmarks, then whole-process fresh build, rebuild and check vs the cue export floor (S, M, L, XL), the live paths vs their decode, and dense fleets at and past the bound
 	$(GO) test ./compiler/ -run '^$$' -bench . -benchmem
 	$(GO) build -o $(BIN) ./cmd/gpufleet
 	$(GO) run ./internal/benchrun -gpufleet $(BIN) -cue $(CUE) -runs $(BENCH_RUNS) $(if $(BENCH_DIR),-dir $(BENCH_DIR)) $(if $(BENCH_DISK),-disk)

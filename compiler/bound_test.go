@@ -12,22 +12,6 @@ import (
 	"github.com/gpufleet/gpufleet/internal/fleetgen"
 )
 
-// denseSpec is a fleet of pools pools and classes classes that each land
-// on every pool, listed by each of tenants tenants: issue 51's 517-byte
-// spec at 2,000 × 2,000 took check 128 s and 5.7 GB.
-func denseSpec(pools, classes, tenants int) string {
-	return fmt.Sprintf(`package fleet
-
-import "list"
-
-cluster: {provider: "eks", name: "dense", region: "us-east-1", version: "1.36", zones: ["us-east-1a", "us-east-1b"]}
-priorities: standard: value: 1000
-pools: {for i in list.Range(0, %d, 1) {"p\(i)": {instanceTypes: ["m7i.large"], size: {min: 1, max: 3}}}}
-classes: {for i in list.Range(0, %d, 1) {"c\(i)": {priority: "standard", kind: "Job", resources: {cpu: "100m", memory: "128Mi"}}}}
-tenants: {for t in list.Range(0, %d, 1) {"t\(t)": {namespaces: ["t\(t)"], classes: [for i in list.Range(0, %d, 1) {"c\(i)"}]}}}
-`, pools, classes, tenants, classes)
-}
-
 // The bounds refuse a fleet past either limit and accept one at it: the
 // class × pool pairs the checker evaluates node by node (counted by the
 // index before the rows are made, held here to the rows), and the pools
@@ -46,7 +30,7 @@ func TestDenseFleetBound(t *testing.T) {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(p, "fleet.cue"), []byte(denseSpec(d.pools, d.classes, d.tenants)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(p, "fleet.cue"), fleetgen.Dense(d.pools, d.classes, d.tenants), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		specs = append(specs, p)

@@ -40,6 +40,7 @@ func main() {
 	dir := flag.String("dir", "", "where specs and output trees go (default: the system's temporary directory); a tmpfs here leaves out the disk's cost of creating files")
 	disk := flag.Bool("disk", false, "also time extracting the tree with tar, for a fresh build's disk floor (cue export plus tar -x)")
 	liveToo := flag.Bool("live", true, "also time check --nodes --pods and drift on a cluster's files against decoding them")
+	denseToo := flag.Bool("dense", true, "also time check on dense fleets (n pools × n classes, each landing everywhere): at the checker's bound, and refused past it")
 	decodeFiles := flag.String("decode", "", "decode these comma-separated kubectl JSON files and exit: the live paths' floor, run as a process of its own")
 	genLiveFiles := flag.String("gen-live", "", "write NODES,PODS,N: a cluster's files for the live paths, and exit (run by benchrun itself)")
 	flag.Parse()
@@ -57,13 +58,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(*gpufleet, *cue, *sizes, *fleets, *dir, *runs, *seed, *disk, *liveToo); err != nil {
+	if err := run(*gpufleet, *cue, *sizes, *fleets, *dir, *runs, *seed, *disk, *liveToo, *denseToo); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
 	}
 }
 
-func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, disk, liveToo bool) error {
+func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, disk, liveToo, denseToo bool) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs must be at least 1")
 	}
@@ -92,6 +93,11 @@ func run(gpufleet, cue, sizeList, fleets, dir string, runs int, seed uint64, dis
 	}
 	if fleets != "" {
 		if err := examples(gpufleet, fleets, tmp, runs); err != nil {
+			return err
+		}
+	}
+	if denseToo {
+		if err := dense(gpufleet, tmp, runs); err != nil {
 			return err
 		}
 	}

@@ -18,13 +18,22 @@ func (s sample) rssMB() float64 { return float64(s.rss) / (1 << 20) }
 
 // measure runs a command to completion; a non-zero exit is an error, since
 // a failed build would time the wrong work.
-func measure(name string, args ...string) (sample, error) {
+func measure(name string, args ...string) (sample, error) { return measureExit(0, name, args...) }
+
+// measureExit is measure for a command that must exit with code want: a
+// refusal timed as such.
+func measureExit(want int, name string, args ...string) (sample, error) {
 	cmd := exec.Command(name, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
+	if code := cmd.ProcessState.ExitCode(); err != nil && code == want && want != 0 {
+		err = nil
+	} else if err == nil && want != 0 {
+		err = fmt.Errorf("exit 0, want %d", want)
+	}
 	if err != nil {
 		tail := stderr.Bytes()
 		if len(tail) > 4000 {
