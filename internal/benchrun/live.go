@@ -30,7 +30,7 @@ const (
 )
 
 // driftNodes are the node counts drift is timed at, for its growth.
-var driftNodes = []int{1000, 10000, 100000}
+var driftNodes = []int{1000, 5000, 10000, 100000}
 
 // live times the live paths and prints a line each, then drift's growth.
 // The files are written by a process of its own (benchrun -gen-live): on

@@ -67,22 +67,24 @@ labels give its domains exactly.`,
 			if podsFile != "" && nodesFile == "" {
 				return usageError(c, "--pods needs --nodes")
 			}
+			if podsFile == "-" && nodesFile == "-" {
+				return usageError(c, "--nodes and --pods cannot both be stdin")
+			}
+			opts := compiler.Options{ReportOnly: true, ReportSchema: schema}
 			var nodes []corev1.Node
 			var pods []corev1.Pod
-			if nodesFile != "" {
-				if nodes, err = readNodes(c, nodesFile); err != nil {
+			var res *compiler.Result
+			if nodesFile == "" {
+				res, err = compile(out, args, opts)
+			} else {
+				res, err = compileBeside(out, args, opts, func() (err error) {
+					if nodes, err = readNodes(c, nodesFile); err != nil || podsFile == "" {
+						return err
+					}
+					pods, err = readPods(c, podsFile, nodesFile, nodes)
 					return err
-				}
+				})
 			}
-			if podsFile != "" {
-				if podsFile == "-" && nodesFile == "-" {
-					return usageError(c, "--nodes and --pods cannot both be stdin")
-				}
-				if pods, err = readPods(c, podsFile, nodesFile, nodes); err != nil {
-					return err
-				}
-			}
-			res, err := compile(out, args, compiler.Options{ReportOnly: true, ReportSchema: schema})
 			if err != nil {
 				return err
 			}

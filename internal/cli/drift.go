@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"github.com/gpufleet/gpufleet/compiler"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/drift"
 	"github.com/gpufleet/gpufleet/compiler/live"
 )
@@ -58,11 +58,11 @@ catch a cluster drifting from its spec.`,
 			if nodesFile == "" {
 				return usageError(c, "missing --nodes (the JSON of 'kubectl get nodes -o json', or - for stdin)")
 			}
-			nodes, err := readNodes(c, nodesFile)
-			if err != nil {
+			var nodes []corev1.Node
+			res, err := compileBeside(out, args, compiler.Options{ReportOnly: true}, func() (err error) {
+				nodes, err = readNodes(c, nodesFile)
 				return err
-			}
-			res, err := compile(out, args, compiler.Options{ReportOnly: true})
+			})
 			if err != nil {
 				return err
 			}
