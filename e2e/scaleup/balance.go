@@ -1,6 +1,7 @@
 package scaleup
 
 import (
+	"maps"
 	"math"
 	"sort"
 
@@ -41,7 +42,7 @@ func similar(g *Group, valid []*Group, templates map[string]Template, fitting ma
 	}
 	var out []*Group
 	for _, s := range valid {
-		if s == g || !similarNodes(templates[g.Name].Node, templates[s.Name].Node) || !samePods(fitting[g.Name], fitting[s.Name]) {
+		if s == g || !similarNodes(templates[g.Name].Node, templates[s.Name].Node, o.IgnoreLabels) || !samePods(fitting[g.Name], fitting[s.Name]) {
 			continue
 		}
 		out = append(out, s)
@@ -52,7 +53,11 @@ func similar(g *Group, valid []*Group, templates map[string]Template, fitting ma
 // similarNodes: every capacity equal but memory, which may differ by
 // capacityMemoryRatio; allocatable and free within their ratios (a
 // template's free is its allocatable); labels equal but the ignored.
-func similarNodes(a, b *corev1.Node) bool {
+func similarNodes(a, b *corev1.Node, extra []string) bool {
+	ignored := maps.Clone(ignoredLabels)
+	for _, l := range extra {
+		ignored[l] = true
+	}
 	if len(a.Status.Capacity) != len(b.Status.Capacity) {
 		return false
 	}
@@ -75,12 +80,12 @@ func similarNodes(a, b *corev1.Node) bool {
 		}
 	}
 	for k, v := range a.Labels {
-		if !ignoredLabels[k] && b.Labels[k] != v {
+		if !ignored[k] && b.Labels[k] != v {
 			return false
 		}
 	}
 	for k := range b.Labels {
-		if _, ok := a.Labels[k]; !ok && !ignoredLabels[k] {
+		if _, ok := a.Labels[k]; !ok && !ignored[k] {
 			return false
 		}
 	}

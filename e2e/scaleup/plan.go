@@ -15,6 +15,9 @@ type Options struct {
 	// BalanceSimilar is --balance-similar-node-groups (default false;
 	// gpufleet's zoneGroups ask for it).
 	BalanceSimilar bool
+	// IgnoreLabels are --balancing-ignore-label's: labels two similar
+	// groups' nodes may differ in besides the provider's own.
+	IgnoreLabels []string
 	// OkTotalUnready and MaxTotalUnreadyPercent are
 	// --ok-total-unready-count (3) and --max-total-unready-percentage (45).
 	OkTotalUnready         int

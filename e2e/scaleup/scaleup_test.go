@@ -39,6 +39,15 @@ func withNode(g *Group, gpus bool, devices int64) *Group {
 	return g
 }
 
+const networkLayer = "topology.k8s.aws/network-node-layer-1"
+
+// networkNode gives g a ready node labelled with its own network node.
+func networkNode(g *Group) *Group {
+	withNode(g, true, 0)
+	g.Nodes[0].Labels[networkLayer] = "nn-" + g.Zones[0]
+	return g
+}
+
 func pod(name, cpu, gpu string, devices int64, mutate ...func(*corev1.Pod)) Pod {
 	req := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
 	if gpu != "" {
@@ -124,6 +133,15 @@ func scaleCases() []scaleCase {
 			pending: pods(2, func(n string) Pod { return pod(n, "3", "", 0) }),
 			opts:    func(o *Options) { o.BalanceSimilar = false },
 			want:    []Increase{{Group: "general-us-west-2a", From: 1, To: 3}}},
+		{name: "zone groups whose nodes carry EC2's network-layer labels are not similar (the AWS comparator does not ignore them)",
+			groups:  []*Group{networkNode(group("l40s-us-west-2a", g5, 1, 3, nil, "us-west-2a")), networkNode(group("l40s-us-west-2b", g5, 1, 3, nil, "us-west-2b"))},
+			pending: pods(2, func(n string) Pod { return pod(n, "1", "1", 0) }),
+			want:    []Increase{{Group: "l40s-us-west-2a", From: 1, To: 3}}},
+		{name: "unless --balancing-ignore-label names them",
+			groups:  []*Group{networkNode(group("l40s-us-west-2a", g5, 1, 3, nil, "us-west-2a")), networkNode(group("l40s-us-west-2b", g5, 1, 3, nil, "us-west-2b"))},
+			pending: pods(2, func(n string) Pod { return pod(n, "1", "1", 0) }),
+			opts:    func(o *Options) { o.IgnoreLabels = []string{networkLayer} },
+			want:    []Increase{{Group: "l40s-us-west-2a", From: 1, To: 2}, {Group: "l40s-us-west-2b", From: 1, To: 2}}},
 		{name: "the least-waste expander takes the smaller type",
 			groups:  []*Group{group("big", m7i4x, 0, 3, nil), group("small", m7i, 0, 3, nil)},
 			pending: pods(1, func(n string) Pod { return pod(n, "3", "", 0) }),
@@ -225,6 +243,10 @@ func TestDeliberateBugs(t *testing.T) {
 			}
 			return func() { templateOf = TemplateFor }
 		}, "DRA claims never scale a group up from zero: the template has no ResourceSlices"},
+		{"the network-layer labels taken for AWS's own ignored labels", func() func() {
+			ignoredLabels[networkLayer] = true
+			return func() { delete(ignoredLabels, networkLayer) }
+		}, "zone groups whose nodes carry EC2's network-layer labels are not similar (the AWS comparator does not ignore them)"},
 		{"GPU readiness ignored", func() func() {
 			ready = func(*corev1.Node, string) bool { return true }
 			return func() { ready = Ready }
