@@ -43,10 +43,15 @@ func (fr *fleetRun) startNodes(c *sched.Class, tenant string) (nodeSet, bool) {
 }
 
 // triedOn reads the node count of kube-scheduler's "0/N nodes are
-// available" message, or -1.
+// available" message (0 for "no nodes available to schedule pods", its
+// message with no node at all: pkg/scheduler/schedule_one.go,
+// ErrNoNodesAvailable), or -1.
 var triedOn = regexp.MustCompile(`^0/(\d+) nodes are available`)
 
 func nodesTried(msg string) int {
+	if strings.HasPrefix(msg, "no nodes available to schedule pods") {
+		return 0
+	}
 	m := triedOn.FindStringSubmatch(msg)
 	if m == nil {
 		return -1
@@ -60,7 +65,12 @@ func nodesTried(msg string) int {
 // exists, it asks the restatement which groups cluster-autoscaler grows,
 // adds their nodes as the Auto Scaling groups would, and says true (the
 // outcome is not final); false once no group can help.
-func (fr *fleetRun) grower(c *sched.Class, ns, run string) func(outcome) bool {
+//
+// Once no group can help, pods still pending are judged at max size, as
+// before (topUp): kube-scheduler must refuse them there in the checker's
+// words. Only a class the checker says cluster-autoscaler never grows a
+// group for (fromZero: AutoscalerDRAFromZero) is judged where it stands.
+func (fr *fleetRun) grower(c *sched.Class, ns, run string, fromZero bool) func(outcome) bool {
 	fr.noScaleUp = nil
 	return func(o outcome) bool {
 		if len(o.pending) == 0 {
@@ -87,11 +97,17 @@ func (fr *fleetRun) grower(c *sched.Class, ns, run string) func(outcome) bool {
 		d := scaleup.ScaleUp(groups, pending, scaleup.Defaults())
 		fr.noScaleUp = d.NoScaleUp
 		if len(d.Increases) == 0 {
-			if len(d.NoScaleUp) > 0 {
+			if len(d.NoScaleUp) > 0 && len(groups) > 0 {
 				first := slices.Sorted(maps.Keys(d.NoScaleUp))[0]
 				fr.t.Logf("class %s: cluster-autoscaler (restated) adds no node: %s: %s", c.Name, first, d.NoScaleUp[first])
 			}
-			return false
+			if fromZero || !fr.topUp(c.Name) {
+				return false
+			}
+			fr.st.CAMaxSize++
+			fr.t.Logf("class %s: %d pods still pending; judged at max size", c.Name, len(o.pending))
+			fr.waitRetried(ns, run, o.pending)
+			return true
 		}
 		var added []*corev1.Node
 		var grown []string
@@ -201,9 +217,10 @@ func (fr *fleetRun) addNodes(added []*corev1.Node) {
 	}
 }
 
-// topUp adds the nodes fullSize has and the run's set lacks: the
-// Deployment rollout is judged at max size.
-func (fr *fleetRun) topUp(class string) {
+// topUp adds the nodes fullSize has and the run's set lacks, and says
+// whether it added any: what no scale-up helps, and a Deployment's
+// rollout, are judged at max size.
+func (fr *fleetRun) topUp(class string) bool {
 	var added []*corev1.Node
 	full := fr.fullSize(class)
 	for _, n := range full.nodes {
@@ -215,6 +232,7 @@ func (fr *fleetRun) topUp(class string) {
 	if len(added) > 0 {
 		fr.addNodes(added)
 	}
+	return len(added) > 0
 }
 
 // nextNode is the node the Auto Scaling group launches next: in the

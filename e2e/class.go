@@ -47,7 +47,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 	}
 	grow := func(outcome) bool { return false }
 	if grows {
-		grow = fr.grower(c, ns, run)
+		grow = fr.grower(c, ns, run, e.noScaleUp != "")
 	}
 	ok := func(o outcome) bool { return !grow(o) && len(fr.judge(c, e, o)) == 0 }
 	var o outcome

@@ -78,6 +78,9 @@ type Stats struct {
 	// CAUnready are the managed groups' nodes it counts unready for
 	// their GPUs, as AutoscalerGPUReady said.
 	CAUnready int
+	// CAMaxSize are the classes whose pods no scale-up helped, judged
+	// then at max size.
+	CAMaxSize int
 	// TASUnmatched are those Kueue's flavor assigner refused, with the
 	// checker's message (KueueFlavor), for asking topology of a flavor
 	// without one, or nothing of a TAS flavor.
