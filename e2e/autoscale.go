@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 	"github.com/gpufleet/gpufleet/e2e/scaleup"
 )
 
@@ -33,9 +34,21 @@ func (fr *fleetRun) standingSize(class string) nodeSet {
 // places by topology meets kueueSize (Kueue places it on the nodes that
 // stand, and no pod of it pends for an autoscaler); any other the
 // standing fleet, and grows is true.
+//
+// A class PodTopologySpread refuses is judged at max size too: the
+// checker counts every zone the class matches, but kube-scheduler's
+// PodTopologySpread counts only the domains of nodes that exist, so from
+// a standing fleet whose other pools have no node in those zones it
+// places the pods skewed (broken_zone_spread shows it).
 func (fr *fleetRun) startNodes(c *sched.Class, tenant string) (nodeSet, bool) {
 	if fr.tasClass(c, tenant) {
 		return fr.kueueSize(c.Name), false
+	}
+	for _, f := range fr.res.Report.Findings {
+		if f.Check == scheduling.IDPodTopologySpread && f.Class == c.Name {
+			fr.t.Logf("class %s: PodTopologySpread counts domains of nodes that exist; judged at max size", c.Name)
+			return fr.fullSize(c.Name), false
+		}
 	}
 	return fr.standingSize(c.Name), true
 }
