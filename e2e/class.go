@@ -17,8 +17,9 @@ import (
 // poolLabel pins a probe pod to one pool's nodes.
 const poolLabel = "e2e.gpufleet.dev/pool"
 
-// class runs one class's workload on the fleet at max size and holds
-// kube-scheduler to the checker's report. The workload is a user's,
+// class runs one class's workload from the standing fleet, grown as
+// cluster-autoscaler would (startNodes, grower in autoscale.go), and
+// holds kube-scheduler to the checker's report. The workload is a user's,
 // built with the class's Component (userWorkload), and its pods are made
 // by kube-controller-manager's Deployment and ReplicaSet, StatefulSet or
 // Job controller (a queued Job's once Kueue admits it; admission holds

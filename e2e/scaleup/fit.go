@@ -2,6 +2,7 @@ package scaleup
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,7 +49,7 @@ func (s *simNode) fits(p Pod) string {
 		return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)
 	}
 	req := requests(p.Pod)
-	for _, r := range slices.Sorted(mapsKeys(req)) {
+	for _, r := range slices.Sorted(maps.Keys(req)) {
 		q := req[r]
 		if q.IsZero() {
 			continue

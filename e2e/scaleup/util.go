@@ -10,8 +10,6 @@ import (
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) { return maps.Keys(m) }
-
 func metaNamed(name string, labels map[string]string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Labels: labels}
 }
