@@ -17,8 +17,9 @@ import (
 // poolLabel pins a probe pod to one pool's nodes.
 const poolLabel = "e2e.gpufleet.dev/pool"
 
-// class runs one class's workload on the fleet at max size and holds
-// kube-scheduler to the checker's report. The workload is a user's,
+// class runs one class's workload from the standing fleet, grown as
+// cluster-autoscaler would (startNodes, grower in autoscale.go), and
+// holds kube-scheduler to the checker's report. The workload is a user's,
 // built with the class's Component (userWorkload), and its pods are made
 // by kube-controller-manager's Deployment and ReplicaSet, StatefulSet or
 // Job controller (a queued Job's once Kueue admits it; admission holds
@@ -32,7 +33,8 @@ func (fr *fleetRun) class(c *sched.Class) {
 		return
 	}
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
-	fr.ensureNodes(fr.classNodes(c, tenant))
+	start, grows := fr.startNodes(c, tenant)
+	fr.ensureNodes(start)
 	e := expect(fr.res.Report, c.Name, tenant, func(pool string) []string { return fr.cellReasons(c, pool) })
 	e.atOnce = runsAtOnce(fr.res.Report, c, tenant)
 	before, err := quotaUsed(fr.ctx, fr.cp, ns)
@@ -40,13 +42,19 @@ func (fr *fleetRun) class(c *sched.Class) {
 		t.Fatal(err)
 	}
 	fr.syncScheduler(schedulerOf(c.Pod))
-	ok := func(o outcome) bool { return len(fr.judge(c, e, o)) == 0 }
 	kind, run := fr.res.Fleet.Class(c.Name).Spec.Kind, c.Name
+	if kind == keys.KindDeployment || kind == keys.KindStatefulSet || kind == keys.KindJob {
+		run = workloadName(c.Name)
+	}
+	grow := func(outcome) bool { return false }
+	if grows {
+		grow = fr.grower(c, ns, run, e.noScaleUp != "")
+	}
+	ok := func(o outcome) bool { return !grow(o) && len(fr.judge(c, e, o)) == 0 }
 	var o outcome
 	var held *kueueDecision
 	switch kind {
 	case keys.KindDeployment, keys.KindStatefulSet, keys.KindJob:
-		run = workloadName(c.Name)
 		dyn, err := dynamic.NewForConfig(fr.cp.Config)
 		if err != nil {
 			t.Fatal(err)
@@ -91,6 +99,9 @@ func (fr *fleetRun) class(c *sched.Class) {
 		fr.st.Forbidden += len(o.forbidden)
 	}
 	fr.st.Classes++
+	if grows {
+		fr.gpuReadyAgrees()
+	}
 	if held == nil && hasClassFinding(fr.res.Report, queueing.IDKueueTopology, tenant, c.Name) {
 		t.Errorf("class %s: KueueTopology says Kueue never admits it on the nodes that stand, the running Kueue admitted %s %s (%s)", c.Name, kind, run, o)
 		return
@@ -126,6 +137,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 	// A Deployment whose every pod runs at max size is rolled out (a
 	// queued one's surge pod waits on Kueue first).
 	if kind == keys.KindDeployment && !e.refused && !e.quota && len(o.bound) == int(c.Pods) {
+		fr.topUp(c.Name)
 		fr.rollout(c, ns, run)
 	}
 }
@@ -160,6 +172,9 @@ func (fr *fleetRun) judge(c *sched.Class, e expectation, o outcome) []string {
 		bad = append(bad, fmt.Sprintf("the checker says the class cannot run whole, kube-scheduler bound all %d pods", c.Pods))
 	case e.refused && !anyHasAll(o.pending, e.reasons):
 		bad = append(bad, fmt.Sprintf("no FailedScheduling message carries the checker's reasons %q: %s", e.reasons, firstMessage(o)))
+	}
+	if why := fr.noScaleUpAgrees(e.noScaleUp, o); why != "" {
+		bad = append(bad, why)
 	}
 	return bad
 }

@@ -93,8 +93,15 @@ func (fr *fleetRun) publishSlices(placed map[string][]string) {
 	if err := rs.DeleteCollection(fr.ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		fr.t.Fatalf("ResourceSlices: %v", err)
 	}
-	n := 0
-	for _, node := range fr.nodes.nodes {
+	fr.slices = 0
+	fr.addSlices(placed, fr.nodes.nodes)
+}
+
+// addSlices publishes the ResourceSlice of each of nodes the kubelet
+// plugin's pod runs on.
+func (fr *fleetRun) addSlices(placed map[string][]string, nodes []*corev1.Node) {
+	rs := fr.cp.Client.ResourceV1().ResourceSlices()
+	for _, node := range nodes {
 		if !slices.Contains(placed[node.Name], draKubeletPlugin) {
 			continue
 		}
@@ -124,9 +131,8 @@ func (fr *fleetRun) publishSlices(placed map[string][]string) {
 		if _, err := rs.Create(fr.ctx, s, metav1.CreateOptions{}); err != nil {
 			fr.t.Fatalf("the API server refused node %s's ResourceSlice: %v", node.Name, err)
 		}
-		n++
+		fr.slices++
 	}
-	fr.slices = n
 }
 
 // removeSlices deletes every ResourceSlice, after the fleet.

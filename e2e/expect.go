@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
 	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
@@ -34,6 +35,9 @@ type expectation struct {
 	// atOnce is how many pods run at once where none is refused: all, but
 	// a Job's or a queued class's unit's (runsAtOnce).
 	atOnce int
+	// noScaleUp is the filter reason cluster-autoscaler (restated) must
+	// give a pending pod for adding no node (autoscale.go), or "".
+	noScaleUp string
 }
 
 // runsAtOnce is how many of the class's pods the report says run at once:
@@ -77,6 +81,13 @@ func expect(r *check.Report, class, tenant string, cellReasons func(pool string)
 			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
 		case f.Check == resourcequota.IDQuotaFit && f.Tenant == tenant:
 			e.quota = true
+			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
+		case f.Check == provisioning.IDAutoscalerDRAFromZero:
+			// From the standing fleet some pods pend for a node that
+			// cluster-autoscaler never adds: its template carries no
+			// ResourceSlices.
+			e.refused = true
+			e.noScaleUp = sched.ErrReasonClaims
 			e.findings = append(e.findings, string(f.Check)+": "+f.Message)
 		case f.Check == scheduling.IDCPUOnGPU:
 			e.gpuOK = true

@@ -16,6 +16,7 @@ require (
 	k8s.io/client-go v0.36.5
 	k8s.io/component-helpers v0.36.5
 	k8s.io/dynamic-resource-allocation v0.36.5
+	k8s.io/klog/v2 v2.140.0
 	sigs.k8s.io/kustomize/api v0.21.2
 	sigs.k8s.io/kustomize/kyaml v0.21.2
 	sigs.k8s.io/yaml v1.6.0
@@ -144,7 +145,6 @@ require (
 	k8s.io/apiserver v0.36.5 // indirect
 	k8s.io/cli-runtime v0.36.5 // indirect
 	k8s.io/component-base v0.36.5 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	k8s.io/kubectl v0.36.5 // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect

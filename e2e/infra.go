@@ -43,8 +43,11 @@ type infraPool struct {
 	min    int
 	labels map[string]string
 	taints []corev1.Taint
-	spot   bool
-	efa    bool
+	// tags are a managed node group's Auto Scaling group tags, whose
+	// node-template tags cluster-autoscaler builds its template from.
+	tags map[string]string
+	spot bool
+	efa  bool
 	// hostPlugin pools run Bottlerocket, whose host runs the device plugin.
 	hostPlugin bool
 }
@@ -61,6 +64,7 @@ type eksctlFile struct {
 		InstanceType      string            `json:"instanceType"`
 		InstanceTypes     []string          `json:"instanceTypes"`
 		Labels            map[string]string `json:"labels"`
+		Tags              map[string]string `json:"tags"`
 		Taints            []corev1.Taint    `json:"taints"`
 		MaxSize           *int              `json:"maxSize"`
 		MinSize           *int              `json:"minSize"`
@@ -121,7 +125,7 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 			pool = l
 		}
 		pools = append(pools, &infraPool{name: pool, prefix: ng.Name, types: types, zones: ng.AvailabilityZones, max: *ng.MaxSize, min: *ng.MinSize,
-			labels: ng.Labels, taints: ng.Taints, spot: ng.Spot, efa: ng.EFAEnabled, hostPlugin: ng.AMIFamily == "Bottlerocket"})
+			labels: ng.Labels, taints: ng.Taints, tags: ng.Tags, spot: ng.Spot, efa: ng.EFAEnabled, hostPlugin: ng.AMIFamily == "Bottlerocket"})
 		seen[pool] = true
 	}
 	docs, err := karpenterDocs(t)

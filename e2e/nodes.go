@@ -31,6 +31,9 @@ type nodeSet struct {
 	poolOf map[string]string
 	// typeOf is the instance type each pool's nodes are.
 	typeOf map[string]string
+	// groupOf is each node's group (a zone group, or a "both" pool's
+	// managed group or NodePool).
+	groupOf map[string]*infraPool
 }
 
 // fullSize builds the node set for class. A managed node group launches
@@ -43,7 +46,9 @@ type nodeSet struct {
 // the plugin. A node of a type with network layers carries the AWS cloud
 // controller manager's network-node labels (networkLabels), TAS pool or
 // not.
-func (fr *fleetRun) fullSize(class string) nodeSet { return fr.nodesFor(class, false) }
+func (fr *fleetRun) fullSize(class string) nodeSet {
+	return fr.nodesFor(class, func(*infraPool) bool { return false })
+}
 
 // kueueSize is fullSize but for the pools of Kueue's TAS flavors, which
 // hold only their standing nodes (each group's first nodesInZone, as its
@@ -52,53 +57,67 @@ func (fr *fleetRun) fullSize(class string) nodeSet { return fr.nodesFor(class, f
 // they fit, so no pod is ever pending for an autoscaler to add one. Only
 // workloads placed by topology use those pools' flavors (a TAS flavor
 // takes no other), so every queued class's admission runs on it.
-func (fr *fleetRun) kueueSize(class string) nodeSet { return fr.nodesFor(class, true) }
+func (fr *fleetRun) kueueSize(class string) nodeSet {
+	tas := fr.tasPools()
+	return fr.nodesFor(class, func(p *infraPool) bool { return tas[p.name] })
+}
 
-// nodesFor is fullSize, or kueueSize when standing.
-func (fr *fleetRun) nodesFor(class string, standing bool) nodeSet {
-	s := nodeSet{poolOf: map[string]string{}, typeOf: map[string]string{}}
-	var tas map[string]bool
-	if standing {
-		tas = fr.tasPools()
-	}
+// nodesFor is the node set with the groups standing says stand at their
+// min, the others at their max.
+func (fr *fleetRun) nodesFor(class string, standing func(*infraPool) bool) nodeSet {
+	s := nodeSet{poolOf: map[string]string{}, typeOf: map[string]string{}, groupOf: map[string]*infraPool{}}
 	for _, p := range fr.infra {
 		if len(p.types) == 0 {
 			continue // a NodePool Karpenter launches nothing from (infra.go)
 		}
-		typ := p.types[0]
-		if cell := fr.res.Report.Cell(class, p.name); p.karpenter && cell != nil && slices.Contains(p.types, cell.Type) {
-			typ = cell.Type
-		}
+		typ := fr.poolType(class, p)
 		s.typeOf[p.name] = typ
-		in, ok := fr.res.Catalog[typ]
-		if !ok {
-			fr.t.Fatalf("pool %s: instance type %s is not in the catalog", p.name, typ)
-		}
-		gpus := p.hostPlugin || fr.gpuPools[p.name]
-		capacity, alloc := fr.advertised(p, in, in.Capacity(), gpus), fr.advertised(p, in, in.Allocatable(), gpus)
 		for i, zone := range p.zones {
 			n := p.nodesInZone(i)
-			if tas[p.name] {
+			if standing(p) {
 				n = p.standingInZone(i)
 			}
 			for k := 0; k < n; k++ {
-				name := fmt.Sprintf("%s-%s-%s-%d", p.prefix, typ, zone, k)
-				labels := p.wellKnownLabels(name, typ, zone, fr.region)
-				maps.Copy(labels, networkLabels(in.NetworkLayers, fr.declaredDomains(p.name), p.prefix, zone, k))
-				for k, v := range p.labels {
-					labels[k] = v
-				}
-				labels[poolLabel] = p.name
-				s.nodes = append(s.nodes, &corev1.Node{
-					ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-					Spec:       corev1.NodeSpec{Taints: p.taints},
-					Status:     corev1.NodeStatus{Capacity: capacity.DeepCopy(), Allocatable: alloc.DeepCopy()},
-				})
-				s.poolOf[name] = p.name
+				s.add(fr.poolNode(p, typ, zone, k), p)
 			}
 		}
 	}
 	return s
+}
+
+// poolType is the type of the pool's nodes for class (fullSize).
+func (fr *fleetRun) poolType(class string, p *infraPool) string {
+	if cell := fr.res.Report.Cell(class, p.name); p.karpenter && cell != nil && slices.Contains(p.types, cell.Type) {
+		return cell.Type
+	}
+	return p.types[0]
+}
+
+// poolNode is the group's node k in zone, of type typ.
+func (fr *fleetRun) poolNode(p *infraPool, typ, zone string, k int) *corev1.Node {
+	in, ok := fr.res.Catalog[typ]
+	if !ok {
+		fr.t.Fatalf("pool %s: instance type %s is not in the catalog", p.name, typ)
+	}
+	gpus := p.hostPlugin || fr.gpuPools[p.name]
+	name := fmt.Sprintf("%s-%s-%s-%d", p.prefix, typ, zone, k)
+	labels := p.wellKnownLabels(name, typ, zone, fr.region)
+	maps.Copy(labels, networkLabels(in.NetworkLayers, fr.declaredDomains(p.name), p.prefix, zone, k))
+	for k, v := range p.labels {
+		labels[k] = v
+	}
+	labels[poolLabel] = p.name
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       corev1.NodeSpec{Taints: p.taints},
+		Status:     corev1.NodeStatus{Capacity: fr.advertised(p, in, in.Capacity(), gpus), Allocatable: fr.advertised(p, in, in.Allocatable(), gpus)},
+	}
+}
+
+// add puts node n of group p in the set.
+func (s *nodeSet) add(n *corev1.Node, p *infraPool) {
+	s.nodes = append(s.nodes, n)
+	s.poolOf[n.Name], s.groupOf[n.Name] = p.name, p
 }
 
 // advertised is rl as the device plugins advertise it: GPUs (time-sliced

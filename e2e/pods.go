@@ -89,7 +89,6 @@ func runPods(ctx context.Context, cp *ControlPlane, ns, run string, pods []*core
 // change.
 func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes int, failedCreate func() ([]string, error), done func(outcome) bool) (outcome, error) {
 	var o, last outcome
-	all := allNodes(nodes)
 	stillSince := time.Now()
 	err := poll(60*time.Second, 100*time.Millisecond, func() (bool, error) {
 		if err := cp.Alive(); err != nil {
@@ -128,7 +127,8 @@ func settle(ctx context.Context, cp *ControlPlane, ns, sel string, want, nodes i
 				if c.Type != corev1.PodScheduled {
 					continue
 				}
-				if c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable && strings.HasPrefix(c.Message, all) {
+				// Tried against every node, or more: a scale-up adds nodes.
+				if c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable && nodesTried(c.Message) >= nodes {
 					cur.pending[p.Name] = c.Message
 					delete(cur.waiting, p.Name)
 				} else {

@@ -71,6 +71,16 @@ type Stats struct {
 	// those it never admitted, for the checker's reason, where
 	// KueueTopology said so.
 	TASAdmitted, TASRefused int
+	// CAScaleUps are the scale-ups of managed node groups the restated
+	// cluster-autoscaler (e2e/scaleup) made for classes' Unschedulable
+	// pods, and CANodes the nodes they added.
+	CAScaleUps, CANodes int
+	// CAUnready are the managed groups' nodes it counts unready for
+	// their GPUs, as AutoscalerGPUReady said.
+	CAUnready int
+	// CAMaxSize are the classes whose pods no scale-up helped, judged
+	// then at max size.
+	CAMaxSize int
 	// TASUnmatched are those Kueue's flavor assigner refused, with the
 	// checker's message (KueueFlavor), for asking topology of a flavor
 	// without one, or nothing of a TAS flavor.
@@ -111,6 +121,9 @@ type fleetRun struct {
 	scheds, own []*proc
 	probeNS     map[string]bool
 	syncs       int
+	// noScaleUp is pod name → why cluster-autoscaler (restated) added
+	// no node for it, at the last scale-up it was pending at.
+	noScaleUp map[string]string
 	// unscheduled are the schedulerNames no process serves: the tree's
 	// pod of their scheduler fits no node (systemPods).
 	unscheduled map[string]bool

@@ -133,12 +133,20 @@ func (fr *fleetRun) tasPools() map[string]bool {
 // ClusterQueue has only TAS flavors), kueueSize; for any other, the fleet
 // at max size.
 func (fr *fleetRun) classNodes(c *sched.Class, tenant string) nodeSet {
-	for _, q := range compiler.KueueIntent(fr.res.Fleet) {
-		if q.Tenant == tenant && slices.Contains(q.Classes, c.Name) && fr.kueueModel().TASRequested(q.ClusterQueue, kueuemodel.TopologyOf(c.Pod)) {
-			return fr.kueueSize(c.Name)
-		}
+	if fr.tasClass(c, tenant) {
+		return fr.kueueSize(c.Name)
 	}
 	return fr.fullSize(c.Name)
+}
+
+// tasClass: the tenant queues the class and Kueue places it by topology.
+func (fr *fleetRun) tasClass(c *sched.Class, tenant string) bool {
+	for _, q := range compiler.KueueIntent(fr.res.Fleet) {
+		if q.Tenant == tenant && slices.Contains(q.Classes, c.Name) && fr.kueueModel().TASRequested(q.ClusterQueue, kueuemodel.TopologyOf(c.Pod)) {
+			return true
+		}
+	}
+	return false
 }
 
 // tasAssignment is one PodSet's status.admission.podSetAssignments[].

@@ -13,6 +13,9 @@ shards=${E2E_SHARDS:-3}
 scripts/e2e-binaries.sh "$bin"
 cd e2e
 go vet ./...
+# The harness's packages (scaleup: cluster-autoscaler's scale-up restated)
+# run their table tests here; the root package's run in shard 0 below.
+go test -vet=off ./scaleup/
 go test -vet=off -c -o "$bin/e2e.test" .
 pids=()
 for ((i = 0; i < shards; i++)); do
