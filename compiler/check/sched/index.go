@@ -62,10 +62,13 @@ func (s poolSet) fill(n int) {
 // the others.
 type Index struct {
 	pools int
-	// withValue[key][value] lists the pools (ascending) some node of
-	// which carries the label key=value; withKey[key], those with key.
-	withValue map[string]map[string][]int32
-	withKey   map[string][]int32
+	// nodes are each pool's nodes, whose labels keys indexes.
+	nodes [][]Node
+	// keys indexes the nodes' labels by key (*keyIndex), each key the
+	// first time a selector asks for it: the selectors name a few keys,
+	// and a live node may carry hundreds (300 labels a node made check
+	// --nodes 4.5 times the decode of its file when all were indexed).
+	keys sync.Map
 	// taints[i] is pool i's taint group, or -1 where its nodes' taints
 	// differ or it has no nodes: such a pool is always evaluated.
 	taints []int
@@ -82,29 +85,47 @@ type Index struct {
 	sets sync.Map
 }
 
-// NewIndex indexes the pools by their nodes' labels and taints.
+// keyIndex is one label key's index: withValue[value] lists the pools
+// (ascending) some node of which carries the label key=value; withKey,
+// those with the key.
+type keyIndex struct {
+	withValue map[string][]int32
+	withKey   []int32
+}
+
+// NewIndex indexes the pools by their nodes' taints, and by their labels
+// as selectors ask (key).
 func NewIndex(pools []Pool) *Index {
-	x := &Index{pools: len(pools), withValue: map[string]map[string][]int32{}, withKey: map[string][]int32{}, taints: make([]int, len(pools)), always: newPoolSet(len(pools))}
+	x := &Index{pools: len(pools), nodes: make([][]Node, len(pools)), taints: make([]int, len(pools)), always: newPoolSet(len(pools))}
 	for i := range pools {
+		x.nodes[i] = pools[i].Nodes
 		x.taints[i] = x.taintGroup(pools[i].Nodes)
 		if g := x.taints[i]; g < 0 {
 			x.always.add(i)
 		} else {
 			x.groupSize[g]++
 		}
-		for _, n := range pools[i].Nodes {
-			for k, v := range n.Labels {
-				vs := x.withValue[k]
-				if vs == nil {
-					vs = map[string][]int32{}
-					x.withValue[k] = vs
-				}
-				vs[v] = appendPool(vs[v], i)
-				x.withKey[k] = appendPool(x.withKey[k], i)
+	}
+	return x
+}
+
+// key is label key k's index, built on first use; rows ask concurrently,
+// and two that build it at once build the same.
+func (x *Index) key(k string) *keyIndex {
+	if ki, ok := x.keys.Load(k); ok {
+		return ki.(*keyIndex)
+	}
+	ki := &keyIndex{withValue: map[string][]int32{}}
+	for i, nodes := range x.nodes {
+		for _, n := range nodes {
+			if v, ok := n.Labels[k]; ok {
+				ki.withValue[v] = appendPool(ki.withValue[v], i)
+				ki.withKey = appendPool(ki.withKey, i)
 			}
 		}
 	}
-	return x
+	got, _ := x.keys.LoadOrStore(k, ki)
+	return got.(*keyIndex)
 }
 
 // appendPool adds pool i to a list built in pool order, once.
@@ -202,9 +223,10 @@ func (x *Index) set(key, value string, byValue bool) poolSet {
 	if s, ok := x.sets.Load(id); ok {
 		return s.(poolSet)
 	}
-	list := x.withKey[key]
+	ki := x.key(key)
+	list := ki.withKey
 	if byValue {
-		list = x.withValue[key][value]
+		list = ki.withValue[value]
 	}
 	s := newPoolSet(x.pools)
 	for _, i := range list {
