@@ -142,7 +142,31 @@ func TestMarkdownHugeName(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%.2000s", w, md)
 		}
 	}
-	if text := p.Text(name); len(text) > 4*(MaxTextItem*2+100) {
+	if text := p.Text(name, nil); len(text) > 4*(MaxTextItem*2+100) {
 		t.Errorf("text is %d bytes", len(text))
+	}
+}
+
+// The text plan has a total cap too (issue 51): a dense change, each of
+// whose lines the printer escapes to twice its length, stays under
+// MaxText as printed and says what it left out. Without the cap it is
+// 2.5 MB.
+func TestTextCap(t *testing.T) {
+	p := bigPlan(400)
+	double := func(s string) string { return strings.ReplaceAll(s, "&", "&&") }
+	text := string(p.Text("see the diff", double))
+	if len(text) > MaxText {
+		t.Fatalf("text is %d bytes, over %d", len(text), MaxText)
+	}
+	if len(text) < MaxText/2 {
+		t.Errorf("text is %d bytes: the cap cut far more than it needed", len(text))
+	}
+	shown := strings.Count(text, "\n  - ")
+	want := fmt.Sprintf("This plan shows %d of its 1201 items, to stay under %d bytes: 'gpufleet plan --format json' has the whole plan.\n", shown, MaxText)
+	if !strings.HasSuffix(text, want) {
+		t.Errorf("text ends %q, want %q", text[max(0, len(text)-300):], want)
+	}
+	if small := string(Compare(state(), state(), files).Text("", nil)); strings.Contains(small, "This plan shows") {
+		t.Errorf("an uncut plan says it was cut:\n%s", small)
 	}
 }

@@ -82,7 +82,7 @@ func TestCompare(t *testing.T) {
 				files = nil
 			}
 			p := Compare(state(), after, files)
-			text := string(p.Text("see diff"))
+			text := string(p.Text("see diff", nil))
 			for _, w := range tc.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("text lacks %q:\n%s", w, text)

@@ -111,26 +111,65 @@ func (d DirFiles) describe() string {
 	return dir + ": " + strings.Join(parts, ", ")
 }
 
+// MaxText bounds the text plan, as printed: a committed tree a stranger
+// chose may name thousands of pools, and the text goes to a terminal and
+// a CI log (GitHub's step log truncates far below it anyway).
+const MaxText = 1 << 20
+
 // Text is the plan for a terminal. diffHint says how to see the lines.
-func (p *Plan) Text(diffHint string) []byte {
+// line, if not nil, is applied to every line as the caller will print it
+// (the CLI escapes each for the log), so MaxText holds what is printed;
+// past it the plan says how many items it left out.
+func (p *Plan) Text(diffHint string, line func(string) string) []byte {
+	if line == nil {
+		line = func(s string) string { return s }
+	}
 	var b bytes.Buffer
-	b.WriteString(p.Headline() + "\n")
+	b.WriteString(line(p.Headline()) + "\n")
 	if !p.Changed {
 		return b.Bytes()
+	}
+	left, total := 0, 0
+	for _, s := range p.sections(diffHint) {
+		total += len(s.items)
+	}
+	// Room for the last line, however many it counts.
+	budget := MaxText - b.Len() - len(line(textCut(total, total))) - 2
+	put := func(l string) bool {
+		l = line(l) + "\n"
+		if left > 0 || len(l) > budget {
+			return false
+		}
+		budget -= len(l)
+		b.WriteString(l)
+		return true
 	}
 	for _, s := range p.sections(diffHint) {
 		if len(s.items) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s:\n", s.title)
+		if !put("") || !put(s.title+":") {
+			left += len(s.items)
+			continue
+		}
 		for _, it := range s.items {
-			b.WriteString("  - " + oneLine(clip(it, MaxTextItem)) + "\n")
+			if !put("  - " + oneLine(clip(it, MaxTextItem))) {
+				left++
+			}
 		}
 		if s.note != "" {
-			b.WriteString("  " + oneLine(clip(s.note, MaxTextItem)) + "\n")
+			put("  " + oneLine(clip(s.note, MaxTextItem)))
 		}
 	}
+	if left > 0 {
+		b.WriteString("\n" + line(textCut(total-left, total)) + "\n")
+	}
 	return b.Bytes()
+}
+
+// textCut says what a cut text plan left out, and where the whole is.
+func textCut(shown, total int) string {
+	return fmt.Sprintf("This plan shows %d of its %d items, to stay under %d bytes: 'gpufleet plan --format json' has the whole plan.", shown, total, MaxText)
 }
 
 // oneLine keeps a name or message from breaking the layout.

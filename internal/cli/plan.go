@@ -78,7 +78,14 @@ older gpufleet wrote in a schema this one does not read).`,
 			}
 			p, err := compiler.PlanAgainst(res, base)
 			if err != nil {
-				return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %w", c.CommandPath(), err)}
+				err = fmt.Errorf("%s: %w", c.CommandPath(), err)
+				if format == formatJSON {
+					// A program reads stdout: an error object, not nothing.
+					if werr := writeJSON(stdout, planError{plan.SchemaVersion, dir, err.Error()}); werr != nil {
+						return werr
+					}
+				}
+				return &exitError{code: ExitInvalid, err: err}
 			}
 			hint := fmt.Sprintf("'gpufleet diff %s -o %s' shows their lines.", joinArgs(args), dir)
 			if err := printPlan(stdout, stderr, format, p, hint); err != nil {
@@ -118,7 +125,7 @@ func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint strin
 	case formatGitHub:
 		return githubPlan(stdout, p, hint)
 	}
-	_, err := stdout.Write(logLines(p.Text(hint)))
+	_, err := stdout.Write(p.Text(hint, logLine))
 	return err
 }
 
@@ -126,15 +133,6 @@ func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint strin
 // and the step summary alike: a terminal or a log shows both, so neither
 // may carry a committed name's ESC or BEL (an OSC 52 clipboard write).
 func planMarkdown(p *plan.Plan, hint string) []byte { return p.Markdown(hint, logLine) }
-
-// logLines is text of LF-ended lines, each made safe by logLine.
-func logLines(text []byte) []byte {
-	lines := strings.Split(string(text), "\n")
-	for i, l := range lines {
-		lines[i] = logLine(l)
-	}
-	return []byte(strings.Join(lines, "\n"))
-}
 
 // githubPlan annotates the new errors, appends the Markdown to the step
 // summary, and prints the text escaped and fenced from the runner's
@@ -153,7 +151,7 @@ func githubPlan(stdout io.Writer, p *plan.Plan, hint string) error {
 	rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
 	ghPrint(stdout, "::stop-commands::"+token)
-	_, err := stdout.Write(logLines(p.Text(hint)))
+	_, err := stdout.Write(p.Text(hint, logLine))
 	ghPrint(stdout, "::"+token+"::")
 	return err
 }
@@ -177,4 +175,12 @@ func joinArgs(args []string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// planError is plan's JSON when it cannot plan: the committed tree could
+// not be read. Error is the message stderr has too.
+type planError struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Output        string `json:"output"`
+	Error         string `json:"error"`
 }
