@@ -131,7 +131,7 @@ func PlanAgainst(res *Result, b *Baseline) (*plan.Plan, error) {
 		groups = b.groups
 	}
 	old, err := b.committed.Read(func(p string) int64 {
-		if changed(p) && (plan.IsQuotas(p) || plan.IsExample(p)) {
+		if changed(p) && plan.Reads(p) {
 			return write.MaxRead
 		}
 		return 0
@@ -154,7 +154,7 @@ func isGroups(p string) bool { return strings.HasPrefix(p, "nodegroups/") }
 
 // reads says which committed files a plan reads its "before" from.
 func reads(p string) bool {
-	return p == report.JSONPath || isGroups(p) || plan.IsQuotas(p) || plan.IsExample(p)
+	return p == report.JSONPath || isGroups(p) || plan.Reads(p)
 }
 
 // side is a state and the files it was made from, by path.
@@ -168,7 +168,7 @@ type side struct {
 func afterState(res *Result) (*side, error) {
 	var paths []string
 	for p := range res.Tree {
-		if plan.IsQuotas(p) || plan.IsExample(p) {
+		if plan.Reads(p) {
 			paths = append(paths, p)
 		}
 	}
@@ -197,7 +197,7 @@ func afterState(res *Result) (*side, error) {
 func beforeState(after *side, old tree.Tree, was []write.Entry, changed func(string) bool, r *plan.Report, groups []nodes.Group) (*plan.State, error) {
 	var paths []string
 	for _, e := range was {
-		if plan.IsQuotas(e.Path) || plan.IsExample(e.Path) {
+		if plan.Reads(e.Path) {
 			paths = append(paths, e.Path)
 		}
 	}

@@ -109,7 +109,7 @@ func fullPlan(t *testing.T, res *compiler.Result, dir string) *plan.Plan {
 		}
 		files := map[string]plan.File{}
 		for p, b := range tr {
-			if plan.IsQuotas(p) || plan.IsExample(p) {
+			if plan.Reads(p) {
 				if files[p], err = plan.ParseFile(p, b); err != nil {
 					t.Fatal(err)
 				}

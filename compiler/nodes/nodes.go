@@ -54,6 +54,11 @@ type Group struct {
 	// karpenter.sh/ labels).
 	Labels, OwnLabels map[string]string
 	Taints            []corev1.Taint
+	// Image is the node image family as its provisioner names it:
+	// eksctl's amiFamily, or the EC2NodeClass's AMI alias family
+	// ("al2023", "bottlerocket"). Neither EKS nor Karpenter changes it
+	// on a running node (plans).
+	Image string
 	// HostDevicePlugin is true for nodes whose image runs the NVIDIA
 	// device plugin on the host, not as a DaemonSet pod (Bottlerocket's
 	// NVIDIA variants on AWS).

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -36,9 +37,80 @@ func (g GroupChange) describe() string {
 			parts = append(parts, fmt.Sprintf("zones %s → %s", zones(b.Zones), zones(a.Zones)))
 		case "provisioner":
 			parts = append(parts, fmt.Sprintf("provisioned by %s → %s", b.Provisioner, a.Provisioner))
+		case "nodeGroups":
+			parts = append(parts, fmt.Sprintf("node groups %s → %s", strings.Join(b.NodeGroups, ", "), strings.Join(a.NodeGroups, ", ")))
+		case "amiFamily":
+			parts = append(parts, fmt.Sprintf("AMI family %s → %s", orNone(b.Image), orNone(a.Image)))
+		case "labels":
+			parts = append(parts, "node labels change")
+		case "taints":
+			parts = append(parts, "node taints change")
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// consequences is what a destroy or replace does, and the classes it
+// hits: "; EKS cannot …; Karpenter drifts …; classes that land there: …".
+func (g GroupChange) consequences() string {
+	var parts []string
+	parts = append(parts, g.Why...)
+	for _, d := range g.Drift {
+		nodes := d.Nodes
+		if nodes == "all" {
+			nodes = "every node of its NodePool"
+		}
+		parts = append(parts, fmt.Sprintf("Karpenter drifts %s (%s); %s", nodes, d.Reason, pacing))
+	}
+	if len(g.Classes) > 0 {
+		s := "classes that land there: " + strings.Join(g.Classes, ", ")
+		if len(g.Stranded) > 0 {
+			s += " (" + strings.Join(g.Stranded, ", ") + " can land on no other pool)"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, "; ")
+}
+
+// describe is a tenant's own change ("" when only its quotas moved).
+func (t TenantChange) describe() string {
+	nss := func(names []string) string {
+		if len(names) == 1 {
+			return "namespace " + names[0]
+		}
+		return "namespaces " + strings.Join(names, ", ")
+	}
+	// A namespace's deletion deletes everything in it (the namespace
+	// controller empties it before its finalizer is removed).
+	gone := func(names []string) string {
+		if len(names) == 1 {
+			return " deleted on prune, with every workload, volume claim and secret in it"
+		}
+		return " deleted on prune, with every workload, volume claim and secret in them"
+	}
+	switch t.Change {
+	case Added:
+		return "tenant " + t.Tenant + ": added"
+	case Removed:
+		if len(t.NamespacesRemoved) == 0 {
+			return "tenant " + t.Tenant + ": removed"
+		}
+		return "tenant " + t.Tenant + ": removed: its " + nss(t.NamespacesRemoved) + gone(t.NamespacesRemoved)
+	}
+	var parts []string
+	if len(t.NamespacesRemoved) > 0 {
+		parts = append(parts, nss(t.NamespacesRemoved)+gone(t.NamespacesRemoved))
+	}
+	if len(t.NamespacesAdded) > 0 {
+		parts = append(parts, nss(t.NamespacesAdded)+" added")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "tenant " + t.Tenant + ": " + strings.Join(parts, "; ")
 }
 
 func capacity(spot bool) string {
@@ -89,6 +161,9 @@ func (c ClassChange) describe() string {
 	if c.Priority != nil {
 		parts = append(parts, fmt.Sprintf("PriorityClass %s → %s", orNone(c.Priority.Before), orNone(c.Priority.After)))
 	}
+	if len(parts) == 0 && c.Restart {
+		parts = append(parts, "pod template changes")
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -110,23 +185,111 @@ func (q QuotaChange) describe() string {
 	return fmt.Sprintf("%s: %s %s → %s", q.Scope, q.Resource, orNone(q.Before), orNone(q.After))
 }
 
-// money is a price range: "$1.20", "$1.20 to $3.40", "unknown", or "none"
-// where there was nothing to price.
+// HoursPerMonth is the month a budget is priced in: 8,760 hours a year
+// over 12, as AWS's pricing calculator counts it.
+const HoursPerMonth = 730
+
+// money is a price range per hour: "$1.20/h", "$0.61–$8.97/h",
+// "unknown", or "none" where there was nothing to price.
 func (r *Range) money() string {
 	switch {
 	case r == nil:
 		return "none"
 	case r.Low == nil || r.High == nil:
 		return "unknown"
-	case *r.Low == *r.High:
-		return usd(*r.Low)
 	}
-	return usd(*r.Low) + " to " + usd(*r.High)
+	return span(*r.Low, *r.High, usd) + "/h"
+}
+
+// monthly is the range over a month of HoursPerMonth, "" if unknown.
+func (r *Range) monthly() string {
+	if r == nil || r.Low == nil || r.High == nil {
+		return ""
+	}
+	return span(*r.Low*HoursPerMonth, *r.High*HoursPerMonth, dollars) + "/month"
+}
+
+// span is one figure where low is high, else "low–high".
+func span(low, high float64, f func(float64) string) string {
+	if f(low) == f(high) {
+		return f(low)
+	}
+	return f(low) + "–" + f(high)
 }
 
 func usd(f float64) string { return "$" + strconv.FormatFloat(f, 'f', 2, 64) }
 
-func (c RangeChange) describe() string { return c.Before.money() + " → " + c.After.money() }
+// dollars is whole dollars with thousands separated: "$6,548".
+func dollars(f float64) string {
+	s := strconv.FormatFloat(math.Abs(f), 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if f < 0 && s != "0" {
+		return "-$" + s
+	}
+	return "$" + s
+}
+
+// signed is a change in USD per hour: "+$1.20", "-$0.40".
+func signed(f float64) string {
+	if f < 0 {
+		return "-" + usd(-f)
+	}
+	return "+" + usd(f)
+}
+
+// delta is after less before, low from low and high from high, when both
+// are known (nothing before is $0).
+func (c RangeChange) delta() (low, high float64, ok bool) {
+	known := func(r *Range) bool { return r == nil || r.Low != nil && r.High != nil }
+	if !known(c.Before) || !known(c.After) {
+		return 0, 0, false
+	}
+	at := func(r *Range) (float64, float64) {
+		if r == nil {
+			return 0, 0
+		}
+		return *r.Low, *r.High
+	}
+	bl, bh := at(c.Before)
+	al, ah := at(c.After)
+	return al - bl, ah - bh, true
+}
+
+// describe is "before → after (monthly), delta": "none → $0.61–$8.97/h
+// ($445–$6,548/month), +$0.61/h at the low end, +$8.97/h at the high
+// (+$445, +$6,548 a month)".
+func (c RangeChange) describe() string {
+	side := func(r *Range) string {
+		if m := r.monthly(); m != "" {
+			return r.money() + " (" + m + ")"
+		}
+		return r.money()
+	}
+	s := side(c.Before) + " → " + side(c.After)
+	low, high, ok := c.delta()
+	month := func(f float64) string {
+		if f < 0 {
+			return dollars(f)
+		}
+		return "+" + dollars(f)
+	}
+	switch {
+	case !ok:
+	case usd(low) == usd(high):
+		s += ", " + signed(low) + "/h (" + month(low*HoursPerMonth) + "/month)"
+	default:
+		s += fmt.Sprintf(", %s/h at the low end, %s/h at the high (%s, %s a month)", signed(low), signed(high), month(low*HoursPerMonth), month(high*HoursPerMonth))
+	}
+	return s
+}
+
+// CountLine counts the changes by action, as terraform plan does.
+func (p *Plan) CountLine() string {
+	s := p.Summary
+	return fmt.Sprintf("%d to create, %d to update, %d to replace, %d to destroy, %d refused.", s.Create, s.Update, s.Replace, s.Destroy, s.Refused)
+}
 
 // Headline is the plan in one line.
 func (p *Plan) Headline() string {
@@ -154,8 +317,8 @@ func (p *Plan) Headline() string {
 	if s.Tenants > 0 {
 		parts = append(parts, plural(s.Tenants, "tenant's quotas", "tenants' quotas"))
 	}
-	if p.Cost.Fleet != nil {
-		parts = append(parts, "fleet at max size "+p.Cost.Fleet.describe()+" per hour")
+	if f := p.Cost.Fleet; f != nil {
+		parts = append(parts, "fleet at max size "+f.Before.money()+" → "+f.After.money())
 	}
 	if s.NewErrors > 0 {
 		parts = append(parts, plural(s.NewErrors, "new error", "new errors"))

@@ -102,8 +102,8 @@ func TestMarkdownCapKeepsEverySection(t *testing.T) {
 		t.Fatalf("markdown is %d bytes, over %d", len(md), MaxMarkdown)
 	}
 	for _, w := range []string{
-		"<details><summary>Node groups (400)</summary>", "- pool pool-0007&amp;&amp;",
-		"<details><summary>Classes (400)</summary>", "- class class-0007: pool-0000&amp;",
+		"<details><summary>Node groups (400)</summary>", "- `~` pool pool-0007&amp;&amp;",
+		"<details><summary>Classes (400)</summary>", "- `~` class class-0007: pool-0000&amp;",
 		"<details><summary>New warnings (400)</summary>", "- warning Spread: spread class-0007",
 		"#### Generated files (1)", "see the diff",
 		"- … and 350 more: `gpufleet plan --format json` lists them all.",
@@ -115,7 +115,7 @@ func TestMarkdownCapKeepsEverySection(t *testing.T) {
 	}
 	// The classes' section is cut by the budget, after every section's
 	// head: the warnings still list their first eight.
-	classes, warnings := strings.Count(md, "\n- class class-"), strings.Count(md, "\n- warning Spread")
+	classes, warnings := strings.Count(md, "\n- `~` class class-"), strings.Count(md, "\n- warning Spread")
 	if classes < openItems || classes >= maxItems || warnings < openItems {
 		t.Errorf("%d classes and %d warnings listed, want %d to %d classes and at least %d warnings", classes, warnings, openItems, maxItems-1, openItems)
 	}

@@ -17,22 +17,61 @@ type section struct {
 }
 
 func (p *Plan) sections(diffHint string) []section {
-	var lost, groups, classes, tenants, costs, newErrs, newWarns, resolved, files []string
+	var refused, destroyed, replaced, restarted, lost, groups, classes, tenants, objects, costs, newErrs, newWarns, resolved, files []string
+	// by puts a change in the section of its action; rest is its list
+	// when it only creates or updates.
+	by := func(action, line string, rest *[]string) {
+		line = Symbol(action) + " " + line
+		switch action {
+		case Refuse:
+			refused = append(refused, line)
+		case Destroy:
+			destroyed = append(destroyed, line)
+		case Replace:
+			replaced = append(replaced, line)
+		default:
+			*rest = append(*rest, line)
+		}
+	}
 	for _, g := range p.NodeGroups {
-		line := "pool " + g.Pool + "'s node groups: " + g.describe()
-		if g.Shrinks() {
-			lost = append(lost, line)
+		line := "pool " + g.Pool + "'s node groups: " + g.describe() + g.consequences()
+		if g.Action == Update && g.Shrinks() {
+			by(g.Action, line, &lost)
 		} else {
-			groups = append(groups, line)
+			by(g.Action, line, &groups)
 		}
 	}
 	for _, c := range p.Classes {
 		line := "class " + c.Class + ": " + c.describe()
-		if c.Lost {
-			lost = append(lost, line)
-		} else {
-			classes = append(classes, line)
+		if c.Why != "" {
+			line += ": " + c.Why
 		}
+		switch {
+		case c.Restart:
+			restarted = append(restarted, Symbol(c.Action)+" "+line)
+		case c.Lost && c.Action == Update:
+			by(c.Action, line, &lost)
+		default:
+			by(c.Action, line, &classes)
+		}
+	}
+	for _, t := range p.Tenants {
+		if line := t.describe(); line != "" {
+			by(t.Action, line, &tenants)
+		}
+		if t.Change == Removed {
+			continue // its quotas go with it (the JSON lists them)
+		}
+		for _, q := range t.Quotas {
+			tenants = append(tenants, Symbol(Update)+" tenant "+t.Tenant+", "+q.describe())
+		}
+	}
+	for _, o := range p.Objects {
+		line := o.Kind + " " + o.Name + ": " + o.Action
+		if o.Why != "" {
+			line += ": " + o.Why
+		}
+		by(o.Action, line, &objects)
 	}
 	for _, f := range p.Findings.New {
 		if f.Severity == "error" {
@@ -50,15 +89,6 @@ func (p *Plan) sections(diffHint string) []section {
 	for _, t := range p.Cost.Tenants {
 		costs = append(costs, "tenant "+t.Name+"'s quota at full use: "+t.describe())
 	}
-	for _, t := range p.Tenants {
-		switch t.Change {
-		case Added, Removed:
-			tenants = append(tenants, "tenant "+t.Tenant+": "+t.Change)
-		}
-		for _, q := range t.Quotas {
-			tenants = append(tenants, "tenant "+t.Tenant+", "+q.describe())
-		}
-	}
 	for _, f := range p.Findings.Resolved {
 		resolved = append(resolved, finding(f))
 	}
@@ -66,12 +96,17 @@ func (p *Plan) sections(diffHint string) []section {
 		files = append(files, d.describe())
 	}
 	return []section{
+		{title: "Refused by the API server", items: refused},
+		{title: "Destroyed", items: destroyed},
+		{title: "Replaced", items: replaced},
+		{title: "Workloads restarted", items: restarted},
 		{title: "Capacity lost", items: lost},
 		{title: "New errors", items: newErrs},
-		{title: "Cost, USD per hour", items: costs, note: "Classes from their cheapest pool to their dearest; tenants' nominal quota at full use; the fleet with every pool at max size. A price neither the catalog nor the spec gives is unknown."},
+		{title: "Cost, USD", items: costs, note: "Per hour, and per month of 730 hours. Classes from their cheapest pool to their dearest; tenants' nominal quota at full use; the fleet with every pool at max size. A price neither the catalog nor the spec gives is unknown."},
 		{title: "Node groups", items: groups},
 		{title: "Classes", items: classes},
-		{title: "Tenants' quotas", items: tenants},
+		{title: "Tenants", items: tenants},
+		{title: "Other objects", items: objects},
 		{title: "New warnings", items: newWarns},
 		{title: "Resolved findings", items: resolved},
 		{title: "Generated files", items: files, note: diffHint},
@@ -129,6 +164,7 @@ func (p *Plan) Text(diffHint string, line func(string) string) []byte {
 	if !p.Changed {
 		return b.Bytes()
 	}
+	b.WriteString(line(p.CountLine()) + "\n")
 	left, total := 0, 0
 	for _, s := range p.sections(diffHint) {
 		total += len(s.items)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
@@ -25,6 +27,32 @@ type State struct {
 	Quotas map[string][]Quota
 	// Classes' example pods: their scheduler and PriorityClass.
 	Examples map[string]Example
+	// Namespaces by tenant, and the PriorityClasses by name: what a
+	// prune deletes and what the API server holds immutable.
+	Namespaces      map[string][]string
+	PriorityClasses map[string]PriorityClass
+}
+
+// PriorityClass is what the API server holds immutable of one: value and
+// preemptionPolicy (ValidatePriorityClassUpdate, k8s.io/kubernetes
+// pkg/apis/scheduling/validation), the policy as the API server defaults
+// it (PreemptLowerPriority where unset).
+type PriorityClass struct {
+	Name             string `json:"name"`
+	Value            int32  `json:"value"`
+	PreemptionPolicy string `json:"preemptionPolicy"`
+}
+
+// NewPriorityClass is one as the API server stores it: an unset policy
+// is PreemptLowerPriority (SetDefaults_PriorityClass, k8s.io/kubernetes
+// pkg/apis/scheduling/v1/defaults.go), so "unset" to "PreemptLowerPriority"
+// is no change to it.
+func NewPriorityClass(name string, value int32, policy *corev1.PreemptionPolicy) PriorityClass {
+	pc := PriorityClass{Name: name, Value: value, PreemptionPolicy: string(corev1.PreemptLowerPriority)}
+	if policy != nil {
+		pc.PreemptionPolicy = string(*policy)
+	}
+	return pc
 }
 
 // Quota is one quota of a tenant: Scope names the object ("namespace
@@ -43,10 +71,15 @@ type Example struct {
 // File is what one file a plan reads says: quotas by tenant, or a class's
 // example.
 type File struct {
-	Quotas  []TenantQuota
-	Class   string
-	Example Example
+	Quotas          []TenantQuota
+	Class           string
+	Example         Example
+	Namespaces      []TenantNamespace
+	PriorityClasses []PriorityClass
 }
+
+// TenantNamespace is a namespace and the tenant its label names.
+type TenantNamespace struct{ Tenant, Name string }
 
 // TenantQuota is a quota and its tenant.
 type TenantQuota struct {
@@ -63,10 +96,22 @@ func IsExample(p string) bool {
 	return strings.HasPrefix(p, tree.ClassesDir+"/") && path.Base(p) == "example.yaml"
 }
 
+// IsNamespaces says p is a tenant's Namespaces.
+func IsNamespaces(p string) bool {
+	return strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.NamespacesFile
+}
+
+// Reads says which files a plan reads (ParseFile) besides the report and
+// the node groups.
+func Reads(p string) bool {
+	return IsQuotas(p) || IsExample(p) || IsNamespaces(p) || p == tree.PriorityClassesPath
+}
+
 // NewState is the state of a tree whose files (IsQuotas, IsExample) say
 // files, by path.
 func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
-	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{}}
+	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{},
+		Namespaces: map[string][]string{}, PriorityClasses: map[string]PriorityClass{}}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		f := files[p]
 		for _, q := range f.Quotas {
@@ -74,6 +119,12 @@ func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
 		}
 		if f.Class != "" {
 			s.Examples[f.Class] = f.Example
+		}
+		for _, ns := range f.Namespaces {
+			s.Namespaces[ns.Tenant] = append(s.Namespaces[ns.Tenant], ns.Name)
+		}
+		for _, pc := range f.PriorityClasses {
+			s.PriorityClasses[pc.Name] = pc
 		}
 	}
 	return s
@@ -90,6 +141,10 @@ func ParseFile(p string, b []byte) (File, error) {
 		f.Quotas, err = readQuotas(b)
 	case IsExample(p):
 		f, err = readExample(ClassOf(p), b)
+	case IsNamespaces(p):
+		f.Namespaces, err = readNamespaces(b)
+	case p == tree.PriorityClassesPath:
+		f.PriorityClasses, err = readPriorityClasses(b)
 	}
 	if err != nil {
 		return f, fmt.Errorf("%s: %w", p, err)
@@ -210,4 +265,30 @@ func readExample(class string, b []byte) (File, error) {
 		ps = w.Spec.Template.Spec
 	}
 	return ExampleFile(class, ps.SchedulerName, ps.PriorityClassName), nil
+}
+
+func readNamespaces(b []byte) ([]TenantNamespace, error) {
+	var out []TenantNamespace
+	for _, d := range tree.Docs(b) {
+		var ns struct {
+			Metadata meta `json:"metadata"`
+		}
+		if err := tree.Unmarshal(d, &ns); err != nil {
+			return nil, err
+		}
+		out = append(out, TenantNamespace{TenantOf(ns.Metadata.Labels), ns.Metadata.Name})
+	}
+	return out, nil
+}
+
+func readPriorityClasses(b []byte) ([]PriorityClass, error) {
+	var out []PriorityClass
+	for _, d := range tree.Docs(b) {
+		var pc schedulingv1.PriorityClass
+		if err := tree.Unmarshal(d, &pc); err != nil {
+			return nil, err
+		}
+		out = append(out, NewPriorityClass(pc.Name, pc.Value, pc.PreemptionPolicy))
+	}
+	return out, nil
 }

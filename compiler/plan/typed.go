@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
@@ -40,6 +41,24 @@ func TypedFile(p string, objs []any) (f File, ok bool) {
 					}
 				}
 			}
+		}
+		return f, true
+	case IsNamespaces(p):
+		for _, o := range objs {
+			ns, ok := tree.As[corev1.Namespace](o)
+			if !ok {
+				return File{}, false
+			}
+			f.Namespaces = append(f.Namespaces, TenantNamespace{TenantOf(ns.Labels), ns.Name})
+		}
+		return f, true
+	case p == tree.PriorityClassesPath:
+		for _, o := range objs {
+			pc, ok := tree.As[schedulingv1.PriorityClass](o)
+			if !ok {
+				return File{}, false
+			}
+			f.PriorityClasses = append(f.PriorityClasses, NewPriorityClass(pc.Name, pc.Value, pc.PreemptionPolicy))
 		}
 		return f, true
 	case IsQuotas(p):

@@ -37,6 +37,7 @@ func (Provisioner) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
 		g := nodes.Group{
 			Pool: pool, Names: []string{ng.Name}, Source: EksctlPath, Spot: ng.Spot,
 			InstanceTypes: ng.InstanceTypes, Zones: ng.AvailabilityZones, MaxNodes: ng.MaxSize, Standing: ng.MinSize, Desired: ng.DesiredCapacity, Labels: ng.Labels,
+			Image:            ng.AMIFamily,
 			HostDevicePlugin: ng.AMIFamily == eksctl.Bottlerocket,
 			FirstTypeOnly:    true,
 			EFA:              ng.EFAEnabled,
