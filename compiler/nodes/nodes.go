@@ -59,6 +59,10 @@ type Group struct {
 	// ("al2023", "bottlerocket"). Neither EKS nor Karpenter changes it
 	// on a running node (plans).
 	Image string
+	// NodeClass and ExpireAfter are a Karpenter NodePool's nodeClassRef
+	// name and spec.template.spec.expireAfter: with its labels and taints,
+	// what Karpenter's NodePool hash covers (plans).
+	NodeClass, ExpireAfter string
 	// HostDevicePlugin is true for nodes whose image runs the NVIDIA
 	// device plugin on the host, not as a DaemonSet pod (Bottlerocket's
 	// NVIDIA variants on AWS).
@@ -139,6 +143,7 @@ func Merge(byProvisioner ...[]Group) ([]Group, error) {
 			out[i].KarpenterNodes += g.KarpenterNodes
 			if g.KarpenterNodes > 0 {
 				out[i].NoKarpenterDRA = g.NoKarpenterDRA
+				out[i].NodeClass, out[i].ExpireAfter = g.NodeClass, g.ExpireAfter
 			}
 			out[i].ZoneBlind = out[i].ZoneBlind && g.ZoneBlind
 		}

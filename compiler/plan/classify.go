@@ -228,7 +228,11 @@ func (g *GroupChange) classify(before, after *Report) {
 // from what changed in its NodePool and EC2NodeClass.
 func karpenterDrift(g *GroupChange) []Drift {
 	has := func(f string) bool { return slices.Contains(g.Fields, f) }
-	if has("labels") || has("taints") {
+	// What NodePool.Hash covers of what gpufleet writes: the template's
+	// labels, taints, nodeClassRef (an AMI family is its own
+	// EC2NodeClass) and expireAfter. The Karpenter rung holds this to
+	// the hash itself (TestPlanDriftIsKarpenters).
+	if has("labels") || has("taints") || has("nodeClass") || has("expireAfter") {
 		return []Drift{{Reason: NodePoolDrifted, Nodes: "all"}}
 	}
 	if has("amiFamily") {

@@ -49,6 +49,8 @@ func TestClassify(t *testing.T) {
 			[]string{"Karpenter drifts the nodes of instance type g5.2xlarge (RequirementsDrifted)"}},
 		{"Karpenter labels", func(s *State) { s.Groups[1].Labels = map[string]string{"gpu": "L4"} }, nil, [5]int{0, 0, 1, 0, 0}, []string{"Karpenter drifts every node of its NodePool (NodePoolDrifted)"}},
 		{"Karpenter AMI family", func(s *State) { s.Groups[1].Image = "bottlerocket" }, nil, [5]int{0, 0, 1, 0, 0}, []string{"(NodeClassDrift)"}},
+		{"Karpenter expireAfter", func(s *State) { s.Groups[1].ExpireAfter = "720h" }, nil, [5]int{0, 0, 1, 0, 0}, []string{"nodes expire after none → 720h; Karpenter drifts every node of its NodePool (NodePoolDrifted)"}},
+		{"Karpenter EC2NodeClass", func(s *State) { s.Groups[1].NodeClass, s.Groups[1].Image = "bottlerocket", "bottlerocket" }, nil, [5]int{0, 0, 1, 0, 0}, []string{"(NodePoolDrifted)"}},
 		{"Karpenter max", func(s *State) { s.Groups[1].MaxNodes, s.Groups[1].KarpenterNodes = 8, 8 }, nil, [5]int{0, 1, 0, 0, 0}, nil},
 		{"tenant removed", func(s *State) { delete(s.Namespaces, "t"); delete(s.Quotas, "t") }, nil, [5]int{0, 0, 0, 1, 0},
 			[]string{"- tenant t: removed: its namespaces n1, n2 deleted on prune, with every workload, volume claim and secret in them"}},

@@ -67,7 +67,8 @@ func (p *Plan) summarize(files int) {
 func groupOf(g nodes.Group) *Group {
 	out := &Group{Provisioner: g.Source, Spot: g.Spot, InstanceTypes: g.InstanceTypes, Zones: g.Zones,
 		Min: g.Standing, Desired: g.Desired, Max: g.MaxNodes, KarpenterNodes: g.KarpenterNodes,
-		NodeGroups: slices.Sorted(slices.Values(g.Names)), Image: g.Image, labels: g.Labels}
+		NodeGroups: slices.Sorted(slices.Values(g.Names)), Image: g.Image, labels: g.Labels,
+		nodeClass: g.NodeClass, expireAfter: g.ExpireAfter}
 	for _, t := range g.Taints {
 		out.taints = append(out.taints, t.Key+"="+t.Value+":"+string(t.Effect))
 	}
@@ -121,6 +122,8 @@ func groupFields(b, a *Group) []string {
 	add("amiFamily", b.Image != a.Image)
 	add("labels", !maps.Equal(b.labels, a.labels))
 	add("taints", !slices.Equal(b.taints, a.taints))
+	add("nodeClass", b.nodeClass != a.nodeClass)
+	add("expireAfter", b.expireAfter != a.expireAfter)
 	return f
 }
 

@@ -45,6 +45,10 @@ func (g GroupChange) describe() string {
 			parts = append(parts, "node labels change")
 		case "taints":
 			parts = append(parts, "node taints change")
+		case "nodeClass":
+			parts = append(parts, fmt.Sprintf("EC2NodeClass %s → %s", orNone(b.nodeClass), orNone(a.nodeClass)))
+		case "expireAfter":
+			parts = append(parts, fmt.Sprintf("nodes expire after %s → %s", orNone(b.expireAfter), orNone(a.expireAfter)))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -57,12 +57,15 @@ type Group struct {
 	Image      string   `json:"image,omitempty"`
 	labels     map[string]string
 	taints     []string
+	// A NodePool's nodeClassRef and expireAfter, hashed with its labels
+	// and taints.
+	nodeClass, expireAfter string
 }
 
 // GroupChange is one pool's node groups added, removed or changed; Fields
 // names what changed: min, desired, max, karpenterNodes, instanceTypes,
 // capacityType, zones, provisioner, nodeGroups, amiFamily, labels,
-// taints. Action is what the merge does (classify.go), Why says so where
+// taints, nodeClass, expireAfter. Action is what the merge does (classify.go), Why says so where
 // it destroys or replaces, Drift is Karpenter's decision, and Classes are
 // those that landed on the pool when it is destroyed or replaced,
 // Stranded those of them that land nowhere after.

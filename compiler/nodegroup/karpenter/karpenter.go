@@ -71,6 +71,8 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 			Labels:           map[string]string{},
 			OwnLabels:        map[string]string{wire.LabelKarpenterNodePool: np.Name},
 			Image:            image[np.Spec.Template.Spec.NodeClassRef.Name],
+			NodeClass:        np.Spec.Template.Spec.NodeClassRef.Name,
+			ExpireAfter:      np.Spec.Template.Spec.ExpireAfter,
 			HostDevicePlugin: bottlerocket[np.Spec.Template.Spec.NodeClassRef.Name],
 			NoKarpenterDRA:   noDRA,
 		}
