@@ -29,12 +29,18 @@ func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "plan SPEC... -o DIR",
 		Short: "Say what a spec change does to the fleet, against the committed tree",
 		Long: `Plan compiles the fleet in memory and compares it with the tree committed in
-DIR, like 'terraform plan': which pools' node groups grow, shrink, appear
-or go; which classes gain or lose pools, pods at max size, or pods that run
-at once; which tenants' quotas move; what the fleet, each class and each
-tenant's quota cost per hour before and after; which findings are new and
-which are resolved; and how many generated files change in each directory
-('gpufleet diff' shows their lines). The "before" is read from the tree
+DIR, like 'terraform plan'. Every change is classified, with a count line:
++ create, ~ update, -/+ replace (a managed node group EKS cannot update in
+place, a Karpenter pool whose nodes drift), - destroy (on prune: a pool, a
+class's Component, a tenant's namespaces with all in them), ! refused by the
+API server (a PriorityClass's value or preemptionPolicy). It says which
+pools' node groups grow, shrink, appear or go; which classes gain or lose
+pools, pods at max size, or pods that run at once, and whose workloads
+restart; which tenants' quotas move; what the fleet, each class and each
+tenant's quota cost per hour and per month before and after; which findings
+are new and which are resolved; and how many generated files change in each
+directory, as 'gpufleet diff' finds them ('gpufleet diff' shows their
+lines). The "before" is read from the tree
 itself (its report/placement.json, node-group files, quotas and class
 examples): plan needs no old spec and compiles once. In a pull request,
 point -o at the base branch's tree. It writes nothing.
