@@ -43,29 +43,9 @@ func worst(a, b string) string {
 	return a
 }
 
-// Why a managed node group is replaced, not updated. EKS's
-// UpdateNodegroupConfig takes only labels, taints, scalingConfig,
-// updateConfig and nodeRepairConfig, and UpdateNodegroupVersion only a
-// Kubernetes version, release version or launch template version
-// (docs.aws.amazon.com/eks/latest/APIReference/API_UpdateNodegroupConfig.html,
-// API_UpdateNodegroupVersion.html): instanceTypes, capacityType, subnets and
-// amiType are fixed at CreateNodegroup. eksctl has no update of them
-// (eksctl-io/eksctl pkg/actions/nodegroup/update.go updates the
-// UpdateNodegroupConfig fields only; its docs say to create a new node
-// group and delete the old one), and Terraform's aws_eks_node_group marks
-// instance_types, capacity_type, subnet_ids and ami_type ForceNew
-// (hashicorp/terraform-provider-aws internal/service/eks/node_group.go):
-// "forces replacement".
-const (
-	whyManagedFixed = "EKS cannot change a managed node group's %s in place (UpdateNodegroupConfig and UpdateNodegroupVersion do not take it): eksctl deletes the node group and creates it again, Terraform's aws_eks_node_group forces replacement; every node drains"
-	// Terraform (terraform-aws-modules/eks, eks_managed_node_groups is a
-	// map) and eksctl key a node group by its name, so a renamed group,
-	// or zoneGroups turned on or off, is a group deleted and one created.
-	whyRenamed = "node groups %s deleted and %s created (eksctl and Terraform key node groups by name); every node of the old ones drains"
-	// A pool handed to another provisioner: the old one's node groups or
-	// NodePool go with their nodes.
-	whyProvisioner = "its nodes move from %s to %s: the old node groups are deleted with their nodes"
-)
+// A pool handed to another provisioner: the old one's node groups or
+// NodePool go with their nodes.
+const whyProvisioner = "its nodes move from %s to %s: the old node groups are deleted with their nodes"
 
 // Karpenter's drift reasons, in its own words (sigs.k8s.io/karpenter
 // pkg/controllers/nodeclaim/disruption/drift.go, karpenter-provider-aws
@@ -196,21 +176,24 @@ func (g *GroupChange) classify(before, after *Report) {
 		g.Action = Replace
 		g.Why = append(g.Why, fmt.Sprintf(whyProvisioner, provisioners(b), provisioners(a)))
 	}
-	if b.managed() && a.managed() {
+	if b.managed() && a.managed() && b.fixed != nil {
+		// What the provisioner cannot change in place (for EKS's
+		// managed node groups, its update APIs: nodegroup/eks).
+		names := map[string]string{"instanceTypes": "instance types", "capacityType": "capacity type", "zones": "zones (subnets)", "amiFamily": "AMI family"}
 		var fixed []string
-		for _, f := range []struct{ field, what string }{{"instanceTypes", "instance types"}, {"capacityType", "capacity type"}, {"zones", "zones (subnets)"}, {"amiFamily", "AMI family"}} {
-			if has(f.field) {
-				fixed = append(fixed, f.what)
+		for _, f := range b.fixed.Fields {
+			if has(f) {
+				fixed = append(fixed, names[f])
 			}
 		}
 		if len(fixed) > 0 {
 			g.Action = Replace
-			g.Why = append(g.Why, fmt.Sprintf(whyManagedFixed, strings.Join(fixed, ", ")))
+			g.Why = append(g.Why, fmt.Sprintf(b.fixed.Why, strings.Join(fixed, ", ")))
 		}
 		if has("nodeGroups") {
 			g.Action = Replace
 			gone, added := setDiff(b.NodeGroups, a.NodeGroups), setDiff(a.NodeGroups, b.NodeGroups)
-			g.Why = append(g.Why, fmt.Sprintf(whyRenamed, orNone(strings.Join(gone, ", ")), orNone(strings.Join(added, ", "))))
+			g.Why = append(g.Why, fmt.Sprintf(b.fixed.Renamed, orNone(strings.Join(gone, ", ")), orNone(strings.Join(added, ", "))))
 		}
 	}
 	if b.karpenter() && a.karpenter() {

@@ -15,6 +15,8 @@ import (
 func classified() *State {
 	s := state()
 	s.Groups[0].Names, s.Groups[0].Image = []string{"a"}, "AmazonLinux2023"
+	s.Groups[0].Fixed = &nodes.Fixed{Fields: []string{"instanceTypes", "capacityType", "zones", "amiFamily"},
+		Why: "the cloud cannot change a managed node group's %s in place", Renamed: "node groups %s deleted and %s created"}
 	s.Groups = append(s.Groups, nodes.Group{Pool: "k", Names: []string{"k"}, Source: "karpenter", InstanceTypes: []string{"g5.xlarge", "g5.2xlarge"},
 		Zones: []string{"z1", "z2"}, MaxNodes: 4, KarpenterNodes: 4, Image: "al2023", Labels: map[string]string{"gpu": "A10G"}})
 	s.Namespaces = map[string][]string{"t": {"n1", "n2"}}
@@ -37,10 +39,10 @@ func TestClassify(t *testing.T) {
 	}{
 		{"managed max grows", func(s *State) { s.Groups[0].MaxNodes = 8 }, nil, [5]int{0, 1, 0, 0, 0}, []string{"~ pool a's node groups: max 4 → 8 nodes"}},
 		{"managed instance type", func(s *State) { s.Groups[0].InstanceTypes = []string{"g6.xlarge"} }, nil, [5]int{0, 0, 1, 0, 0},
-			[]string{"Replaced:\n  - -/+ pool a's node groups: instance types g5.xlarge → g6.xlarge; EKS cannot change a managed node group's instance types in place", "classes that land there: c"}},
+			[]string{"Replaced:\n  - -/+ pool a's node groups: instance types g5.xlarge → g6.xlarge; the cloud cannot change a managed node group's instance types in place", "classes that land there: c"}},
 		{"managed capacity type and zones", func(s *State) { s.Groups[0].Spot, s.Groups[0].Zones = true, []string{"z2"} }, nil, [5]int{0, 0, 1, 0, 0},
 			[]string{"managed node group's capacity type, zones (subnets) in place"}},
-		{"managed AMI family", func(s *State) { s.Groups[0].Image = "Bottlerocket" }, nil, [5]int{0, 0, 1, 0, 0}, []string{"AMI family AmazonLinux2023 → Bottlerocket; EKS cannot change"}},
+		{"managed AMI family", func(s *State) { s.Groups[0].Image = "Bottlerocket" }, nil, [5]int{0, 0, 1, 0, 0}, []string{"AMI family AmazonLinux2023 → Bottlerocket; the cloud cannot change"}},
 		{"zoneGroups on", func(s *State) { s.Groups[0].Names = []string{"a-z1"} }, nil, [5]int{0, 0, 1, 0, 0}, []string{"node groups a deleted and a-z1 created"}},
 		{"managed labels", func(s *State) { s.Groups[0].Labels = map[string]string{"x": "y"} }, nil, [5]int{0, 1, 0, 0, 0}, []string{"~ pool a's node groups: node labels change"}},
 		{"pool removed", func(s *State) { s.Groups = s.Groups[1:] }, nil, [5]int{0, 0, 0, 1, 0}, []string{"Destroyed:\n  - - pool a's node groups: removed"}},
@@ -113,5 +115,16 @@ func TestKarpenterDrift(t *testing.T) {
 		if w := slices.DeleteFunc([]string{tc.want}, func(s string) bool { return s == "" }); !slices.Equal(got, w) {
 			t.Errorf("%v %v → %v: drift %q, want %q", tc.fields, tc.before, tc.then, got, w)
 		}
+	}
+}
+
+// A provisioner that can change everything in place (Fixed nil) gets an
+// update where EKS's managed node groups get a replacement.
+func TestClassifyNothingFixed(t *testing.T) {
+	before, after := classified(), classified()
+	before.Groups[0].Fixed, after.Groups[0].Fixed = nil, nil
+	after.Groups[0].InstanceTypes = []string{"g6.xlarge"}
+	if s := Compare(before, after, files).Summary; s.Replace != 0 || s.Update != 1 {
+		t.Errorf("summary %+v, want one update and no replacement", s)
 	}
 }

@@ -68,7 +68,7 @@ func groupOf(g nodes.Group) *Group {
 	out := &Group{Provisioner: g.Source, Spot: g.Spot, InstanceTypes: g.InstanceTypes, Zones: g.Zones,
 		Min: g.Standing, Desired: g.Desired, Max: g.MaxNodes, KarpenterNodes: g.KarpenterNodes,
 		NodeGroups: slices.Sorted(slices.Values(g.Names)), Image: g.Image, labels: g.Labels,
-		nodeClass: g.NodeClass, expireAfter: g.ExpireAfter}
+		nodeClass: g.NodeClass, expireAfter: g.ExpireAfter, fixed: g.Fixed}
 	for _, t := range g.Taints {
 		out.taints = append(out.taints, t.Key+"="+t.Value+":"+string(t.Effect))
 	}

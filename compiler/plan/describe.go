@@ -46,7 +46,7 @@ func (g GroupChange) describe() string {
 		case "taints":
 			parts = append(parts, "node taints change")
 		case "nodeClass":
-			parts = append(parts, fmt.Sprintf("EC2NodeClass %s → %s", orNone(b.nodeClass), orNone(a.nodeClass)))
+			parts = append(parts, fmt.Sprintf("node class %s → %s", orNone(b.nodeClass), orNone(a.nodeClass)))
 		case "expireAfter":
 			parts = append(parts, fmt.Sprintf("nodes expire after %s → %s", orNone(b.expireAfter), orNone(a.expireAfter)))
 		}

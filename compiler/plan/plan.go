@@ -6,6 +6,7 @@ package plan
 
 import (
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
 )
 
 // SchemaVersion is the version of the plan's JSON; it changes only when a
@@ -60,6 +61,8 @@ type Group struct {
 	// A NodePool's nodeClassRef and expireAfter, hashed with its labels
 	// and taints.
 	nodeClass, expireAfter string
+	// What its provisioner cannot change in place (nil: all).
+	fixed *nodes.Fixed
 }
 
 // GroupChange is one pool's node groups added, removed or changed; Fields
