@@ -21,6 +21,7 @@ func classified() *State {
 		Zones: []string{"z1", "z2"}, MaxNodes: 4, KarpenterNodes: 4, Image: "al2023", Labels: map[string]string{"gpu": "A10G"}})
 	s.Namespaces = map[string][]string{"t": {"n1", "n2"}}
 	s.PriorityClasses = map[string]PriorityClass{"p": NewPriorityClass("p", 1000, nil)}
+	s.ClaimTemplates = map[string]string{"n1/gpu": `{"count":1}`}
 	return s
 }
 
@@ -70,6 +71,8 @@ func TestClassify(t *testing.T) {
 		{"PriorityClass policy", func(s *State) { s.PriorityClasses["p"] = NewPriorityClass("p", 1000, &never) }, nil, [5]int{0, 0, 0, 0, 1},
 			[]string{`preemptionPolicy: Invalid value: "Never": field is immutable`}},
 		{"PriorityClass policy set to its default", func(s *State) { s.PriorityClasses["p"] = NewPriorityClass("p", 1000, &lower) }, nil, [5]int{}, nil},
+		{"ResourceClaimTemplate spec", func(s *State) { s.ClaimTemplates = map[string]string{"n1/gpu": `{"count":2}`} }, nil, [5]int{0, 0, 0, 0, 1},
+			[]string{"! ResourceClaimTemplate n1/gpu: refused: the API server refuses the update (spec: field is immutable)", "'kubectl delete resourceclaimtemplate -n n1 gpu'"}},
 		{"PriorityClass added and removed", func(s *State) { s.PriorityClasses = map[string]PriorityClass{"q": NewPriorityClass("q", 1, nil)} }, nil, [5]int{1, 0, 0, 1, 0},
 			[]string{"- PriorityClass p: destroy", "+ PriorityClass q: create"}},
 	} {

@@ -19,7 +19,7 @@ func Compare(before, after *State, files []FileChange) *Plan {
 	p.NodeGroups = groupChanges(before.Groups, after.Groups)
 	p.Classes = classChanges(before, after, components)
 	p.Tenants = tenantChanges(before, after)
-	p.Objects = priorityClassChanges(before.PriorityClasses, after.PriorityClasses)
+	p.Objects = append(priorityClassChanges(before.PriorityClasses, after.PriorityClasses), claimTemplateChanges(before.ClaimTemplates, after.ClaimTemplates)...)
 	p.Cost = costChange(before.Report, after.Report)
 	p.Findings, p.errors = findingsChange(before.Report.Findings, after.Report.Findings)
 	p.Files = dirFiles(files)

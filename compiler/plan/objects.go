@@ -60,3 +60,22 @@ func priorityClassChanges(before, after map[string]PriorityClass) []ObjectChange
 	}
 	return out
 }
+
+// claimTemplateChanges are the ResourceClaimTemplates whose spec changed:
+// the API server refuses it (ValidateResourceClaimTemplateUpdate, k8s.io/
+// kubernetes pkg/apis/resource/validation: "The spec is immutable"). A
+// template created or removed is the tenant's or class's own change.
+func claimTemplateChanges(before, after map[string]string) []ObjectChange {
+	var out []ObjectChange
+	for _, key := range union(before, after) {
+		b, bok := before[key]
+		a, aok := after[key]
+		if !bok || !aok || a == b {
+			continue
+		}
+		ns, name, _ := strings.Cut(key, "/")
+		out = append(out, ObjectChange{Kind: "ResourceClaimTemplate", Name: key, Action: Refuse, Fields: []string{"spec"},
+			Why: fmt.Sprintf("the API server refuses the update (spec: field is immutable): the sync fails until it is deleted and created again ('kubectl delete resourceclaimtemplate -n %s %s', then sync); pods already created keep the claims made from the old spec", ns, name)})
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
@@ -31,6 +33,10 @@ type State struct {
 	// prune deletes and what the API server holds immutable.
 	Namespaces      map[string][]string
 	PriorityClasses map[string]PriorityClass
+	// ClaimTemplates are the ResourceClaimTemplates' specs, canonical
+	// JSON, by "namespace/name": the API server holds a template's spec
+	// immutable (ValidateResourceClaimTemplateUpdate).
+	ClaimTemplates map[string]string
 }
 
 // PriorityClass is what the API server holds immutable of one: value and
@@ -76,6 +82,7 @@ type File struct {
 	Example         Example
 	Namespaces      []TenantNamespace
 	PriorityClasses []PriorityClass
+	ClaimTemplates  map[string]string
 }
 
 // TenantNamespace is a namespace and the tenant its label names.
@@ -101,17 +108,22 @@ func IsNamespaces(p string) bool {
 	return strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.NamespacesFile
 }
 
+// IsClaimTemplates says p is a tenant's ResourceClaimTemplates.
+func IsClaimTemplates(p string) bool {
+	return strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.ResourceClaimTemplatesFile
+}
+
 // Reads says which files a plan reads (ParseFile) besides the report and
 // the node groups.
 func Reads(p string) bool {
-	return IsQuotas(p) || IsExample(p) || IsNamespaces(p) || p == tree.PriorityClassesPath
+	return IsQuotas(p) || IsExample(p) || IsNamespaces(p) || IsClaimTemplates(p) || p == tree.PriorityClassesPath
 }
 
 // NewState is the state of a tree whose files (IsQuotas, IsExample) say
 // files, by path.
 func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
 	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{},
-		Namespaces: map[string][]string{}, PriorityClasses: map[string]PriorityClass{}}
+		Namespaces: map[string][]string{}, PriorityClasses: map[string]PriorityClass{}, ClaimTemplates: map[string]string{}}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		f := files[p]
 		for _, q := range f.Quotas {
@@ -126,6 +138,7 @@ func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
 		for _, pc := range f.PriorityClasses {
 			s.PriorityClasses[pc.Name] = pc
 		}
+		maps.Copy(s.ClaimTemplates, f.ClaimTemplates)
 	}
 	return s
 }
@@ -145,6 +158,8 @@ func ParseFile(p string, b []byte) (File, error) {
 		f.Namespaces, err = readNamespaces(b)
 	case p == tree.PriorityClassesPath:
 		f.PriorityClasses, err = readPriorityClasses(b)
+	case IsClaimTemplates(p):
+		f.ClaimTemplates, err = readClaimTemplates(b)
 	}
 	if err != nil {
 		return f, fmt.Errorf("%s: %w", p, err)
@@ -291,4 +306,63 @@ func readPriorityClasses(b []byte) ([]PriorityClass, error) {
 		out = append(out, NewPriorityClass(pc.Name, pc.Value, pc.PreemptionPolicy))
 	}
 	return out, nil
+}
+
+func readClaimTemplates(b []byte) (map[string]string, error) {
+	out := map[string]string{}
+	for _, d := range tree.Docs(b) {
+		var t resourcev1.ResourceClaimTemplate
+		if err := tree.Unmarshal(d, &t); err != nil {
+			return nil, err
+		}
+		if err := claimTemplate(out, &t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// claimTemplate adds t's spec to m, as canonical JSON, defaulted as the
+// API server stores it: the same spec encodes the same whatever its YAML's
+// layout, and a field left to its default is that default.
+func claimTemplate(m map[string]string, t *resourcev1.ResourceClaimTemplate) error {
+	spec := t.Spec.DeepCopy()
+	defaultClaim(spec)
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	m[t.Namespace+"/"+t.Name] = string(b)
+	return nil
+}
+
+// defaultClaim is SetObjectDefaults_ResourceClaimTemplate (k8s.io/
+// kubernetes pkg/apis/resource/v1, zz_generated.defaults.go and
+// defaults.go): a request's allocationMode is ExactCount and its count 1
+// where unset, a toleration's operator Equal. The kube-scheduler rung
+// holds it to that function (TestPlanRefusedClaimTemplates).
+func defaultClaim(spec *resourcev1.ResourceClaimTemplateSpec) {
+	exact := func(mode *resourcev1.DeviceAllocationMode, count *int64, tols []resourcev1.DeviceToleration) {
+		if *mode == "" {
+			*mode = resourcev1.DeviceAllocationModeExactCount
+		}
+		if *mode == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
+			*count = 1
+		}
+		for i := range tols {
+			if tols[i].Operator == "" {
+				tols[i].Operator = resourcev1.DeviceTolerationOpEqual
+			}
+		}
+	}
+	for i := range spec.Spec.Devices.Requests {
+		r := &spec.Spec.Devices.Requests[i]
+		if e := r.Exactly; e != nil {
+			exact(&e.AllocationMode, &e.Count, e.Tolerations)
+		}
+		for j := range r.FirstAvailable {
+			sr := &r.FirstAvailable[j]
+			exact(&sr.AllocationMode, &sr.Count, sr.Tolerations)
+		}
+	}
 }

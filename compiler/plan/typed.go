@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
@@ -59,6 +60,15 @@ func TypedFile(p string, objs []any) (f File, ok bool) {
 				return File{}, false
 			}
 			f.PriorityClasses = append(f.PriorityClasses, NewPriorityClass(pc.Name, pc.Value, pc.PreemptionPolicy))
+		}
+		return f, true
+	case IsClaimTemplates(p):
+		f.ClaimTemplates = map[string]string{}
+		for _, o := range objs {
+			t, ok := tree.As[resourcev1.ResourceClaimTemplate](o)
+			if !ok || claimTemplate(f.ClaimTemplates, &t) != nil {
+				return File{}, false
+			}
 		}
 		return f, true
 	case IsQuotas(p):
