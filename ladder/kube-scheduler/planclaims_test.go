@@ -63,7 +63,9 @@ func claimEdits(t *testing.T) [][2]*resourcev1.ResourceClaimTemplate {
 	edits := []func(*resourcev1.ResourceClaimTemplate){
 		func(*resourcev1.ResourceClaimTemplate) {},
 		func(c *resourcev1.ResourceClaimTemplate) { c.Spec.Spec.Devices.Requests[0].Exactly.Count++ },
-		func(c *resourcev1.ResourceClaimTemplate) { c.Spec.Spec.Devices.Requests[0].Exactly.DeviceClassName += "-other" },
+		func(c *resourcev1.ResourceClaimTemplate) {
+			c.Spec.Spec.Devices.Requests[0].Exactly.DeviceClassName += "-other"
+		},
 		func(c *resourcev1.ResourceClaimTemplate) { c.Spec.Spec.Devices.Requests[0].Exactly.AllocationMode = "" },
 		func(c *resourcev1.ResourceClaimTemplate) {
 			if e := c.Spec.Spec.Devices.Requests[0].Exactly; e.Count == 1 {
