@@ -131,3 +131,18 @@ func TestClassifyNothingFixed(t *testing.T) {
 		t.Errorf("summary %+v, want one update and no replacement", s)
 	}
 }
+
+// A name the API server would not accept, from a committed tree a pull
+// request chose, gets no command a reviewer might paste.
+func TestKubectlOnlyForValidNames(t *testing.T) {
+	for _, tc := range []struct{ ns, name, want string }{
+		{"", "p", " ('kubectl delete priorityclass p', then sync)"},
+		{"n1", "gpu", " ('kubectl delete priorityclass -n n1 gpu', then sync)"},
+		{"", "p; rm -rf ~", ""},
+		{"n1 $(x)", "gpu", ""},
+	} {
+		if got := kubectl("priorityclass", tc.ns, tc.name); got != tc.want {
+			t.Errorf("kubectl(%q, %q) = %q, want %q", tc.ns, tc.name, got, tc.want)
+		}
+	}
+}

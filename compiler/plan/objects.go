@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // The API server's own refusal of a PriorityClass update, in its words
@@ -54,7 +56,7 @@ func priorityClassChanges(before, after map[string]PriorityClass) []ObjectChange
 				oc.Fields = append(oc.Fields, field)
 			}
 			oc.Action = Refuse
-			oc.Why = fmt.Sprintf("the API server refuses the update (%s): the sync fails until the PriorityClass is deleted and created again ('kubectl delete priorityclass %s', then sync); running pods keep their old priority value", strings.Join(refused, "; "), name)
+			oc.Why = fmt.Sprintf("the API server refuses the update (%s): the sync fails until the PriorityClass is deleted and created again%s; running pods keep their old priority value", strings.Join(refused, "; "), kubectl("priorityclass", "", name))
 		}
 		out = append(out, oc)
 	}
@@ -75,7 +77,21 @@ func claimTemplateChanges(before, after map[string]string) []ObjectChange {
 		}
 		ns, name, _ := strings.Cut(key, "/")
 		out = append(out, ObjectChange{Kind: "ResourceClaimTemplate", Name: key, Action: Refuse, Fields: []string{"spec"},
-			Why: fmt.Sprintf("the API server refuses the update (spec: field is immutable): the sync fails until it is deleted and created again ('kubectl delete resourceclaimtemplate -n %s %s', then sync); pods already created keep the claims made from the old spec", ns, name)})
+			Why: fmt.Sprintf("the API server refuses the update (spec: field is immutable): the sync fails until it is deleted and created again%s; pods already created keep the claims made from the old spec", kubectl("resourceclaimtemplate", ns, name))})
 	}
 	return out
+}
+
+// kubectl is the command that deletes the object, " ('kubectl delete …',
+// then sync)", or "" where a name is not one the API server accepts: the
+// names come from the committed tree, which a pull request chooses, and
+// a reviewer may paste the command into a shell.
+func kubectl(resource, namespace, name string) string {
+	if len(validation.IsDNS1123Subdomain(name)) > 0 || namespace != "" && len(validation.IsDNS1123Label(namespace)) > 0 {
+		return ""
+	}
+	if namespace != "" {
+		return " ('kubectl delete " + resource + " -n " + namespace + " " + name + "', then sync)"
+	}
+	return " ('kubectl delete " + resource + " " + name + "', then sync)"
 }
