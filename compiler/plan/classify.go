@@ -154,6 +154,12 @@ func (p *Plan) classify(before, after *State, components map[string]bool) {
 	}
 }
 
+// Disruptive says the change replaces, destroys, or has a change the API
+// server refuses.
+func (p *Plan) Disruptive() bool {
+	return p.Summary.Replace+p.Summary.Destroy+p.Summary.Refused > 0
+}
+
 // managed and karpenter say which provisioners launch a pool's nodes.
 func (g *Group) managed() bool   { return g.Max > g.KarpenterNodes }
 func (g *Group) karpenter() bool { return g.KarpenterNodes > 0 }

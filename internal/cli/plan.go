@@ -24,7 +24,7 @@ var planFormats = []string{formatText, formatMarkdown, formatJSON, formatGitHub}
 
 func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 	var dir, format string
-	var exitCode bool
+	var exitCode, failDisruptive bool
 	cmd := &cobra.Command{
 		Use:   "plan SPEC... -o DIR",
 		Short: "Say what a spec change does to the fleet, against the committed tree",
@@ -51,7 +51,9 @@ consequential first and under GitHub's comment limit; json (schemaVersion
 $GITHUB_STEP_SUMMARY when set and annotates new errors.
 
 Exit codes: 0, even when something changed; 1 when the compiled spec has
-error findings, or with --exit-code when anything changed; 2 for bad usage,
+error findings, with --exit-code when anything changed, or with
+--fail-disruptive when the change destroys, replaces or is refused (a
+workflow runs it unless the pull request has a label saying so); 2 for bad usage,
 an invalid spec, or a tree it cannot read (for example one whose report an
 older gpufleet wrote in a schema this one does not read).`,
 		Example: `  # In a pull request: the spec against the base branch's tree.
@@ -59,7 +61,10 @@ older gpufleet wrote in a schema this one does not read).`,
   gpufleet plan fleet/ -o /tmp/base/gitops/fleet
 
   gpufleet plan fleets/platform -o golden/platform --format markdown > plan.md
-  gpufleet plan fleets/platform -o golden/platform --format json --exit-code`,
+  gpufleet plan fleets/platform -o golden/platform --format json --exit-code
+
+  # In CI, unless the pull request is labelled to allow it.
+  gpufleet plan fleet/ -o /tmp/base/gitops/fleet --fail-disruptive`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if dir == "" {
@@ -103,6 +108,9 @@ older gpufleet wrote in a schema this one does not read).`,
 				return &exitError{code: ExitFindings}
 			case exitCode && p.Changed:
 				return &exitError{code: ExitFindings}
+			case failDisruptive && p.Disruptive():
+				s := p.Summary
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%s: the change replaces %d, destroys %d and has %d refused by the API server (--fail-disruptive): see the plan, and label the pull request if it is meant", c.CommandPath(), s.Replace, s.Destroy, s.Refused)}
 			}
 			return nil
 		},
@@ -110,6 +118,7 @@ older gpufleet wrote in a schema this one does not read).`,
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "the committed output tree to compare with")
 	cmd.Flags().StringVar(&format, "format", formatText, "output format: "+orList(planFormats))
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changed")
+	cmd.Flags().BoolVar(&failDisruptive, "fail-disruptive", false, "exit 1 when the change replaces, destroys or is refused")
 	return cmd
 }
 
