@@ -34,7 +34,7 @@ func (p *Plan) sections(diffHint string) []section {
 		}
 	}
 	for _, g := range p.NodeGroups {
-		line := "pool " + g.Pool + "'s node groups: " + g.describe() + g.consequences()
+		line := g.line()
 		if g.Action == Update && g.Shrinks() {
 			by(g.Action, line, &lost)
 		} else {
@@ -42,10 +42,7 @@ func (p *Plan) sections(diffHint string) []section {
 		}
 	}
 	for _, c := range p.Classes {
-		line := "class " + c.Class + ": " + c.describe()
-		if c.Why != "" {
-			line += ": " + c.Why
-		}
+		line := c.line()
 		switch {
 		case c.Restart:
 			restarted = append(restarted, Symbol(c.Action)+" "+line)
@@ -67,11 +64,7 @@ func (p *Plan) sections(diffHint string) []section {
 		}
 	}
 	for _, o := range p.Objects {
-		line := o.Kind + " " + o.Name + ": " + o.Action
-		if o.Why != "" {
-			line += ": " + o.Why
-		}
-		by(o.Action, line, &objects)
+		by(o.Action, o.line(), &objects)
 	}
 	for _, f := range p.Findings.New {
 		if f.Severity == "error" {
@@ -111,6 +104,61 @@ func (p *Plan) sections(diffHint string) []section {
 		{title: "Resolved findings", items: resolved},
 		{title: "Generated files", items: files, note: diffHint},
 	}
+}
+
+func (g GroupChange) line() string {
+	return "pool " + g.Pool + "'s node groups: " + g.describe() + g.consequences()
+}
+
+func (c ClassChange) line() string {
+	if c.Why != "" {
+		return "class " + c.Class + ": " + c.describe() + ": " + c.Why
+	}
+	return "class " + c.Class + ": " + c.describe()
+}
+
+func (o ObjectChange) line() string {
+	if o.Why != "" {
+		return o.Kind + " " + o.Name + ": " + o.Action + ": " + o.Why
+	}
+	return o.Kind + " " + o.Name + ": " + o.Action
+}
+
+// Disruption is a change a reviewer must not miss: refused, destroyed,
+// replaced, or restarting workloads. Section and Name are the spec's
+// entry it is about ("pools", "classes", "tenants"; "" for an object the
+// spec does not name as an entry), Text the plan's line for it.
+type Disruption struct {
+	Action, Section, Name, Text string
+}
+
+// Disruptions are the plan's disruptions, in its order.
+func (p *Plan) Disruptions() []Disruption {
+	var out []Disruption
+	add := func(action, section, name, text string) {
+		out = append(out, Disruption{action, section, name, Symbol(action) + " " + text})
+	}
+	for _, o := range p.Objects {
+		if o.Action == Refuse || o.Action == Destroy {
+			add(o.Action, "", o.Name, o.line())
+		}
+	}
+	for _, g := range p.NodeGroups {
+		if g.Action == Replace || g.Action == Destroy {
+			add(g.Action, "pools", g.Pool, g.line())
+		}
+	}
+	for _, c := range p.Classes {
+		if c.Action == Destroy || c.Restart {
+			add(c.Action, "classes", c.Class, c.line())
+		}
+	}
+	for _, t := range p.Tenants {
+		if t.Action == Destroy {
+			add(t.Action, "tenants", t.Tenant, t.describe())
+		}
+	}
+	return out
 }
 
 // finding is a finding on one line, with the class, pool and tenant it is

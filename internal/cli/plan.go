@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/plan"
 )
 
@@ -99,7 +100,7 @@ older gpufleet wrote in a schema this one does not read).`,
 				return &exitError{code: ExitInvalid, err: err}
 			}
 			hint := fmt.Sprintf("'gpufleet diff %s -o %s' shows their lines.", joinArgs(args), dir)
-			if err := printPlan(stdout, stderr, format, p, hint); err != nil {
+			if err := printPlan(stdout, stderr, format, p, res.Entries, hint); err != nil {
 				return err
 			}
 			switch {
@@ -125,7 +126,7 @@ older gpufleet wrote in a schema this one does not read).`,
 // printPlan prints the plan escaped as every command's output is
 // (logline.go): its names and messages may come from the committed tree,
 // which a pull request chooses, so none may issue a workflow command.
-func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint string) error {
+func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, entries load.Entries, hint string) error {
 	switch format {
 	case formatMarkdown:
 		_, err := stdout.Write(planMarkdown(p, hint))
@@ -138,7 +139,7 @@ func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint strin
 		_, err = stdout.Write(append(jsonSafe(b), '\n'))
 		return err
 	case formatGitHub:
-		return githubPlan(stdout, p, hint)
+		return githubPlan(stdout, p, entries, hint)
 	}
 	_, err := stdout.Write(p.Text(hint, logLine))
 	return err
@@ -153,9 +154,18 @@ func planMarkdown(p *plan.Plan, hint string) []byte { return p.Markdown(hint, lo
 // summary, and prints the text escaped and fenced from the runner's
 // command parser: it quotes names and messages from the spec and the
 // committed tree.
-func githubPlan(stdout io.Writer, p *plan.Plan, hint string) error {
+func githubPlan(stdout io.Writer, p *plan.Plan, entries load.Entries, hint string) error {
 	for _, f := range p.NewErrors() {
 		ghPrint(stdout, ghCommand("error", f.Pos, "gpufleet "+string(f.Check), f.Message))
+	}
+	// Each disruption on the spec's entry it is about; one the spec no
+	// longer declares (a pool removed) on its section.
+	for _, d := range p.Disruptions() {
+		pos := entries.Pos(d.Section, d.Name)
+		if pos.File == "" && d.Section != "" {
+			pos = entries.Section(d.Section)
+		}
+		ghPrint(stdout, ghCommand("warning", pos, "gpufleet plan: "+d.Action, d.Text))
 	}
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		if err := appendFile(path, planMarkdown(p, hint)); err != nil {
