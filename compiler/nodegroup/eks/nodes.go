@@ -71,9 +71,12 @@ func each(n int, f func(i int) error) error {
 // Kubernetes version, release version or launch template version
 // (docs.aws.amazon.com/eks/latest/APIReference/API_UpdateNodegroupConfig.html,
 // API_UpdateNodegroupVersion.html): instanceTypes, capacityType, subnets and
-// amiType are fixed at CreateNodegroup. eksctl updates only what
-// UpdateNodegroupConfig takes (eksctl-io/eksctl pkg/actions/nodegroup/
-// update.go); its docs say to create a new node group and delete the old.
+// amiType are fixed at CreateNodegroup. eksctl v0.230.0 sends
+// UpdateNodegroupConfig with the updateConfig only ('eksctl update
+// nodegroup', pkg/actions/nodegroup/update.go) and the scalingConfig
+// ('eksctl scale nodegroup', scale.go); its docs say to create a new node
+// group and delete the old. The eksctl rung holds Fields to the SDK's
+// input types (TestPlanReplaceIsEKSs).
 // Terraform's aws_eks_node_group marks instance_types, capacity_type,
 // subnet_ids and ami_type ForceNew (hashicorp/terraform-provider-aws
 // internal/service/eks/node_group.go): "forces replacement". Both key a
