@@ -1,16 +1,12 @@
 package plan
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
@@ -37,28 +33,6 @@ type State struct {
 	// JSON, by "namespace/name": the API server holds a template's spec
 	// immutable (ValidateResourceClaimTemplateUpdate).
 	ClaimTemplates map[string]string
-}
-
-// PriorityClass is what the API server holds immutable of one: value and
-// preemptionPolicy (ValidatePriorityClassUpdate, k8s.io/kubernetes
-// pkg/apis/scheduling/validation), the policy as the API server defaults
-// it (PreemptLowerPriority where unset).
-type PriorityClass struct {
-	Name             string `json:"name"`
-	Value            int32  `json:"value"`
-	PreemptionPolicy string `json:"preemptionPolicy"`
-}
-
-// NewPriorityClass is one as the API server stores it: an unset policy
-// is PreemptLowerPriority (SetDefaults_PriorityClass, k8s.io/kubernetes
-// pkg/apis/scheduling/v1/defaults.go), so "unset" to "PreemptLowerPriority"
-// is no change to it.
-func NewPriorityClass(name string, value int32, policy *corev1.PreemptionPolicy) PriorityClass {
-	pc := PriorityClass{Name: name, Value: value, PreemptionPolicy: string(corev1.PreemptLowerPriority)}
-	if policy != nil {
-		pc.PreemptionPolicy = string(*policy)
-	}
-	return pc
 }
 
 // Quota is one quota of a tenant: Scope names the object ("namespace
@@ -294,75 +268,4 @@ func readNamespaces(b []byte) ([]TenantNamespace, error) {
 		out = append(out, TenantNamespace{TenantOf(ns.Metadata.Labels), ns.Metadata.Name})
 	}
 	return out, nil
-}
-
-func readPriorityClasses(b []byte) ([]PriorityClass, error) {
-	var out []PriorityClass
-	for _, d := range tree.Docs(b) {
-		var pc schedulingv1.PriorityClass
-		if err := tree.Unmarshal(d, &pc); err != nil {
-			return nil, err
-		}
-		out = append(out, NewPriorityClass(pc.Name, pc.Value, pc.PreemptionPolicy))
-	}
-	return out, nil
-}
-
-func readClaimTemplates(b []byte) (map[string]string, error) {
-	out := map[string]string{}
-	for _, d := range tree.Docs(b) {
-		var t resourcev1.ResourceClaimTemplate
-		if err := tree.Unmarshal(d, &t); err != nil {
-			return nil, err
-		}
-		if err := claimTemplate(out, &t); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// claimTemplate adds t's spec to m, as canonical JSON, defaulted as the
-// API server stores it: the same spec encodes the same whatever its YAML's
-// layout, and a field left to its default is that default.
-func claimTemplate(m map[string]string, t *resourcev1.ResourceClaimTemplate) error {
-	spec := t.Spec.DeepCopy()
-	defaultClaim(spec)
-	b, err := json.Marshal(spec)
-	if err != nil {
-		return err
-	}
-	m[t.Namespace+"/"+t.Name] = string(b)
-	return nil
-}
-
-// defaultClaim is SetObjectDefaults_ResourceClaimTemplate (k8s.io/
-// kubernetes pkg/apis/resource/v1, zz_generated.defaults.go and
-// defaults.go): a request's allocationMode is ExactCount and its count 1
-// where unset, a toleration's operator Equal. The kube-scheduler rung
-// holds it to that function (TestPlanRefusedClaimTemplates).
-func defaultClaim(spec *resourcev1.ResourceClaimTemplateSpec) {
-	exact := func(mode *resourcev1.DeviceAllocationMode, count *int64, tols []resourcev1.DeviceToleration) {
-		if *mode == "" {
-			*mode = resourcev1.DeviceAllocationModeExactCount
-		}
-		if *mode == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
-			*count = 1
-		}
-		for i := range tols {
-			if tols[i].Operator == "" {
-				tols[i].Operator = resourcev1.DeviceTolerationOpEqual
-			}
-		}
-	}
-	for i := range spec.Spec.Devices.Requests {
-		r := &spec.Spec.Devices.Requests[i]
-		if e := r.Exactly; e != nil {
-			exact(&e.AllocationMode, &e.Count, e.Tolerations)
-		}
-		for j := range r.FirstAvailable {
-			sr := &r.FirstAvailable[j]
-			exact(&sr.AllocationMode, &sr.Count, sr.Tolerations)
-		}
-	}
 }
