@@ -81,22 +81,33 @@ func Plan(res *Result, dir string) (*plan.Plan, error) { return PlanAgainst(res,
 // which holds the "before": its report, node-group files, quotas and class
 // examples, read as the provisioners and the report wrote them.
 //
-// Which files changed comes from the two manifests' sums: the committed
-// one lists what gpufleet wrote there, and the compiled tree's what it
-// would write now. An unchanged file says before what it says after,
-// which the build's own objects give without decoding YAML; of the
-// quotas and examples only the changed files are read. So a plan costs
-// about a build, not two.
+// Which files changed is what 'gpufleet diff' finds (write.Changes, the
+// same comparison as write.Compare without the lines): the bytes on disk
+// against what the spec compiles to now, so a hand edit or a deleted file
+// is a change even where the manifest's sum says otherwise, and plan never
+// says "No changes" where diff says stale. An unchanged file says before
+// what it says after, which the build's own objects give without decoding
+// YAML; of the quotas and examples only the changed files are read. So a
+// plan costs about a build, not two.
 func PlanAgainst(res *Result, b *Baseline) (*plan.Plan, error) {
 	<-b.done
 	if b.err != nil {
 		return nil, &TreeError{b.dir, b.err}
 	}
-	now, err := write.Entries(res.Tree[write.ManifestPath])
+	changes, err := write.Changes(b.dir, res.Tree)
 	if err != nil {
-		return nil, err
+		return nil, &TreeError{b.dir, err}
 	}
-	files, differs := fileChanges(b.committed.Entries, now)
+	files := make([]plan.FileChange, len(changes))
+	differs := make(map[string]bool, len(changes))
+	for i, ch := range changes {
+		files[i] = plan.FileChange{Path: ch.Path, Kind: ch.Kind}
+		differs[ch.Path] = true
+		if ch.Kind == "blocked" && reads(ch.Path) {
+			// Not "missing": something is where plan reads the "before".
+			return nil, &TreeError{b.dir, fmt.Errorf("%s: %s; plan reads the fleet's old state from it", ch.Path, ch.Reason)}
+		}
+	}
 	changed := func(p string) bool { return differs[p] }
 	groupsMoved := false
 	for p := range differs {
@@ -120,7 +131,7 @@ func PlanAgainst(res *Result, b *Baseline) (*plan.Plan, error) {
 		groups = b.groups
 	}
 	old, err := b.committed.Read(func(p string) int64 {
-		if changed(p) && (plan.IsQuotas(p) || plan.IsExample(p)) {
+		if changed(p) && plan.Reads(p) {
 			return write.MaxRead
 		}
 		return 0
@@ -139,37 +150,12 @@ func PlanAgainst(res *Result, b *Baseline) (*plan.Plan, error) {
 // fleet (3,000 pools, 1,500 classes) writes 70 MB.
 const maxReport = 512 << 20
 
-// fileChanges joins the two manifests, each in path order: the files added,
-// changed (by their sums; a file listed without one counts as changed) and
-// removed, and those paths.
-func fileChanges(was, now []write.Entry) ([]plan.FileChange, map[string]bool) {
-	var files, removed []plan.FileChange
-	differs := map[string]bool{}
-	add := func(list *[]plan.FileChange, p, kind string) {
-		*list = append(*list, plan.FileChange{Path: p, Kind: kind})
-		differs[p] = true
-	}
-	i, j := 0, 0
-	for i < len(was) || j < len(now) {
-		switch {
-		case j == len(now) || i < len(was) && was[i].Path < now[j].Path:
-			add(&removed, was[i].Path, "removed")
-			i++
-		case i == len(was) || now[j].Path < was[i].Path:
-			add(&files, now[j].Path, "missing")
-			j++
-		default:
-			if was[i].Sum == "" || was[i].Sum != now[j].Sum {
-				add(&files, now[j].Path, "changed")
-			}
-			i++
-			j++
-		}
-	}
-	return append(files, removed...), differs
-}
-
 func isGroups(p string) bool { return strings.HasPrefix(p, "nodegroups/") }
+
+// reads says which committed files a plan reads its "before" from.
+func reads(p string) bool {
+	return p == report.JSONPath || isGroups(p) || plan.Reads(p)
+}
 
 // side is a state and the files it was made from, by path.
 type side struct {
@@ -182,7 +168,7 @@ type side struct {
 func afterState(res *Result) (*side, error) {
 	var paths []string
 	for p := range res.Tree {
-		if plan.IsQuotas(p) || plan.IsExample(p) {
+		if plan.Reads(p) {
 			paths = append(paths, p)
 		}
 	}
@@ -211,7 +197,7 @@ func afterState(res *Result) (*side, error) {
 func beforeState(after *side, old tree.Tree, was []write.Entry, changed func(string) bool, r *plan.Report, groups []nodes.Group) (*plan.State, error) {
 	var paths []string
 	for _, e := range was {
-		if plan.IsQuotas(e.Path) || plan.IsExample(e.Path) {
+		if plan.Reads(e.Path) {
 			paths = append(paths, e.Path)
 		}
 	}

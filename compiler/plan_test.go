@@ -19,9 +19,9 @@ import (
 )
 
 // TestPlanReadsWhatChanged holds compiler.Plan, which reads only the
-// committed files the manifests say changed and takes the build's objects
-// for the rest, to a plan made from every file's bytes on both sides, and
-// the files it counts to write.Compare's. Generated fleets, each against
+// committed files that differ from the build (write.Changes) and takes the
+// build's objects for the rest, to a plan made from every file's bytes on
+// both sides, and the files it counts to write.Compare's. Generated fleets, each against
 // itself edited (a pool grown, one shrunk, a quota moved) and against
 // another fleet altogether.
 func TestPlanReadsWhatChanged(t *testing.T) {
@@ -109,7 +109,7 @@ func fullPlan(t *testing.T, res *compiler.Result, dir string) *plan.Plan {
 		}
 		files := map[string]plan.File{}
 		for p, b := range tr {
-			if plan.IsQuotas(p) || plan.IsExample(p) {
+			if plan.Reads(p) {
 				if files[p], err = plan.ParseFile(p, b); err != nil {
 					t.Fatal(err)
 				}
@@ -121,35 +121,16 @@ func fullPlan(t *testing.T, res *compiler.Result, dir string) *plan.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every file diff counts, the manifest too, in diff's order: plan
+	// and diff never disagree on what is stale.
 	var files []plan.FileChange
 	for _, c := range changes {
-		if c.Path != write.ManifestPath {
-			files = append(files, plan.FileChange{Path: c.Path, Kind: c.Kind})
-		}
+		files = append(files, plan.FileChange{Path: c.Path, Kind: c.Kind})
 	}
-	slices.SortFunc(files, func(a, b plan.FileChange) int {
-		if a.Kind == "removed" != (b.Kind == "removed") {
-			if a.Kind == "removed" {
-				return 1
-			}
-			return -1
-		}
-		return compareStrings(a.Path, b.Path)
-	})
 	after := side(res.Tree)
 	// The new findings' positions: the committed report has none.
 	after.Report.Findings = res.Report.Findings
 	return plan.Compare(side(old), after, files)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func planJSON(t *testing.T, p *plan.Plan) string {

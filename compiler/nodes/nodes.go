@@ -54,6 +54,18 @@ type Group struct {
 	// karpenter.sh/ labels).
 	Labels, OwnLabels map[string]string
 	Taints            []corev1.Taint
+	// Image is the node image family as its provisioner names it:
+	// eksctl's amiFamily, or the EC2NodeClass's AMI alias family
+	// ("al2023", "bottlerocket"). Neither EKS nor Karpenter changes it
+	// on a running node (plans).
+	Image string
+	// Fixed is what the provisioner's node groups cannot change in
+	// place, nil where they can change all (plans).
+	Fixed *Fixed
+	// NodeClass and ExpireAfter are a Karpenter NodePool's nodeClassRef
+	// name and spec.template.spec.expireAfter: with its labels and taints,
+	// what Karpenter's NodePool hash covers (plans).
+	NodeClass, ExpireAfter string
 	// HostDevicePlugin is true for nodes whose image runs the NVIDIA
 	// device plugin on the host, not as a DaemonSet pod (Bottlerocket's
 	// NVIDIA variants on AWS).
@@ -100,6 +112,16 @@ func (g Group) NodeLabels() map[string]string {
 	return out
 }
 
+// Fixed is what a provisioner cannot change of its node groups in
+// place: Fields as plans name them (instanceTypes, capacityType, zones,
+// amiFamily), Why the provisioner's reason, with %s for the fields, and
+// Renamed its reason, with %s for the groups deleted and those created,
+// when a group's name changes.
+type Fixed struct {
+	Fields       []string
+	Why, Renamed string
+}
+
 // Merge joins the groups of every provisioner, in their order. A pool that
 // several provisioners launch is checked once, as the first one's
 // group with their max sizes added (a "both" pool's managed baseline and
@@ -134,6 +156,10 @@ func Merge(byProvisioner ...[]Group) ([]Group, error) {
 			out[i].KarpenterNodes += g.KarpenterNodes
 			if g.KarpenterNodes > 0 {
 				out[i].NoKarpenterDRA = g.NoKarpenterDRA
+				out[i].NodeClass, out[i].ExpireAfter = g.NodeClass, g.ExpireAfter
+			}
+			if out[i].Fixed == nil {
+				out[i].Fixed = g.Fixed
 			}
 			out[i].ZoneBlind = out[i].ZoneBlind && g.ZoneBlind
 		}

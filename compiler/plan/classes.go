@@ -1,6 +1,6 @@
 package plan
 
-func classChanges(before, after *State) []ClassChange {
+func classChanges(before, after *State, components map[string]bool) []ClassChange {
 	was, is := setOf(before.Report.Classes), setOf(after.Report.Classes)
 	var out []ClassChange
 	for _, class := range union(was, is) {
@@ -51,7 +51,7 @@ func classChanges(before, after *State) []ClassChange {
 		if c.Change == Changed && be.Priority != ae.Priority {
 			c.Priority = &Text{Before: be.Priority, After: ae.Priority}
 		}
-		if c.Change != Changed || c.Pools != nil || c.AtOnce != nil || c.Scheduler != nil || c.Priority != nil {
+		if c.Change != Changed || c.Pools != nil || c.AtOnce != nil || c.Scheduler != nil || c.Priority != nil || components[class] {
 			out = append(out, c)
 		}
 	}

@@ -1,20 +1,25 @@
 package plan
 
 import (
+	"maps"
+	"path"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/gpufleet/gpufleet/compiler/nodes"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // Compare is the plan from before to after; files are the generated files
 // that differ from the committed tree.
 func Compare(before, after *State, files []FileChange) *Plan {
 	p := &Plan{SchemaVersion: SchemaVersion, Changed: len(files) > 0}
+	components := componentsChanged(files)
 	p.NodeGroups = groupChanges(before.Groups, after.Groups)
-	p.Classes = classChanges(before, after)
-	p.Tenants = tenantChanges(before.Quotas, after.Quotas)
+	p.Classes = classChanges(before, after, components)
+	p.Tenants = tenantChanges(before, after)
+	p.Objects = append(priorityClassChanges(before.PriorityClasses, after.PriorityClasses), claimTemplateChanges(before.ClaimTemplates, after.ClaimTemplates)...)
 	p.Cost = costChange(before.Report, after.Report)
 	p.Findings, p.errors = findingsChange(before.Report.Findings, after.Report.Findings)
 	p.Files = dirFiles(files)
@@ -22,8 +27,24 @@ func Compare(before, after *State, files []FileChange) *Plan {
 	p.NodeGroups = orEmpty(p.NodeGroups)
 	p.Classes = orEmpty(p.Classes)
 	p.Tenants = orEmpty(p.Tenants)
+	p.Objects = orEmpty(p.Objects)
 	p.summarize(len(files))
+	p.classify(before, after, components)
 	return p
+}
+
+// componentsChanged are the classes whose Component files (all but the
+// example) the change rewrites.
+func componentsChanged(files []FileChange) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range files {
+		rest, ok := strings.CutPrefix(f.Path, tree.ClassesDir+"/")
+		class, file, nested := strings.Cut(rest, "/")
+		if ok && nested && f.Kind == "changed" && path.Base(file) != "example.yaml" && file != "kustomization.yaml" {
+			out[class] = true
+		}
+	}
+	return out
 }
 
 func (p *Plan) summarize(files int) {
@@ -44,8 +65,15 @@ func (p *Plan) summarize(files int) {
 }
 
 func groupOf(g nodes.Group) *Group {
-	return &Group{Provisioner: g.Source, Spot: g.Spot, InstanceTypes: g.InstanceTypes, Zones: g.Zones,
-		Min: g.Standing, Desired: g.Desired, Max: g.MaxNodes, KarpenterNodes: g.KarpenterNodes}
+	out := &Group{Provisioner: g.Source, Spot: g.Spot, InstanceTypes: g.InstanceTypes, Zones: g.Zones,
+		Min: g.Standing, Desired: g.Desired, Max: g.MaxNodes, KarpenterNodes: g.KarpenterNodes,
+		NodeGroups: slices.Sorted(slices.Values(g.Names)), Image: g.Image, labels: g.Labels,
+		nodeClass: g.NodeClass, expireAfter: g.ExpireAfter, fixed: g.Fixed}
+	for _, t := range g.Taints {
+		out.taints = append(out.taints, t.Key+"="+t.Value+":"+string(t.Effect))
+	}
+	slices.Sort(out.taints)
+	return out
 }
 
 func groupChanges(before, after []nodes.Group) []GroupChange {
@@ -90,6 +118,12 @@ func groupFields(b, a *Group) []string {
 	add("capacityType", b.Spot != a.Spot)
 	add("zones", !slices.Equal(b.Zones, a.Zones))
 	add("provisioner", b.Provisioner != a.Provisioner)
+	add("nodeGroups", !slices.Equal(b.NodeGroups, a.NodeGroups))
+	add("amiFamily", b.Image != a.Image)
+	add("labels", !maps.Equal(b.labels, a.labels))
+	add("taints", !slices.Equal(b.taints, a.taints))
+	add("nodeClass", b.nodeClass != a.nodeClass)
+	add("expireAfter", b.expireAfter != a.expireAfter)
 	return f
 }
 

@@ -1,6 +1,10 @@
 package plan
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
 )
 
@@ -89,3 +93,103 @@ func tenantRanges(c *cost.Cost) map[string]*Range {
 // for an unknown price that changed wording, or a fraction of a cent, is
 // no change to a reviewer.
 func sameRange(a, b *Range) bool { return a.money() == b.money() }
+
+// HoursPerMonth is the month a budget is priced in: 8,760 hours a year
+// over 12, as AWS's pricing calculator counts it.
+const HoursPerMonth = 730
+
+// money is a price range per hour: "$1.20/h", "$0.61–$8.97/h",
+// "unknown", or "none" where there was nothing to price.
+func (r *Range) money() string {
+	switch {
+	case r == nil:
+		return "none"
+	case r.Low == nil || r.High == nil:
+		return "unknown"
+	}
+	return span(*r.Low, *r.High, usd) + "/h"
+}
+
+// monthly is the range over a month of HoursPerMonth, "" if unknown.
+func (r *Range) monthly() string {
+	if r == nil || r.Low == nil || r.High == nil {
+		return ""
+	}
+	return span(*r.Low*HoursPerMonth, *r.High*HoursPerMonth, dollars) + "/month"
+}
+
+// span is one figure where low is high, else "low–high".
+func span(low, high float64, f func(float64) string) string {
+	if f(low) == f(high) {
+		return f(low)
+	}
+	return f(low) + "–" + f(high)
+}
+
+func usd(f float64) string { return "$" + strconv.FormatFloat(f, 'f', 2, 64) }
+
+// dollars is whole dollars with thousands separated: "$6,548".
+func dollars(f float64) string {
+	s := strconv.FormatFloat(math.Abs(f), 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if f < 0 && s != "0" {
+		return "-$" + s
+	}
+	return "$" + s
+}
+
+// signed is a change in USD per hour: "+$1.20", "-$0.40".
+func signed(f float64) string {
+	if f < 0 {
+		return "-" + usd(-f)
+	}
+	return "+" + usd(f)
+}
+
+// delta is after less before, low from low and high from high, when both
+// are known (nothing before is $0).
+func (c RangeChange) delta() (low, high float64, ok bool) {
+	known := func(r *Range) bool { return r == nil || r.Low != nil && r.High != nil }
+	if !known(c.Before) || !known(c.After) {
+		return 0, 0, false
+	}
+	at := func(r *Range) (float64, float64) {
+		if r == nil {
+			return 0, 0
+		}
+		return *r.Low, *r.High
+	}
+	bl, bh := at(c.Before)
+	al, ah := at(c.After)
+	return al - bl, ah - bh, true
+}
+
+// describe is "before → after (monthly), delta": "none → $0.61–$8.97/h
+// ($445–$6,548/month), +$0.61/h at the low end, +$8.97/h at the high
+// (+$445, +$6,548 a month)".
+func (c RangeChange) describe() string {
+	side := func(r *Range) string {
+		if m := r.monthly(); m != "" {
+			return r.money() + " (" + m + ")"
+		}
+		return r.money()
+	}
+	s := side(c.Before) + " → " + side(c.After)
+	low, high, ok := c.delta()
+	month := func(f float64) string {
+		if f < 0 {
+			return dollars(f)
+		}
+		return "+" + dollars(f)
+	}
+	switch {
+	case !ok:
+	case usd(low) == usd(high):
+		s += ", " + signed(low) + "/h (" + month(low*HoursPerMonth) + "/month)"
+	default:
+		s += fmt.Sprintf(", %s/h at the low end, %s/h at the high (%s, %s a month)", signed(low), signed(high), month(low*HoursPerMonth), month(high*HoursPerMonth))
+	}
+	return s
+}

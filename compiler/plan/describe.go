@@ -36,9 +36,84 @@ func (g GroupChange) describe() string {
 			parts = append(parts, fmt.Sprintf("zones %s → %s", zones(b.Zones), zones(a.Zones)))
 		case "provisioner":
 			parts = append(parts, fmt.Sprintf("provisioned by %s → %s", b.Provisioner, a.Provisioner))
+		case "nodeGroups":
+			parts = append(parts, fmt.Sprintf("node groups %s → %s", strings.Join(b.NodeGroups, ", "), strings.Join(a.NodeGroups, ", ")))
+		case "amiFamily":
+			parts = append(parts, fmt.Sprintf("AMI family %s → %s", orNone(b.Image), orNone(a.Image)))
+		case "labels":
+			parts = append(parts, "node labels change")
+		case "taints":
+			parts = append(parts, "node taints change")
+		case "nodeClass":
+			parts = append(parts, fmt.Sprintf("node class %s → %s", orNone(b.nodeClass), orNone(a.nodeClass)))
+		case "expireAfter":
+			parts = append(parts, fmt.Sprintf("nodes expire after %s → %s", orNone(b.expireAfter), orNone(a.expireAfter)))
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// consequences is what a destroy or replace does, and the classes it
+// hits: "; EKS cannot …; Karpenter drifts …; classes that land there: …".
+func (g GroupChange) consequences() string {
+	var parts []string
+	parts = append(parts, g.Why...)
+	for _, d := range g.Drift {
+		nodes := d.Nodes
+		if nodes == "all" {
+			nodes = "every node of its NodePool"
+		}
+		parts = append(parts, fmt.Sprintf("Karpenter drifts %s (%s); %s", nodes, d.Reason, pacing))
+	}
+	if len(g.Classes) > 0 {
+		s := "classes that land there: " + strings.Join(g.Classes, ", ")
+		if len(g.Stranded) > 0 {
+			s += " (" + strings.Join(g.Stranded, ", ") + " can land on no other pool)"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, "; ")
+}
+
+// describe is a tenant's own change ("" when only its quotas moved).
+func (t TenantChange) describe() string {
+	nss := func(names []string) string {
+		if len(names) == 1 {
+			return "namespace " + names[0]
+		}
+		return "namespaces " + strings.Join(names, ", ")
+	}
+	// A namespace's deletion deletes everything in it (the namespace
+	// controller empties it before its finalizer is removed).
+	gone := func(names []string) string {
+		if len(names) == 1 {
+			return " deleted on prune, with every workload, volume claim and secret in it"
+		}
+		return " deleted on prune, with every workload, volume claim and secret in them"
+	}
+	switch t.Change {
+	case Added:
+		return "tenant " + t.Tenant + ": added"
+	case Removed:
+		if len(t.NamespacesRemoved) == 0 {
+			return "tenant " + t.Tenant + ": removed"
+		}
+		return "tenant " + t.Tenant + ": removed: its " + nss(t.NamespacesRemoved) + gone(t.NamespacesRemoved)
+	}
+	var parts []string
+	if len(t.NamespacesRemoved) > 0 {
+		parts = append(parts, nss(t.NamespacesRemoved)+gone(t.NamespacesRemoved))
+	}
+	if len(t.NamespacesAdded) > 0 {
+		parts = append(parts, nss(t.NamespacesAdded)+" added")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "tenant " + t.Tenant + ": " + strings.Join(parts, "; ")
 }
 
 func capacity(spot bool) string {
@@ -89,6 +164,9 @@ func (c ClassChange) describe() string {
 	if c.Priority != nil {
 		parts = append(parts, fmt.Sprintf("PriorityClass %s → %s", orNone(c.Priority.Before), orNone(c.Priority.After)))
 	}
+	if len(parts) == 0 && c.Restart {
+		parts = append(parts, "pod template changes")
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -110,23 +188,11 @@ func (q QuotaChange) describe() string {
 	return fmt.Sprintf("%s: %s %s → %s", q.Scope, q.Resource, orNone(q.Before), orNone(q.After))
 }
 
-// money is a price range: "$1.20", "$1.20 to $3.40", "unknown", or "none"
-// where there was nothing to price.
-func (r *Range) money() string {
-	switch {
-	case r == nil:
-		return "none"
-	case r.Low == nil || r.High == nil:
-		return "unknown"
-	case *r.Low == *r.High:
-		return usd(*r.Low)
-	}
-	return usd(*r.Low) + " to " + usd(*r.High)
+// CountLine counts the changes by action, as terraform plan does.
+func (p *Plan) CountLine() string {
+	s := p.Summary
+	return fmt.Sprintf("%d to create, %d to update, %d to replace, %d to destroy, %d refused.", s.Create, s.Update, s.Replace, s.Destroy, s.Refused)
 }
-
-func usd(f float64) string { return "$" + strconv.FormatFloat(f, 'f', 2, 64) }
-
-func (c RangeChange) describe() string { return c.Before.money() + " → " + c.After.money() }
 
 // Headline is the plan in one line.
 func (p *Plan) Headline() string {
@@ -154,8 +220,8 @@ func (p *Plan) Headline() string {
 	if s.Tenants > 0 {
 		parts = append(parts, plural(s.Tenants, "tenant's quotas", "tenants' quotas"))
 	}
-	if p.Cost.Fleet != nil {
-		parts = append(parts, "fleet at max size "+p.Cost.Fleet.describe()+" per hour")
+	if f := p.Cost.Fleet; f != nil {
+		parts = append(parts, "fleet at max size "+f.Before.money()+" → "+f.After.money())
 	}
 	if s.NewErrors > 0 {
 		parts = append(parts, plural(s.NewErrors, "new error", "new errors"))

@@ -56,6 +56,7 @@ func (p *Plan) Markdown(diffHint string, line func(string) string) []byte {
 	if !p.Changed {
 		return []byte(b.String())
 	}
+	put("", mdText(p.CountLine()))
 	var secs []mdSection
 	clipped, total := 0, 0
 	for _, s := range p.sections(diffHint) {
@@ -74,7 +75,7 @@ func (p *Plan) Markdown(diffHint string, line func(string) string) []byte {
 			if c != it {
 				clipped++
 			}
-			m.items = append(m.items, line("- "+mdText(c))+"\n")
+			m.items = append(m.items, line("- "+mdItem(c))+"\n")
 		}
 		if s.note != "" {
 			m.note = []string{"", mdText(clip(s.note, MaxItem))}
@@ -148,4 +149,16 @@ func clip(s string, max int) string {
 		n++
 	}
 	return s
+}
+
+// mdItem is an item as Markdown: its action's symbol, if it starts with
+// one, as code ("- - x" and "- + x" would be nested lists), then the
+// literal text.
+func mdItem(it string) string {
+	for _, a := range []string{Create, Update, Replace, Destroy, Refuse} {
+		if rest, ok := strings.CutPrefix(it, Symbol(a)+" "); ok {
+			return "`" + Symbol(a) + "` " + mdText(rest)
+		}
+	}
+	return mdText(it)
 }

@@ -102,8 +102,8 @@ func TestMarkdownCapKeepsEverySection(t *testing.T) {
 		t.Fatalf("markdown is %d bytes, over %d", len(md), MaxMarkdown)
 	}
 	for _, w := range []string{
-		"<details><summary>Node groups (400)</summary>", "- pool pool-0007&amp;&amp;",
-		"<details><summary>Classes (400)</summary>", "- class class-0007: pool-0000&amp;",
+		"<details><summary>Node groups (400)</summary>", "- `~` pool pool-0007&amp;&amp;",
+		"<details><summary>Classes (400)</summary>", "- `~` class class-0007: pool-0000&amp;",
 		"<details><summary>New warnings (400)</summary>", "- warning Spread: spread class-0007",
 		"#### Generated files (1)", "see the diff",
 		"- … and 350 more: `gpufleet plan --format json` lists them all.",
@@ -115,7 +115,7 @@ func TestMarkdownCapKeepsEverySection(t *testing.T) {
 	}
 	// The classes' section is cut by the budget, after every section's
 	// head: the warnings still list their first eight.
-	classes, warnings := strings.Count(md, "\n- class class-"), strings.Count(md, "\n- warning Spread")
+	classes, warnings := strings.Count(md, "\n- `~` class class-"), strings.Count(md, "\n- warning Spread")
 	if classes < openItems || classes >= maxItems || warnings < openItems {
 		t.Errorf("%d classes and %d warnings listed, want %d to %d classes and at least %d warnings", classes, warnings, openItems, maxItems-1, openItems)
 	}
@@ -142,7 +142,31 @@ func TestMarkdownHugeName(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%.2000s", w, md)
 		}
 	}
-	if text := p.Text(name); len(text) > 4*(MaxTextItem*2+100) {
+	if text := p.Text(name, nil); len(text) > 4*(MaxTextItem*2+100) {
 		t.Errorf("text is %d bytes", len(text))
+	}
+}
+
+// The text plan has a total cap too (issue 51): a dense change, each of
+// whose lines the printer escapes to twice its length, stays under
+// MaxText as printed and says what it left out. Without the cap it is
+// 2.5 MB.
+func TestTextCap(t *testing.T) {
+	p := bigPlan(400)
+	double := func(s string) string { return strings.ReplaceAll(s, "&", "&&") }
+	text := string(p.Text("see the diff", double))
+	if len(text) > MaxText {
+		t.Fatalf("text is %d bytes, over %d", len(text), MaxText)
+	}
+	if len(text) < MaxText/2 {
+		t.Errorf("text is %d bytes: the cap cut far more than it needed", len(text))
+	}
+	shown := strings.Count(text, "\n  - ")
+	want := fmt.Sprintf("This plan shows %d of its 1201 items, to stay under %d bytes: 'gpufleet plan --format json' has the whole plan.\n", shown, MaxText)
+	if !strings.HasSuffix(text, want) {
+		t.Errorf("text ends %q, want %q", text[max(0, len(text)-300):], want)
+	}
+	if small := string(Compare(state(), state(), files).Text("", nil)); strings.Contains(small, "This plan shows") {
+		t.Errorf("an uncut plan says it was cut:\n%s", small)
 	}
 }

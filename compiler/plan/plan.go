@@ -6,6 +6,7 @@ package plan
 
 import (
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
 )
 
 // SchemaVersion is the version of the plan's JSON; it changes only when a
@@ -16,15 +17,18 @@ const SchemaVersion = 1
 type Plan struct {
 	SchemaVersion int `json:"schemaVersion"`
 	// Changed is false when every generated file is as committed.
-	Changed    bool            `json:"changed"`
-	NodeGroups []GroupChange   `json:"nodeGroups"`
-	Classes    []ClassChange   `json:"classes"`
-	Tenants    []TenantChange  `json:"tenants"`
-	Cost       CostChange      `json:"cost"`
-	Findings   FindingsChange  `json:"findings"`
-	Files      []DirFiles      `json:"files"`
-	Summary    Summary         `json:"summary"`
-	errors     []check.Finding // the new errors, with their spec positions
+	Changed    bool           `json:"changed"`
+	NodeGroups []GroupChange  `json:"nodeGroups"`
+	Classes    []ClassChange  `json:"classes"`
+	Tenants    []TenantChange `json:"tenants"`
+	Cost       CostChange     `json:"cost"`
+	Findings   FindingsChange `json:"findings"`
+	// Objects are the other objects whose change the API server refuses,
+	// or that are created or destroyed: PriorityClasses.
+	Objects []ObjectChange  `json:"objects"`
+	Files   []DirFiles      `json:"files"`
+	Summary Summary         `json:"summary"`
+	errors  []check.Finding // the new errors, with their spec positions
 }
 
 // The kinds of change of a node group, class or tenant.
@@ -47,25 +51,51 @@ type Group struct {
 	Desired        int32 `json:"desired"`
 	Max            int32 `json:"max"`
 	KarpenterNodes int32 `json:"karpenterNodes,omitempty"`
+	// NodeGroups are what the provisioners call the pool's node groups
+	// or NodePool (one per zone with zoneGroups); Image the node image
+	// family (eksctl's amiFamily, the EC2NodeClass's AMI alias).
+	NodeGroups []string `json:"nodeGroups"`
+	Image      string   `json:"image,omitempty"`
+	labels     map[string]string
+	taints     []string
+	// A NodePool's nodeClassRef and expireAfter, hashed with its labels
+	// and taints.
+	nodeClass, expireAfter string
+	// What its provisioner cannot change in place (nil: all).
+	fixed *nodes.Fixed
 }
 
 // GroupChange is one pool's node groups added, removed or changed; Fields
 // names what changed: min, desired, max, karpenterNodes, instanceTypes,
-// capacityType, zones, provisioner.
+// capacityType, zones, provisioner, nodeGroups, amiFamily, labels,
+// taints, nodeClass, expireAfter. Action is what the merge does (classify.go), Why says so where
+// it destroys or replaces, Drift is Karpenter's decision, and Classes are
+// those that landed on the pool when it is destroyed or replaced,
+// Stranded those of them that land nowhere after.
 type GroupChange struct {
-	Pool   string   `json:"pool"`
-	Change string   `json:"change"`
-	Fields []string `json:"fields,omitempty"`
-	Before *Group   `json:"before,omitempty"`
-	After  *Group   `json:"after,omitempty"`
+	Pool     string   `json:"pool"`
+	Change   string   `json:"change"`
+	Action   string   `json:"action"`
+	Fields   []string `json:"fields,omitempty"`
+	Before   *Group   `json:"before,omitempty"`
+	After    *Group   `json:"after,omitempty"`
+	Why      []string `json:"why,omitempty"`
+	Drift    []Drift  `json:"drift,omitempty"`
+	Classes  []string `json:"classes,omitempty"`
+	Stranded []string `json:"stranded,omitempty"`
 }
 
 // ClassChange is one class's placement changed: the pools whose capacity
 // for it moved (nil: it does not land there), the pods of its unit that
 // run at once, and what its pods ask of the scheduler.
 type ClassChange struct {
-	Class     string     `json:"class"`
-	Change    string     `json:"change"`
+	Class  string `json:"class"`
+	Change string `json:"change"`
+	Action string `json:"action"`
+	// Restart says its Component's pod template changed; Why says what
+	// that, or its removal, does.
+	Restart   bool       `json:"restart,omitempty"`
+	Why       string     `json:"why,omitempty"`
 	Pools     []PoolPods `json:"pools,omitempty"`
 	AtOnce    *Count     `json:"atOnce,omitempty"`
 	Scheduler *Text      `json:"scheduler,omitempty"`
@@ -95,10 +125,26 @@ type Text struct {
 }
 
 // TenantChange is one tenant's quotas moved, and what its quota costs.
+// Action is destroy when it loses a namespace, which a prune deletes with
+// everything in it.
 type TenantChange struct {
-	Tenant string        `json:"tenant"`
-	Change string        `json:"change"`
-	Quotas []QuotaChange `json:"quotas,omitempty"`
+	Tenant            string        `json:"tenant"`
+	Change            string        `json:"change"`
+	Action            string        `json:"action"`
+	Quotas            []QuotaChange `json:"quotas,omitempty"`
+	NamespacesRemoved []string      `json:"namespacesRemoved,omitempty"`
+	NamespacesAdded   []string      `json:"namespacesAdded,omitempty"`
+}
+
+// ObjectChange is an object other than the above created, destroyed, or
+// changed where the API server refuses the update: Fields are the
+// immutable fields that changed, Why the way out.
+type ObjectChange struct {
+	Kind   string   `json:"kind"`
+	Name   string   `json:"name"`
+	Action string   `json:"action"`
+	Fields []string `json:"fields,omitempty"`
+	Why    string   `json:"why,omitempty"`
 }
 
 // QuotaChange is one quota of a tenant; "" where there was none. Scope
@@ -166,6 +212,12 @@ type Summary struct {
 	NewWarnings int `json:"newWarnings"`
 	Resolved    int `json:"resolved"`
 	Files       int `json:"files"`
+	// The changes by action (node groups, classes, tenants, objects).
+	Create  int `json:"create"`
+	Update  int `json:"update"`
+	Replace int `json:"replace"`
+	Destroy int `json:"destroy"`
+	Refused int `json:"refused"`
 }
 
 // NewErrors are the change's new error findings, with their positions in

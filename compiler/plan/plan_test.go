@@ -52,7 +52,7 @@ func TestCompare(t *testing.T) {
 			s.Groups[0].MaxNodes = 2
 			s.Report.Lands["c"]["a"] = Land{Capacity: 2}
 			s.Report.Units["c"] = check.Unit{Class: "c", AtOnce: 2}
-		}, []string{"Capacity lost:\n  - pool a's node groups: max 4 → 2 nodes\n  - class c: a: 4 → 2 pods at max size; pods at once 4 → 2 (2 that ran at once now pend)"}, 1},
+		}, []string{"Capacity lost:\n  - ~ pool a's node groups: max 4 → 2 nodes\n  - ~ class c: a: 4 → 2 pods at max size; pods at once 4 → 2 (2 that ran at once now pend)"}, 1},
 		{"pool removed", func(s *State) {
 			s.Groups = nil
 			delete(s.Report.Lands, "c")
@@ -72,7 +72,7 @@ func TestCompare(t *testing.T) {
 			h := 12.5
 			s.Report.Cost = &cost.Cost{Classes: []cost.ClassCost{{Class: "c", Pool: "a", Hourly: &h}}, Fleet: &cost.FleetCost{Unknown: "a: no price"}}
 			s.Report.Findings = []check.Finding{{Severity: "error", Check: "Lands", Class: "c", Message: "new"}}
-		}, []string{"the fleet at max size: $10.00 → unknown", "class c: $10.00 → $12.50", "New errors:\n  - error Lands (class c): new", "Resolved findings:\n  - warning Spread: old"}, 0},
+		}, []string{"the fleet at max size: $10.00/h ($7,300/month) → unknown", "class c: $10.00/h ($7,300/month) → $12.50/h ($9,125/month), +$2.50/h (+$1,825/month)", "New errors:\n  - error Lands (class c): new", "Resolved findings:\n  - warning Spread: old"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			after := state()
@@ -82,7 +82,7 @@ func TestCompare(t *testing.T) {
 				files = nil
 			}
 			p := Compare(state(), after, files)
-			text := string(p.Text("see diff"))
+			text := string(p.Text("see diff", nil))
 			for _, w := range tc.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("text lacks %q:\n%s", w, text)

@@ -25,6 +25,14 @@ type State struct {
 	Quotas map[string][]Quota
 	// Classes' example pods: their scheduler and PriorityClass.
 	Examples map[string]Example
+	// Namespaces by tenant, and the PriorityClasses by name: what a
+	// prune deletes and what the API server holds immutable.
+	Namespaces      map[string][]string
+	PriorityClasses map[string]PriorityClass
+	// ClaimTemplates are the ResourceClaimTemplates' specs, canonical
+	// JSON, by "namespace/name": the API server holds a template's spec
+	// immutable (ValidateResourceClaimTemplateUpdate).
+	ClaimTemplates map[string]string
 }
 
 // Quota is one quota of a tenant: Scope names the object ("namespace
@@ -43,10 +51,16 @@ type Example struct {
 // File is what one file a plan reads says: quotas by tenant, or a class's
 // example.
 type File struct {
-	Quotas  []TenantQuota
-	Class   string
-	Example Example
+	Quotas          []TenantQuota
+	Class           string
+	Example         Example
+	Namespaces      []TenantNamespace
+	PriorityClasses []PriorityClass
+	ClaimTemplates  map[string]string
 }
+
+// TenantNamespace is a namespace and the tenant its label names.
+type TenantNamespace struct{ Tenant, Name string }
 
 // TenantQuota is a quota and its tenant.
 type TenantQuota struct {
@@ -63,10 +77,27 @@ func IsExample(p string) bool {
 	return strings.HasPrefix(p, tree.ClassesDir+"/") && path.Base(p) == "example.yaml"
 }
 
+// IsNamespaces says p is a tenant's Namespaces.
+func IsNamespaces(p string) bool {
+	return strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.NamespacesFile
+}
+
+// IsClaimTemplates says p is a tenant's ResourceClaimTemplates.
+func IsClaimTemplates(p string) bool {
+	return strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.ResourceClaimTemplatesFile
+}
+
+// Reads says which files a plan reads (ParseFile) besides the report and
+// the node groups.
+func Reads(p string) bool {
+	return IsQuotas(p) || IsExample(p) || IsNamespaces(p) || IsClaimTemplates(p) || p == tree.PriorityClassesPath
+}
+
 // NewState is the state of a tree whose files (IsQuotas, IsExample) say
 // files, by path.
 func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
-	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{}}
+	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{},
+		Namespaces: map[string][]string{}, PriorityClasses: map[string]PriorityClass{}, ClaimTemplates: map[string]string{}}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		f := files[p]
 		for _, q := range f.Quotas {
@@ -75,6 +106,13 @@ func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
 		if f.Class != "" {
 			s.Examples[f.Class] = f.Example
 		}
+		for _, ns := range f.Namespaces {
+			s.Namespaces[ns.Tenant] = append(s.Namespaces[ns.Tenant], ns.Name)
+		}
+		for _, pc := range f.PriorityClasses {
+			s.PriorityClasses[pc.Name] = pc
+		}
+		maps.Copy(s.ClaimTemplates, f.ClaimTemplates)
 	}
 	return s
 }
@@ -90,6 +128,12 @@ func ParseFile(p string, b []byte) (File, error) {
 		f.Quotas, err = readQuotas(b)
 	case IsExample(p):
 		f, err = readExample(ClassOf(p), b)
+	case IsNamespaces(p):
+		f.Namespaces, err = readNamespaces(b)
+	case p == tree.PriorityClassesPath:
+		f.PriorityClasses, err = readPriorityClasses(b)
+	case IsClaimTemplates(p):
+		f.ClaimTemplates, err = readClaimTemplates(b)
 	}
 	if err != nil {
 		return f, fmt.Errorf("%s: %w", p, err)
@@ -210,4 +254,18 @@ func readExample(class string, b []byte) (File, error) {
 		ps = w.Spec.Template.Spec
 	}
 	return ExampleFile(class, ps.SchedulerName, ps.PriorityClassName), nil
+}
+
+func readNamespaces(b []byte) ([]TenantNamespace, error) {
+	var out []TenantNamespace
+	for _, d := range tree.Docs(b) {
+		var ns struct {
+			Metadata meta `json:"metadata"`
+		}
+		if err := tree.Unmarshal(d, &ns); err != nil {
+			return nil, err
+		}
+		out = append(out, TenantNamespace{TenantOf(ns.Metadata.Labels), ns.Metadata.Name})
+	}
+	return out, nil
 }

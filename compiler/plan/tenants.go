@@ -4,22 +4,36 @@ import (
 	"strings"
 )
 
-func tenantChanges(before, after map[string][]Quota) []TenantChange {
+// tenantChanges are the tenants whose quotas or namespaces moved; a
+// tenant is there if it has either.
+func tenantChanges(before, after *State) []TenantChange {
 	var out []TenantChange
-	for _, t := range union(before, after) {
+	was, is := tenantSet(before), tenantSet(after)
+	for _, t := range union(was, is) {
 		tc := TenantChange{Tenant: t, Change: Changed}
-		b, bok := before[t]
-		a, aok := after[t]
 		switch {
-		case !bok:
+		case !was[t]:
 			tc.Change = Added
-		case !aok:
+		case !is[t]:
 			tc.Change = Removed
 		}
-		tc.Quotas = quotaChanges(b, a)
-		if len(tc.Quotas) > 0 || tc.Change != Changed {
+		tc.Quotas = quotaChanges(before.Quotas[t], after.Quotas[t])
+		bn, an := before.Namespaces[t], after.Namespaces[t]
+		tc.NamespacesRemoved, tc.NamespacesAdded = setDiff(bn, an), setDiff(an, bn)
+		if len(tc.Quotas) > 0 || len(tc.NamespacesRemoved)+len(tc.NamespacesAdded) > 0 || tc.Change != Changed {
 			out = append(out, tc)
 		}
+	}
+	return out
+}
+
+func tenantSet(s *State) map[string]bool {
+	out := map[string]bool{}
+	for t := range s.Quotas {
+		out[t] = true
+	}
+	for t := range s.Namespaces {
+		out[t] = true
 	}
 	return out
 }

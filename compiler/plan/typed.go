@@ -7,6 +7,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
@@ -39,6 +41,33 @@ func TypedFile(p string, objs []any) (f File, ok bool) {
 						f.Quotas = append(f.Quotas, TenantQuota{TenantOf(cq.Labels), Quota{Scope: FlavorScope(cq.Name, fq.Name), Resource: string(r.Name), Value: r.NominalQuota}})
 					}
 				}
+			}
+		}
+		return f, true
+	case IsNamespaces(p):
+		for _, o := range objs {
+			ns, ok := tree.As[corev1.Namespace](o)
+			if !ok {
+				return File{}, false
+			}
+			f.Namespaces = append(f.Namespaces, TenantNamespace{TenantOf(ns.Labels), ns.Name})
+		}
+		return f, true
+	case p == tree.PriorityClassesPath:
+		for _, o := range objs {
+			pc, ok := tree.As[schedulingv1.PriorityClass](o)
+			if !ok {
+				return File{}, false
+			}
+			f.PriorityClasses = append(f.PriorityClasses, NewPriorityClass(pc.Name, pc.Value, pc.PreemptionPolicy))
+		}
+		return f, true
+	case IsClaimTemplates(p):
+		f.ClaimTemplates = map[string]string{}
+		for _, o := range objs {
+			t, ok := tree.As[resourcev1.ResourceClaimTemplate](o)
+			if !ok || claimTemplate(f.ClaimTemplates, &t) != nil {
+				return File{}, false
 			}
 		}
 		return f, true

@@ -29,8 +29,8 @@ func (r *renderer) cluster() {
 	}
 	files := []string{}
 	if len(objs) > 0 {
-		r.emit("cluster/priorityclasses.yaml", objs...)
-		files = append(files, "priorityclasses.yaml")
+		r.emit(tree.PriorityClassesPath, objs...)
+		files = append(files, path.Base(tree.PriorityClassesPath))
 	}
 	r.nodeAgents()
 	if r.devicePlugin() {

@@ -45,8 +45,8 @@ func tenantFiles(d *derive.Fleet, t derive.Tenant) []file {
 		quotas = append(quotas, tenantQuotas(t, ns, labels)...)
 		limits = append(limits, limitRange(t, ns, labels))
 	}
-	resources := []string{"namespaces.yaml"}
-	out := []file{{path.Join(dir, "namespaces.yaml"), nss}}
+	resources := []string{tree.NamespacesFile}
+	out := []file{{path.Join(dir, tree.NamespacesFile), nss}}
 	if len(quotas) > 0 {
 		resources = append(resources, tree.ResourceQuotasFile)
 		out = append(out, file{path.Join(dir, tree.ResourceQuotasFile), quotas})

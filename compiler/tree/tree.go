@@ -47,6 +47,7 @@ const (
 	KueueCohortsPath          = "kueue/cohorts.yaml"
 	KueueTopologiesPath       = "kueue/topologies.yaml"
 	KueuePrioritiesPath       = "kueue/workloadpriorityclasses.yaml"
+	PriorityClassesPath       = "cluster/priorityclasses.yaml"
 	// KueueDRAConfigPath is the part of Kueue's manager Configuration
 	// that DRA pools need (its deviceClassMappings), not an object to
 	// apply: Kueue reads its Configuration at start.
@@ -62,7 +63,9 @@ const (
 	LimitRangesFile = "limitranges.yaml"
 	// ResourceQuotasFile is each tenant directory's ResourceQuotas.
 	ResourceQuotasFile = "resourcequotas.yaml"
-	exampleFile        = "example.yaml"
+	// NamespacesFile is each tenant directory's Namespaces.
+	NamespacesFile = "namespaces.yaml"
+	exampleFile    = "example.yaml"
 )
 
 // ClassExample is the path of a class's example workload.

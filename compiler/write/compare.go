@@ -31,7 +31,14 @@ type Change struct {
 // Compare reports every generated file that is missing from dir or differs
 // from what the spec compiles to. Files gpufleet does not generate are not
 // its business and are ignored. Like Tree, it follows no link in dir.
-func Compare(dir string, tr tree.Tree) ([]Change, error) {
+func Compare(dir string, tr tree.Tree) ([]Change, error) { return compareTree(dir, tr, true) }
+
+// Changes is Compare without the diffs: the same files, found the same
+// way (so 'plan' and 'diff' never disagree on what is stale), for a
+// caller that shows no lines.
+func Changes(dir string, tr tree.Tree) ([]Change, error) { return compareTree(dir, tr, false) }
+
+func compareTree(dir string, tr tree.Tree, diffs bool) ([]Change, error) {
 	out, err := openOut(dir, dir)
 	if err != nil {
 		return nil, err
@@ -52,9 +59,12 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 		case f.b != nil:
 			chs[i] = &Change{Path: p, Kind: "blocked", Reason: f.b.reason()}
 		case f.fi == nil:
-			chs[i] = &Change{Path: p, Kind: "missing", Diff: string(diff.Diff("/dev/null", nil, "b/"+p, tr[p]))}
+			chs[i] = &Change{Path: p, Kind: "missing"}
+			if diffs {
+				chs[i].Diff = string(diff.Diff("/dev/null", nil, "b/"+p, tr[p]))
+			}
 		default:
-			chs[i], errs[i] = changed(h, name, p, f.fi, tr[p], buf)
+			chs[i], errs[i] = changed(h, name, p, f.fi, tr[p], buf, diffs)
 		}
 	}
 	var base dirH // nil: no tree yet
@@ -78,13 +88,13 @@ func Compare(dir string, tr tree.Tree) ([]Change, error) {
 	}
 	// Without these, a tree built after a class was removed stayed stale
 	// for ever, and 'gpufleet build' alone could not fix it.
-	removed, err := removedChanges(base, tr)
+	removed, err := removedChanges(base, tr, diffs)
 	return append(changes, removed...), err
 }
 
 // removedChanges lists the files the manifest in base lists that tr no
 // longer has, in the manifest's order, with their diffs.
-func removedChanges(base dirH, tr tree.Tree) ([]Change, error) {
+func removedChanges(base dirH, tr tree.Tree, diffs bool) ([]Change, error) {
 	old, err := readManifest(base)
 	if err != nil {
 		return nil, err
@@ -98,6 +108,10 @@ func removedChanges(base dirH, tr tree.Tree) ([]Change, error) {
 			return
 		}
 		ch := &Change{Path: p, Kind: "removed"}
+		if !diffs {
+			chs[k] = ch
+			return
+		}
 		switch onDisk, err := readIn(h, name, p, f.fi); {
 		case errors.Is(err, errTooBig):
 			ch.Diff = fmt.Sprintf("diff a/%s /dev/null\n(the file on disk has %d bytes, too many to show)\n", p, f.fi.Size())
@@ -123,10 +137,13 @@ func removedChanges(base dirH, tr tree.Tree) ([]Change, error) {
 
 // changed is the change to the regular file name in h (p in the tree),
 // nil if it holds want. Size, then the bytes a piece at a time: only a
-// file that differs is read whole, for its diff.
-func changed(h dirH, name, p string, fi fs.FileInfo, want, buf []byte) (*Change, error) {
+// file that differs is read whole, for its diff (if diffs).
+func changed(h dirH, name, p string, fi fs.FileInfo, want, buf []byte, diffs bool) (*Change, error) {
 	if same, err := sameContent(h, name, p, fi, want, buf); err != nil || same {
 		return nil, err
+	}
+	if !diffs {
+		return &Change{Path: p, Kind: "changed"}, nil
 	}
 	onDisk, err := readIn(h, name, p, fi)
 	switch {

@@ -2,6 +2,7 @@ package write
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -52,7 +53,13 @@ func Open(dir string) (*Committed, error) {
 		return nil, err
 	}
 	defer done()
-	if fi, _, err := lookFile(base, ManifestPath, ManifestPath); err != nil || fi == nil {
+	switch fi, bl, err := lookFile(base, ManifestPath, ManifestPath); {
+	case err != nil:
+		return nil, err
+	case bl != nil:
+		// There, but nothing gpufleet reads: say so, not "no tree".
+		return nil, fmt.Errorf("%s: %s", ManifestPath, bl.reason())
+	case fi == nil:
 		return nil, ErrNoTree
 	}
 	es, err := readManifest(base)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/compiler/load"
 	"github.com/gpufleet/gpufleet/compiler/plan"
 )
 
@@ -24,17 +25,23 @@ var planFormats = []string{formatText, formatMarkdown, formatJSON, formatGitHub}
 
 func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
 	var dir, format string
-	var exitCode bool
+	var exitCode, failDisruptive bool
 	cmd := &cobra.Command{
 		Use:   "plan SPEC... -o DIR",
 		Short: "Say what a spec change does to the fleet, against the committed tree",
 		Long: `Plan compiles the fleet in memory and compares it with the tree committed in
-DIR, like 'terraform plan': which pools' node groups grow, shrink, appear
-or go; which classes gain or lose pools, pods at max size, or pods that run
-at once; which tenants' quotas move; what the fleet, each class and each
-tenant's quota cost per hour before and after; which findings are new and
-which are resolved; and how many generated files change in each directory
-('gpufleet diff' shows their lines). The "before" is read from the tree
+DIR, like 'terraform plan'. Every change is classified, with a count line:
++ create, ~ update, -/+ replace (a managed node group EKS cannot update in
+place, a Karpenter pool whose nodes drift), - destroy (on prune: a pool, a
+class's Component, a tenant's namespaces with all in them), ! refused by the
+API server (a PriorityClass's value or preemptionPolicy). It says which
+pools' node groups grow, shrink, appear or go; which classes gain or lose
+pools, pods at max size, or pods that run at once, and whose workloads
+restart; which tenants' quotas move; what the fleet, each class and each
+tenant's quota cost per hour and per month before and after; which findings
+are new and which are resolved; and how many generated files change in each
+directory, as 'gpufleet diff' finds them ('gpufleet diff' shows their
+lines). The "before" is read from the tree
 itself (its report/placement.json, node-group files, quotas and class
 examples): plan needs no old spec and compiles once. In a pull request,
 point -o at the base branch's tree. It writes nothing.
@@ -45,7 +52,9 @@ consequential first and under GitHub's comment limit; json (schemaVersion
 $GITHUB_STEP_SUMMARY when set and annotates new errors.
 
 Exit codes: 0, even when something changed; 1 when the compiled spec has
-error findings, or with --exit-code when anything changed; 2 for bad usage,
+error findings, with --exit-code when anything changed, or with
+--fail-disruptive when the change destroys, replaces or is refused (a
+workflow runs it unless the pull request has a label saying so); 2 for bad usage,
 an invalid spec, or a tree it cannot read (for example one whose report an
 older gpufleet wrote in a schema this one does not read).`,
 		Example: `  # In a pull request: the spec against the base branch's tree.
@@ -53,7 +62,10 @@ older gpufleet wrote in a schema this one does not read).`,
   gpufleet plan fleet/ -o /tmp/base/gitops/fleet
 
   gpufleet plan fleets/platform -o golden/platform --format markdown > plan.md
-  gpufleet plan fleets/platform -o golden/platform --format json --exit-code`,
+  gpufleet plan fleets/platform -o golden/platform --format json --exit-code
+
+  # In CI, unless the pull request is labelled to allow it.
+  gpufleet plan fleet/ -o /tmp/base/gitops/fleet --fail-disruptive`,
 		Args: usageArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if dir == "" {
@@ -78,10 +90,17 @@ older gpufleet wrote in a schema this one does not read).`,
 			}
 			p, err := compiler.PlanAgainst(res, base)
 			if err != nil {
-				return &exitError{code: ExitInvalid, err: fmt.Errorf("%s: %w", c.CommandPath(), err)}
+				err = fmt.Errorf("%s: %w", c.CommandPath(), err)
+				if format == formatJSON {
+					// A program reads stdout: an error object, not nothing.
+					if werr := writeJSON(stdout, planError{plan.SchemaVersion, dir, err.Error()}); werr != nil {
+						return werr
+					}
+				}
+				return &exitError{code: ExitInvalid, err: err}
 			}
 			hint := fmt.Sprintf("'gpufleet diff %s -o %s' shows their lines.", joinArgs(args), dir)
-			if err := printPlan(stdout, stderr, format, p, hint); err != nil {
+			if err := printPlan(stdout, stderr, format, p, res.Entries, hint); err != nil {
 				return err
 			}
 			switch {
@@ -90,6 +109,9 @@ older gpufleet wrote in a schema this one does not read).`,
 				return &exitError{code: ExitFindings}
 			case exitCode && p.Changed:
 				return &exitError{code: ExitFindings}
+			case failDisruptive && p.Disruptive():
+				s := p.Summary
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%s: the change replaces %d, destroys %d and has %d refused by the API server (--fail-disruptive): see the plan, and label the pull request if it is meant", c.CommandPath(), s.Replace, s.Destroy, s.Refused)}
 			}
 			return nil
 		},
@@ -97,13 +119,14 @@ older gpufleet wrote in a schema this one does not read).`,
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "the committed output tree to compare with")
 	cmd.Flags().StringVar(&format, "format", formatText, "output format: "+orList(planFormats))
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changed")
+	cmd.Flags().BoolVar(&failDisruptive, "fail-disruptive", false, "exit 1 when the change replaces, destroys or is refused")
 	return cmd
 }
 
 // printPlan prints the plan escaped as every command's output is
 // (logline.go): its names and messages may come from the committed tree,
 // which a pull request chooses, so none may issue a workflow command.
-func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint string) error {
+func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, entries load.Entries, hint string) error {
 	switch format {
 	case formatMarkdown:
 		_, err := stdout.Write(planMarkdown(p, hint))
@@ -116,9 +139,9 @@ func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint strin
 		_, err = stdout.Write(append(jsonSafe(b), '\n'))
 		return err
 	case formatGitHub:
-		return githubPlan(stdout, p, hint)
+		return githubPlan(stdout, p, entries, hint)
 	}
-	_, err := stdout.Write(logLines(p.Text(hint)))
+	_, err := stdout.Write(p.Text(hint, logLine))
 	return err
 }
 
@@ -127,22 +150,22 @@ func printPlan(stdout, stderr io.Writer, format string, p *plan.Plan, hint strin
 // may carry a committed name's ESC or BEL (an OSC 52 clipboard write).
 func planMarkdown(p *plan.Plan, hint string) []byte { return p.Markdown(hint, logLine) }
 
-// logLines is text of LF-ended lines, each made safe by logLine.
-func logLines(text []byte) []byte {
-	lines := strings.Split(string(text), "\n")
-	for i, l := range lines {
-		lines[i] = logLine(l)
-	}
-	return []byte(strings.Join(lines, "\n"))
-}
-
 // githubPlan annotates the new errors, appends the Markdown to the step
 // summary, and prints the text escaped and fenced from the runner's
 // command parser: it quotes names and messages from the spec and the
 // committed tree.
-func githubPlan(stdout io.Writer, p *plan.Plan, hint string) error {
+func githubPlan(stdout io.Writer, p *plan.Plan, entries load.Entries, hint string) error {
 	for _, f := range p.NewErrors() {
 		ghPrint(stdout, ghCommand("error", f.Pos, "gpufleet "+string(f.Check), f.Message))
+	}
+	// Each disruption on the spec's entry it is about; one the spec no
+	// longer declares (a pool removed) on its section.
+	for _, d := range p.Disruptions() {
+		pos := entries.Pos(d.Section, d.Name)
+		if pos.File == "" && d.Section != "" {
+			pos = entries.Section(d.Section)
+		}
+		ghPrint(stdout, ghCommand("warning", pos, "gpufleet plan: "+d.Action, d.Text))
 	}
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		if err := appendFile(path, planMarkdown(p, hint)); err != nil {
@@ -153,7 +176,7 @@ func githubPlan(stdout io.Writer, p *plan.Plan, hint string) error {
 	rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
 	ghPrint(stdout, "::stop-commands::"+token)
-	_, err := stdout.Write(logLines(p.Text(hint)))
+	_, err := stdout.Write(p.Text(hint, logLine))
 	ghPrint(stdout, "::"+token+"::")
 	return err
 }
@@ -177,4 +200,12 @@ func joinArgs(args []string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// planError is plan's JSON when it cannot plan: the committed tree could
+// not be read. Error is the message stderr has too.
+type planError struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Output        string `json:"output"`
+	Error         string `json:"error"`
 }

@@ -31,7 +31,7 @@ func TestReadmePlan(t *testing.T) {
 		t.Fatalf("build: exit %d", code)
 	}
 	edited := string(src)
-	for _, e := range [][2]string{{"size: {min: 0, max: 4}", "size: {min: 0, max: 2}"}, {"size: {min: 2, max: 12}", "size: {min: 2, max: 16}"}} {
+	for _, e := range [][2]string{{"size: {min: 0, max: 4}", "size: {min: 0, max: 2}"}, {"size: {min: 2, max: 12}", "size: {min: 2, max: 16}"}, {`instanceTypes: ["m7i.2xlarge", "m6i.2xlarge"]`, `instanceTypes: ["m7i.2xlarge"]`}} {
 		if strings.Count(edited, e[0]) != 1 {
 			t.Fatalf("fleets/platform no longer has %q once", e[0])
 		}

@@ -11,6 +11,7 @@ module github.com/gpufleet/gpufleet/ladder/eksctl
 go 1.26.5
 
 require (
+	github.com/aws/aws-sdk-go-v2/service/eks v1.101.0
 	github.com/gpufleet/gpufleet v0.0.0
 	github.com/weaveworks/eksctl v0.230.0
 	k8s.io/api v0.36.5
@@ -34,7 +35,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/cloudtrail v1.58.4 // indirect
 	github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs v1.82.0 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ec2 v1.336.1 // indirect
-	github.com/aws/aws-sdk-go-v2/service/eks v1.101.0 // indirect
 	github.com/aws/aws-sdk-go-v2/service/elasticloadbalancing v1.36.4 // indirect
 	github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2 v1.58.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/iam v1.64.1 // indirect

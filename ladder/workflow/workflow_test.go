@@ -176,7 +176,7 @@ var contract = map[string]struct {
 	bools   []string
 	out     string // "required", "allowed" or ""
 }{
-	"plan":  {[]string{"text", "markdown", "json", "github"}, []string{"--exit-code"}, "required"},
+	"plan":  {[]string{"text", "markdown", "json", "github"}, []string{"--exit-code", "--fail-disruptive"}, "required"},
 	"diff":  {[]string{"text", "json", "github"}, nil, "required"},
 	"build": {[]string{"text", "json", "github"}, nil, "allowed"},
 	"check": {[]string{"text", "json", "github", "sarif"}, nil, ""},

@@ -37,6 +37,8 @@ func (Provisioner) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
 		g := nodes.Group{
 			Pool: pool, Names: []string{ng.Name}, Source: EksctlPath, Spot: ng.Spot,
 			InstanceTypes: ng.InstanceTypes, Zones: ng.AvailabilityZones, MaxNodes: ng.MaxSize, Standing: ng.MinSize, Desired: ng.DesiredCapacity, Labels: ng.Labels,
+			Image:            ng.AMIFamily,
+			Fixed:            &fixed,
 			HostDevicePlugin: ng.AMIFamily == eksctl.Bottlerocket,
 			FirstTypeOnly:    true,
 			EFA:              ng.EFAEnabled,
@@ -61,4 +63,28 @@ func each(n int, f func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// fixed is what a plan must replace, not update, of a managed node group.
+// EKS's UpdateNodegroupConfig takes only labels, taints, scalingConfig,
+// updateConfig and nodeRepairConfig, and UpdateNodegroupVersion only a
+// Kubernetes version, release version or launch template version
+// (docs.aws.amazon.com/eks/latest/APIReference/API_UpdateNodegroupConfig.html,
+// API_UpdateNodegroupVersion.html): instanceTypes, capacityType, subnets and
+// amiType are fixed at CreateNodegroup. eksctl v0.230.0 sends
+// UpdateNodegroupConfig with the updateConfig only ('eksctl update
+// nodegroup', pkg/actions/nodegroup/update.go) and the scalingConfig
+// ('eksctl scale nodegroup', scale.go); its docs say to create a new node
+// group and delete the old. The eksctl rung holds Fields to the SDK's
+// input types (TestPlanReplaceIsEKSs).
+// Terraform's aws_eks_node_group marks instance_types, capacity_type,
+// subnet_ids and ami_type ForceNew (hashicorp/terraform-provider-aws
+// internal/service/eks/node_group.go): "forces replacement". Both key a
+// node group by its name (eksctl's name, terraform-aws-modules/eks's
+// eks_managed_node_groups map key), so a renamed group, or zoneGroups
+// turned on or off, is groups deleted and created.
+var fixed = nodes.Fixed{
+	Fields:  []string{"instanceTypes", "capacityType", "zones", "amiFamily"},
+	Why:     "EKS cannot change a managed node group's %s in place (UpdateNodegroupConfig and UpdateNodegroupVersion do not take it): eksctl deletes the node group and creates it again, Terraform's aws_eks_node_group forces replacement; every node drains",
+	Renamed: "node groups %s deleted and %s created (eksctl and Terraform key node groups by name); every node of the old ones drains",
 }

@@ -54,11 +54,14 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 		return nil, err
 	}
 	// Bottlerocket's NVIDIA variants run the device plugin on the host.
-	bottlerocket := map[string]bool{}
+	bottlerocket, image := map[string]bool{}, map[string]string{}
 	for _, nc := range classes {
 		for _, t := range nc.Spec.AMISelectorTerms {
 			if strings.HasPrefix(t.Alias, "bottlerocket@") {
 				bottlerocket[nc.Name] = true
+			}
+			if family, _, ok := strings.Cut(t.Alias, "@"); ok {
+				image[nc.Name] = family
 			}
 		}
 	}
@@ -67,6 +70,9 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 			Pool: np.Name, Names: []string{np.Name}, Source: Path, Taints: np.Spec.Template.Spec.Taints,
 			Labels:           map[string]string{},
 			OwnLabels:        map[string]string{wire.LabelKarpenterNodePool: np.Name},
+			Image:            image[np.Spec.Template.Spec.NodeClassRef.Name],
+			NodeClass:        np.Spec.Template.Spec.NodeClassRef.Name,
+			ExpireAfter:      np.Spec.Template.Spec.ExpireAfter,
 			HostDevicePlugin: bottlerocket[np.Spec.Template.Spec.NodeClassRef.Name],
 			NoKarpenterDRA:   noDRA,
 		}
