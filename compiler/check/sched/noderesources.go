@@ -30,7 +30,7 @@ func FullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
 		pods := alloc[corev1.ResourcePods]
 		pods.Set(pods.Value() - k)
 		alloc[corev1.ResourcePods] = pods
-		if rs := nodeResourcesFit(pi, full); len(rs) > 0 || !pi.Claims.Asks() {
+		if rs := nodeResourcesFit(pi, full); len(rs) > 0 || !pi.ClaimsOn(n.Node).Asks() {
 			return rs
 		}
 		return []string{ErrReasonClaims} // the node's devices went to the k pods
@@ -53,6 +53,9 @@ func nodeResourcesFit(pi *PodInfo, node *corev1.Node) []string {
 		reasons = append(reasons, ErrReasonTooManyPods)
 	}
 	for _, name := range pi.requests {
+		if pi.bridged(name, node) {
+			continue // DynamicResources allocates it
+		}
 		want, have := pi.Request[name], alloc[name]
 		if want.Cmp(have) > 0 {
 			reasons = append(reasons, "Insufficient "+string(name))
@@ -68,6 +71,10 @@ func resourcesCompared(pi *PodInfo, node *corev1.Node) string {
 	var compared []string
 	for _, name := range pi.requests {
 		want, have := pi.Request[name], node.Status.Allocatable[name]
+		if pi.bridged(name, node) {
+			compared = append(compared, fmt.Sprintf("%s %s/%s (left to DRA)", name, want.String(), have.String()))
+			continue
+		}
 		compared = append(compared, fmt.Sprintf("%s %s/%s", name, want.String(), have.String()))
 	}
 	return "request/allocatable: " + strings.Join(compared, ", ")
@@ -101,6 +108,9 @@ func PodsPerNode(pi *PodInfo, node *corev1.Node) int64 {
 	p := alloc[corev1.ResourcePods]
 	n := p.Value()
 	for _, name := range pi.requests {
+		if pi.bridged(name, node) {
+			continue
+		}
 		want, have := pi.Request[name], alloc[name]
 		if k := fits(want, have); k < n {
 			n = k
