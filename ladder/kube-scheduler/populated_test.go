@@ -36,15 +36,15 @@ func TestPopulatedDifferential(t *testing.T) {
 		var background []*v1.Pod
 		for k := 0; k < 8 && len(cl.Classes) > 1; k++ {
 			c := &cl.Classes[rng.IntN(len(cl.Classes))]
-			if c.Info.Claims.Asks() {
+			if claimsOf(c).Asks() {
 				continue // judged on occupied nodes by TestPlacementDifferential
 			}
 			background = addPods(t, c, nodes, background, 4, rng, fc.name, nil, nil)
 		}
 		for i := range cl.Classes {
 			c := &cl.Classes[i]
-			if c.Info.Claims.Asks() {
-				// A DRA class on occupied nodes: TestPlacementDifferential
+			if claimsOf(c).Asks() {
+				// A DRA class (or one the extended-resource bridge gives devices) on occupied nodes: TestPlacementDifferential
 				// places its pods one by one with the DRA manager, and
 				// holds every node's reasons for the first refused one.
 				continue

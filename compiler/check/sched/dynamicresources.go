@@ -298,7 +298,7 @@ func PodsPerNodeOn(pi *PodInfo, n Node) int64 {
 // that requests it.
 func FilterPopulatedDRA(pod *corev1.Pod, claims *Claims, nodes []*corev1.Node, devices map[string][]resourcev1.Device, existing []*corev1.Pod) map[string][]string {
 	pi := NewPodInfo(pod)
-	if claims.Extended != "" {
+	if claims != nil && claims.Extended != "" {
 		pi.Bridge = claims
 	} else {
 		pi.Claims = claims

@@ -21,6 +21,9 @@ func FullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
 		full := n.Node.DeepCopy()
 		alloc := full.Status.Allocatable
 		for _, name := range pi.requests {
+			if pi.bridged(name, n.Node) {
+				continue
+			}
 			have, want := alloc[name], pi.Request[name]
 			for range k {
 				have.Sub(want)
@@ -30,7 +33,7 @@ func FullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
 		pods := alloc[corev1.ResourcePods]
 		pods.Set(pods.Value() - k)
 		alloc[corev1.ResourcePods] = pods
-		if rs := nodeResourcesFit(pi, full); len(rs) > 0 || !pi.ClaimsOn(n.Node).Asks() {
+		if rs := fitAgainst(pi, n.Node, full); len(rs) > 0 || !pi.ClaimsOn(n.Node).Asks() {
 			return rs
 		}
 		return []string{ErrReasonClaims} // the node's devices went to the k pods
@@ -47,7 +50,14 @@ const ErrReasonTooManyPods = "Too many pods"
 var NodeResourcesFit = NodeFilter{Name: "NodeResourcesFit", Filter: nodeResourcesFit, Explain: resourcesCompared}
 
 func nodeResourcesFit(pi *PodInfo, node *corev1.Node) []string {
-	alloc := node.Status.Allocatable
+	return fitAgainst(pi, node, node)
+}
+
+// fitAgainst is NodeResourcesFit on node with what its pods take off its
+// allocatable (left): the extended-resource bridge takes a request to DRA
+// by the node's allocatable alone (fit.go, shouldDelegateResourceToDRA).
+func fitAgainst(pi *PodInfo, node, left *corev1.Node) []string {
+	alloc := left.Status.Allocatable
 	var reasons []string
 	if p := alloc[corev1.ResourcePods]; p.Value() < 1 {
 		reasons = append(reasons, ErrReasonTooManyPods)

@@ -40,7 +40,7 @@ func filterPopulated(pi *PodInfo, nodes []*corev1.Node, existing []*corev1.Pod) 
 			func() []string { return nodeUnschedulable(pi, n) },
 			func() []string { return taintToleration(pi, n) },
 			func() []string { return nodeAffinity(pi, n) },
-			func() []string { return nodeResourcesFit(pi, WithRequested(n, on[n.Name])) },
+			func() []string { return fitAgainst(pi, n, WithRequested(n, on[n.Name])) },
 			func() []string { return spread.filter(n) },
 			func() []string { return anti.filter(n) },
 		} {
@@ -65,10 +65,10 @@ func WithRequested(n *corev1.Node, pods []*corev1.Pod) *corev1.Node {
 	alloc := n.Status.Allocatable.DeepCopy()
 	for _, p := range pods {
 		for name, q := range PodRequest(p) {
-			have := alloc[name]
-			if have.IsZero() {
+			if have := n.Status.Allocatable[name]; have.IsZero() {
 				continue
 			}
+			have := alloc[name]
 			have.Sub(q)
 			alloc[name] = have
 		}
