@@ -36,15 +36,21 @@ func TestPopulatedDifferential(t *testing.T) {
 		var background []*v1.Pod
 		for k := 0; k < 8 && len(cl.Classes) > 1; k++ {
 			c := &cl.Classes[rng.IntN(len(cl.Classes))]
-			if claimsOf(c).Asks() {
+			if c.Info.Claims.Asks() {
 				continue // judged on occupied nodes by TestPlacementDifferential
 			}
 			background = addPods(t, c, nodes, background, 4, rng, fc.name, nil, nil)
 		}
 		for i := range cl.Classes {
 			c := &cl.Classes[i]
-			if claimsOf(c).Asks() {
-				// A DRA class (or one the extended-resource bridge gives devices) on occupied nodes: TestPlacementDifferential
+			// A class the extended-resource bridge gives devices is
+			// judged here on a cluster without the driver chart's
+			// DeviceClass (Filter's framework holds none, and
+			// FilterPopulated reads no bridge): the other filters on
+			// occupied nodes. TestPlacementDifferential judges it with
+			// the class, the DRA manager and the devices.
+			if c.Info.Claims.Asks() {
+				// A DRA class on occupied nodes: TestPlacementDifferential
 				// places its pods one by one with the DRA manager, and
 				// holds every node's reasons for the first refused one.
 				continue
