@@ -122,8 +122,17 @@ func (c *checker) bridge(name string, pool spec.Pool) {
 		c.errorf(at, "extendedResourceBridge is for whole GPUs: nvidia.com/gpu maps to the driver chart's DeviceClass %s, which selects devices of type \"gpu\", and the MIG-cut GPUs of pool %q publish only MIG devices, so kube-scheduler would allocate none", dradriver.DeviceClassGPU, name)
 	case !c.poolHasGPU(pool):
 		c.errorf(at, "pool %q has no GPU: extendedResourceBridge is for GPU pools", name)
+	case pool.Provisioner == spec.Karpenter || pool.Provisioner == spec.Both:
+		c.errorf(at, "extendedResourceBridge is not built for Karpenter pools: Karpenter launches a NodeClaim for the pods' nvidia.com/gpu (its instance types carry the GPUs as nvidia.com/gpu), and on a node whose GPUs the DRA driver publishes the NodeClaim never initializes (ResourceNotRegistered): %s", karpenterNotRegistered)
 	}
 }
+
+// karpenterNotRegistered is Karpenter v1.15's word for a NodeClaim whose
+// node never advertises an extended resource its pods requested
+// (sigs.k8s.io/karpenter pkg/controllers/nodeclaim/lifecycle/initialization.go,
+// RequestedResourcesRegistered; make test-karpenter runs it,
+// TestKarpenterBridge).
+const karpenterNotRegistered = `Resource "nvidia.com/gpu" was requested but not registered`
 
 func (c *checker) poolHasGPU(pool spec.Pool) bool {
 	for _, it := range pool.InstanceTypes {
