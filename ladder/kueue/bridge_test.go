@@ -2,9 +2,6 @@ package kueuediff
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,10 +10,6 @@ import (
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/keys"
-	"github.com/gpufleet/gpufleet/internal/crdtest"
-	"github.com/gpufleet/gpufleet/internal/fleetgen"
-	"github.com/gpufleet/gpufleet/internal/testfleet"
-	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
 // TestDRAExtendedResourceAccounting holds what the checker's Kueue model
@@ -34,22 +27,7 @@ import (
 // not nvidia.com/gpu, disagrees on each.
 func TestDRAExtendedResourceAccounting(t *testing.T) {
 	ctx := context.Background()
-	crds, err := crdtest.Load(upstream.Kueue, upstream.KueueCRDs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, dirs, err := testfleet.Examples("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	for seed := 1; seed <= 60; seed++ {
-		p := filepath.Join(tmp, fmt.Sprintf("full-%d.json", seed))
-		if err := os.WriteFile(p, fleetgen.JSON(fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true})), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, p)
-	}
+	crds, dirs := draFleets(t)
 	var compared, replaced, blind int
 	for _, dir := range dirs {
 		res, err := compiler.Compile([]string{dir})
