@@ -86,10 +86,11 @@ func TestKustomizeTree(t *testing.T) {
 			}
 		}
 		// So does the NVIDIA device plugin's config, in a namespace of its
-		// own, when a pool has GPUs.
+		// own, when a pool not on DRA has GPUs (Bottlerocket's run the
+		// plugin on the host).
 		cat := aws.Catalog(f.InstanceTypes)
 		for _, p := range f.Pools {
-			if slices.ContainsFunc(p.InstanceTypes, func(it string) bool { return cat[it].GPU != nil }) {
+			if f.PoolGPUAPI(p) != spec.GPUAPIDRA && p.AMIFamily != "Bottlerocket" && slices.ContainsFunc(p.InstanceTypes, func(it string) bool { return cat[it].GPU != nil }) {
 				want["ConfigMap"]++
 				want["Namespace"]++
 				break

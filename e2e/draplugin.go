@@ -166,9 +166,18 @@ func (fr *fleetRun) copyClaimTemplates(ns, pns string) {
 // claimsAllocated holds a DRA class's bound pods to their ResourceClaims:
 // each has its claim, made by the resourceclaim controller and allocated
 // by kube-scheduler, with as many devices as the template asks, all on
-// the pod's node. It returns how many claims it checked.
+// the pod's node. A class asking nvidia.com/gpu where the driver chart's
+// DeviceClass names it (the extended-resource bridge) is held so on the
+// DRA nodes it is bound to: kube-scheduler made its pod a claim (annotated
+// resource.kubernetes.io/extended-resource-claim) of the class's count of
+// devices, and the pod's status names it. It returns how many claims it
+// checked.
 func (fr *fleetRun) claimsAllocated(c *sched.Class, ns string, bound map[string]string) int {
-	if !c.Info.Claims.Asks() || len(bound) == 0 {
+	claims, bridge := c.Info.Claims, false
+	if !claims.Asks() {
+		claims, bridge = c.Info.Bridge, true
+	}
+	if !claims.Asks() || len(bound) == 0 {
 		return 0
 	}
 	l, err := fr.cp.Client.ResourceV1().ResourceClaims(ns).List(fr.ctx, metav1.ListOptions{})
@@ -186,6 +195,23 @@ func (fr *fleetRun) claimsAllocated(c *sched.Class, ns string, bound map[string]
 	var bad []string
 	n := 0
 	for pod, node := range bound {
+		if bridge {
+			n, err := fr.cp.Client.CoreV1().Nodes().Get(fr.ctx, node, metav1.GetOptions{})
+			if err != nil {
+				fr.t.Fatal(err)
+			}
+			if !isDRANode(n) {
+				continue // the device plugin's GPUs
+			}
+			p, err := fr.cp.Client.CoreV1().Pods(ns).Get(fr.ctx, pod, metav1.GetOptions{})
+			if err != nil {
+				fr.t.Fatal(err)
+			}
+			claim, ok := byPod[pod]
+			if st := p.Status.ExtendedResourceClaimStatus; ok && (st == nil || st.ResourceClaimName != claim.Name || claim.Annotations[resourcev1.ExtendedResourceClaimAnnotation] != "true") {
+				bad = append(bad, fmt.Sprintf("pod %s on %s: claim %s is not the one kube-scheduler made for its nvidia.com/gpu (status %+v)", pod, node, claim.Name, st))
+			}
+		}
 		claim, ok := byPod[pod]
 		switch {
 		case !ok:
@@ -194,8 +220,8 @@ func (fr *fleetRun) claimsAllocated(c *sched.Class, ns string, bound map[string]
 			bad = append(bad, fmt.Sprintf("pod %s is bound to %s, its claim %s unallocated", pod, node, claim.Name))
 		default:
 			res := claim.Status.Allocation.Devices.Results
-			if int64(len(res)) != c.Info.Claims.Devices {
-				bad = append(bad, fmt.Sprintf("claim %s of pod %s: %d devices allocated, the template asks %d", claim.Name, pod, len(res), c.Info.Claims.Devices))
+			if int64(len(res)) != claims.Devices {
+				bad = append(bad, fmt.Sprintf("claim %s of pod %s: %d devices allocated, the checker's claim asks %d", claim.Name, pod, len(res), claims.Devices))
 			}
 			for _, r := range res {
 				if r.Pool != node || r.Driver != dradriver.DeviceClassGPU {

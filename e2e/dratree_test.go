@@ -108,5 +108,17 @@ func TestDRAChartTakesTreeValues(t *testing.T) {
 		if !reflect.DeepEqual(got.Spec.Selectors, dc.Spec.Selectors) {
 			t.Errorf("DeviceClass %s selects %+v in the chart, %+v in the checker's copy", dc.Name, got.Spec.Selectors, dc.Spec.Selectors)
 		}
+		// The extended-resource bridge: the chart names nvidia.com/gpu
+		// for resource.k8s.io/v1, and the checker maps it so.
+		if !reflect.DeepEqual(got.Spec.ExtendedResourceName, dc.Spec.ExtendedResourceName) {
+			t.Errorf("DeviceClass %s: extendedResourceName %v in the chart, %v in the checker's copy", dc.Name, ptrString(got.Spec.ExtendedResourceName), ptrString(dc.Spec.ExtendedResourceName))
+		}
 	}
+}
+
+func ptrString(p *string) string {
+	if p == nil {
+		return "<none>"
+	}
+	return *p
 }

@@ -104,13 +104,30 @@ func (c *Claim) Selector(driver string) string {
 
 // gpuAPIRequirement keeps each class on the pools that offer GPUs its
 // way, in a fleet with DRA pools: a pod asks one way before Kubernetes
-// 1.36, and autoscalers choose a group by node labels.
+// 1.36, and autoscalers choose a group by node labels. From 1.36 the
+// driver chart's gpu.nvidia.com DeviceClass maps nvidia.com/gpu to every
+// DRA node's whole GPUs (its extendedResourceName), so kube-scheduler
+// would give a device-plugin class's pods devices on any DRA node its
+// affinity allows: in a fleet with bridged pools (extendedResourceBridge)
+// a whole-GPU device-plugin class keeps off the other DRA pools by name,
+// and so lands on the device plugin's pools and the bridged ones.
 func gpuAPIRequirement(f *spec.Fleet, c spec.Class) []corev1.NodeSelectorRequirement {
 	switch {
 	case c.GPU == nil || !f.UsesDRA():
 		return nil
 	case f.ClassGPUAPI(c) == spec.GPUAPIDRA:
 		return []corev1.NodeSelectorRequirement{req(keys.LabelGPUAPI, corev1.NodeSelectorOpIn, spec.GPUAPIDRA)}
+	case f.Bridges() && c.GPU.MIG == "" && !c.GPU.Shared:
+		var claimsOnly []string
+		for _, name := range spec.Keys(f.Pools) {
+			if p := f.Pools[name]; f.PoolGPUAPI(p) == spec.GPUAPIDRA && !f.Bridged(p) {
+				claimsOnly = append(claimsOnly, name)
+			}
+		}
+		if len(claimsOnly) == 0 {
+			return nil
+		}
+		return []corev1.NodeSelectorRequirement{req(keys.LabelPool, corev1.NodeSelectorOpNotIn, claimsOnly...)}
 	}
 	return []corev1.NodeSelectorRequirement{req(keys.LabelGPUAPI, corev1.NodeSelectorOpNotIn, spec.GPUAPIDRA)}
 }

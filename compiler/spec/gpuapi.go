@@ -32,6 +32,23 @@ func (f *Fleet) UsesDRA() bool {
 	return false
 }
 
+// Bridged reports whether the pool takes pods asking for nvidia.com/gpu
+// through the DRA extended-resource bridge: a gpuAPI "dra" pool that says
+// extendedResourceBridge.
+func (f *Fleet) Bridged(p Pool) bool {
+	return p.ExtendedResourceBridge && f.PoolGPUAPI(p) == GPUAPIDRA
+}
+
+// Bridges reports whether any pool is Bridged.
+func (f *Fleet) Bridges() bool {
+	for _, p := range f.Pools {
+		if f.Bridged(p) {
+			return true
+		}
+	}
+	return false
+}
+
 func orGPUAPI(own, cluster string) string {
 	switch {
 	case own != "":

@@ -153,6 +153,11 @@ type Pool struct {
 	TopologyDomains map[string]int64 `json:"topologyDomains,omitempty"`
 	// GPUAPI is how the pool's nodes offer GPUs, the cluster's if empty.
 	GPUAPI string `json:"gpuAPI,omitempty"`
+	// ExtendedResourceBridge lets a gpuAPI "dra" pool also take the pods
+	// that ask for nvidia.com/gpu: kube-scheduler (DRAExtendedResource,
+	// beta and on from 1.36) allocates them devices of the driver chart's
+	// DeviceClass, whose extendedResourceName is nvidia.com/gpu.
+	ExtendedResourceBridge bool `json:"extendedResourceBridge,omitempty"`
 }
 
 // Sharing is a pool's GPU sharing through the NVIDIA device plugin.

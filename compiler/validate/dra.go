@@ -7,11 +7,18 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 )
 
 // minDRAMinor is the first Kubernetes minor with resource.k8s.io/v1, where
 // Dynamic Resource Allocation is GA and on by default.
 const minDRAMinor = 34
+
+// minBridgeMinor is the first Kubernetes minor where DRAExtendedResource
+// is on by default (beta): before it the API server drops a DeviceClass's
+// extendedResourceName and kube-scheduler maps no extended resource to
+// DRA devices.
+const minBridgeMinor = 36
 
 // maxClaimDevices is the most devices one claim allocates
 // (k8s.io/api/resource/v1 AllocationResultsMaxSize).
@@ -32,6 +39,7 @@ func (c *checker) dra() {
 	}
 	for _, name := range spec.Keys(f.Pools) {
 		pool := f.Pools[name]
+		c.bridge(name, pool)
 		if f.PoolGPUAPI(pool) != spec.GPUAPIDRA {
 			continue
 		}
@@ -87,10 +95,44 @@ func (c *checker) dra() {
 	}
 }
 
-func (c *checker) draVersion() bool {
+func (c *checker) draVersion() bool { return c.minorAtLeast(minDRAMinor) }
+
+func (c *checker) minorAtLeast(least int) bool {
 	minor, err := strconv.Atoi(strings.TrimPrefix(c.f.Cluster.Version, "1."))
-	return err != nil || minor >= minDRAMinor // a malformed version is the schema's to refuse
+	return err != nil || minor >= least // a malformed version is the schema's to refuse
 }
+
+// bridge checks a pool's extendedResourceBridge: the pool must be on DRA
+// (a device-plugin pool advertises nvidia.com/gpu itself), the cluster
+// must have DRAExtendedResource on, and the pool's GPUs must be whole:
+// the driver chart's gpu.nvidia.com DeviceClass, which names
+// nvidia.com/gpu, selects devices of type "gpu", and a MIG-cut GPU
+// publishes only its MIG devices, so kube-scheduler would allocate none.
+func (c *checker) bridge(name string, pool spec.Pool) {
+	if !pool.ExtendedResourceBridge {
+		return
+	}
+	at := p("pools", name, "extendedResourceBridge")
+	switch {
+	case c.f.PoolGPUAPI(pool) != spec.GPUAPIDRA:
+		c.errorf(at, "extendedResourceBridge is for gpuAPI \"dra\" pools: pool %q is on the device plugin, which advertises nvidia.com/gpu itself", name)
+	case !c.minorAtLeast(minBridgeMinor):
+		c.errorf(at, "extendedResourceBridge needs Kubernetes 1.%d or later, not %s: DRAExtendedResource is off by default before 1.%d, so the API server drops the DeviceClass's extendedResourceName and kube-scheduler gives pods asking for nvidia.com/gpu no DRA device", minBridgeMinor, c.f.Cluster.Version, minBridgeMinor)
+	case pool.MIG != "":
+		c.errorf(at, "extendedResourceBridge is for whole GPUs: nvidia.com/gpu maps to the driver chart's DeviceClass %s, which selects devices of type \"gpu\", and the MIG-cut GPUs of pool %q publish only MIG devices, so kube-scheduler would allocate none", dradriver.DeviceClassGPU, name)
+	case !c.poolHasGPU(pool):
+		c.errorf(at, "pool %q has no GPU: extendedResourceBridge is for GPU pools", name)
+	case pool.Provisioner == spec.Karpenter || pool.Provisioner == spec.Both:
+		c.errorf(at, "extendedResourceBridge is not built for Karpenter pools: Karpenter launches a NodeClaim for the pods' nvidia.com/gpu (its instance types carry the GPUs as nvidia.com/gpu), and on a node whose GPUs the DRA driver publishes the NodeClaim never initializes (ResourceNotRegistered): %s", karpenterNotRegistered)
+	}
+}
+
+// karpenterNotRegistered is Karpenter v1.15's word for a NodeClaim whose
+// node never advertises an extended resource its pods requested
+// (sigs.k8s.io/karpenter pkg/controllers/nodeclaim/lifecycle/initialization.go,
+// RequestedResourcesRegistered; make test-karpenter runs it,
+// TestKarpenterBridge).
+const karpenterNotRegistered = `Resource "nvidia.com/gpu" was requested but not registered`
 
 func (c *checker) poolHasGPU(pool spec.Pool) bool {
 	for _, it := range pool.InstanceTypes {

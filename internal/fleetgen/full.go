@@ -189,6 +189,12 @@ func (g *gen) fullDRA(f *spec.Fleet, pools []*fullPool, names []string, homes []
 			gpu.API = spec.GPUAPIDRA
 			c.GPU = &gpu
 			f.Classes[name] = c
+		} else if dra[homes[i].name] {
+			// A class that still asks for nvidia.com/gpu on a pool moved
+			// to DRA: the pool takes it through the extended-resource
+			// bridge (no draw, so the fleets are otherwise as they were).
+			homes[i].spec.ExtendedResourceBridge = true
+			f.Pools[homes[i].name] = homes[i].spec
 		}
 	}
 }

@@ -163,7 +163,9 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 	}
 	var got *Placement
 	var err error
-	if len(tmpl.Spec.ResourceClaims) > 0 {
+	// A pod asking nvidia.com/gpu where the driver chart's DeviceClass
+	// names it is the DRA manager's too (the extended-resource bridge).
+	if c := fl.cl.Class(r.Class); len(tmpl.Spec.ResourceClaims) > 0 || c != nil && c.Info.Bridge.Asks() {
 		dra := draInputs(fl.t, fl.res, fl.cl)
 		dra.Slices = slicesOf(devicesAtMaxSize(fl.cl, cells))
 		got, err = ScheduleDRA(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, dra, tieBreak(run))

@@ -102,7 +102,7 @@ func TestDifferential(t *testing.T) {
 	var nodePairs, poolPairs, fits, refused, mig, shared, system int
 	var cov coverage
 	var bad []disagreement
-	var draClasses, draMIG, draPairs int
+	var draClasses, draMIG, draPairs, bridged int
 	for _, fc := range fleetCases(t) {
 		res, cl := fc.compile(t)
 		var nodes []*v1.Node
@@ -120,8 +120,12 @@ func TestDifferential(t *testing.T) {
 			c := &all[i]
 			var theirs map[string][]string
 			var err error
-			if len(c.Pod.Spec.ResourceClaims) > 0 {
+			if len(c.Pod.Spec.ResourceClaims) > 0 || c.Info.Bridge.Asks() {
+				// A pod asking for nvidia.com/gpu where the driver
+				// chart's DeviceClass maps it is the DRA manager's
+				// too: the extended-resource bridge.
 				theirs, err = FilterDRA(c.Pod, nodes, nil, dra)
+				bridged += b2i(c.Info.Bridge.Asks())
 				draClasses++
 				draPairs += len(nodes)
 				if c.Info.Claims.Asks() && strings.HasPrefix(c.Info.Claims.Claims[0].Spec.Devices.Requests[0].Exactly.DeviceClassName, "mig-") {
@@ -162,8 +166,8 @@ func TestDifferential(t *testing.T) {
 	t.Logf("compared %d class × pool pairs (%d class × node pairs: %d fit, %d refused); %d disagreements",
 		poolPairs, nodePairs, fits, refused, len(bad))
 	t.Logf("%d MIG and %d shared-GPU classes compared; %d of the trees' own Deployments (their schedulers)", mig, shared, system)
-	t.Logf("%d DRA classes (%d of them claiming MIG slices) compared on %d nodes by the DynamicResources plugin with its DRA manager", draClasses, draMIG, draPairs)
-	figures = append(figures, fmt.Sprintf("%-10s %d DRA classes (%d MIG) on %d nodes", "dra", draClasses, draMIG, draPairs))
+	t.Logf("%d DRA classes (%d of them claiming MIG slices, %d asking nvidia.com/gpu through the extended-resource bridge) compared on %d nodes by the DynamicResources plugin with its DRA manager", draClasses, draMIG, bridged, draPairs)
+	figures = append(figures, fmt.Sprintf("%-10s %d DRA classes (%d MIG, %d bridged) on %d nodes", "dra", draClasses, draMIG, bridged, draPairs))
 	if draClasses == 0 || draMIG == 0 {
 		t.Errorf("%d DRA classes compared, %d of them MIG: the DynamicResources filter goes unjudged", draClasses, draMIG)
 	}

@@ -168,24 +168,30 @@ func makeClaims(pod *v1.Pod, templates []*resourcev1.ResourceClaimTemplate) ([]*
 // beta and on: a pod's extended resource may be a DeviceClass's), so a
 // framework without one panics on a pod that claims nothing. The
 // extended-resource cache follows the DeviceClass informer, chained as
-// addAllEventHandlers (pkg/scheduler/eventhandlers.go) chains it.
-func newDRAManager(ctx context.Context, client *fake.Clientset, informerFactory informers.SharedInformerFactory) (*dynamicresources.DefaultDRAManager, *assumecache.AssumeCache, *resourceslicetracker.Tracker, error) {
+// addAllEventHandlers (pkg/scheduler/eventhandlers.go) chains it; synced
+// reports when the cache has seen every DeviceClass (the informer reports
+// synced before its handlers have run, and a pod scheduled before then
+// finds no class for nvidia.com/gpu, which kube-scheduler would retry).
+func newDRAManager(ctx context.Context, client *fake.Clientset, informerFactory informers.SharedInformerFactory) (m *dynamicresources.DefaultDRAManager, claimCache *assumecache.AssumeCache, tracker *resourceslicetracker.Tracker, synced func() bool, err error) {
 	logger := klog.FromContext(ctx)
-	claimCache := assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
-	tracker, err := resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
+	claimCache = assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
+	tracker, err = resourceslicetracker.StartTracker(ctx, resourceslicetracker.Options{
 		SliceInformer: informerFactory.Resource().V1().ResourceSlices(),
 		KubeClient:    client,
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	m := dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
+	m = dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
+	synced = func() bool { return true }
 	if c, ok := m.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok && c != nil {
-		if _, err := informerFactory.Resource().V1().DeviceClasses().Informer().AddEventHandler(c); err != nil {
-			return nil, nil, nil, err
+		reg, err := informerFactory.Resource().V1().DeviceClasses().Informer().AddEventHandler(c)
+		if err != nil {
+			return nil, nil, nil, nil, err
 		}
+		synced = reg.HasSynced
 	}
-	return m, claimCache, tracker, nil
+	return m, claimCache, tracker, synced, nil
 }
 
 // newDRAFramework is newFramework with the DRA manager scheduler.New
@@ -194,7 +200,7 @@ func newDRAFramework(ctx context.Context, profile *config.KubeSchedulerProfile, 
 	registerMetrics.Do(metrics.Register)
 	client := fake.NewClientset(objs...)
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
-	draManager, claimCache, tracker, err := newDRAManager(ctx, client, informerFactory)
+	draManager, claimCache, tracker, classesSynced, err := newDRAManager(ctx, client, informerFactory)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +233,7 @@ func newDRAFramework(ctx context.Context, profile *config.KubeSchedulerProfile, 
 		if err != nil {
 			return nil, err
 		}
-		if tracker.HasSynced() && len(slices) == want.slices && len(claimCache.List(nil)) == want.claims {
+		if tracker.HasSynced() && classesSynced() && len(slices) == want.slices && len(claimCache.List(nil)) == want.claims {
 			return fw, nil
 		}
 		if time.Now().After(deadline) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -152,5 +153,79 @@ func TestAllocatorFeatures(t *testing.T) {
 	want := cel.Features{EnableConsumableCapacity: fts.EnableDRAConsumableCapacity, EnableListTypeAttributes: fts.EnableDRAListTypeAttributes}
 	if diff := cmp.Diff(want, sched.CELFeatures); diff != "" {
 		t.Errorf("CEL features (-kube-scheduler +checker):\n%s", diff)
+	}
+}
+
+// claimsOf are what the class's pods have the DRA manager allocate: their
+// own claims, or the extended-resource bridge's claim for nvidia.com/gpu.
+func claimsOf(c *sched.Class) *sched.Claims {
+	if c.Info.Claims.Asks() {
+		return c.Info.Claims
+	}
+	return c.Info.Bridge
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A checker blind to the extended-resource bridge (a pod asking for
+// nvidia.com/gpu refused wherever the node advertises none, as before
+// DRAExtendedResource) is caught by the real DynamicResources and
+// NodeResourcesFit plugins, whose DRA manager maps nvidia.com/gpu to the
+// driver chart's DeviceClass: on the bridged pool's nodes they place the
+// pod where the blind checker says "Insufficient nvidia.com/gpu", and on
+// the other nodes without the resource they refuse it for its claim.
+func TestFilterCatchesBridgeBlind(t *testing.T) {
+	var bridged, caught, nodes int
+	var example string
+	for _, fc := range fleetCases(t) {
+		res, cl := fc.compile(t)
+		dra := draInputs(t, res, cl)
+		var all []*v1.Node
+		devices := map[string][]resourcev1.Device{}
+		for _, p := range cl.Pools {
+			for _, n := range p.Nodes {
+				all = append(all, n.Node)
+				devices[n.Name] = n.Devices
+			}
+		}
+		for i := range cl.Classes {
+			c := &cl.Classes[i]
+			if !c.Info.Bridge.Asks() {
+				continue
+			}
+			bridged++
+			theirs, err := FilterDRA(c.Pod, all, nil, dra)
+			if err != nil {
+				t.Fatalf("%s: class %s: %v", fc.name, c.Name, err)
+			}
+			aware := sched.FilterPopulatedDRA(c.Pod, c.Info.Bridge, all, devices, nil)
+			blind := sched.FilterPopulated(c.Pod, all, nil)
+			hit := false
+			for _, n := range all {
+				want := sorted(theirs[n.Name])
+				if got := sorted(aware[n.Name]); !slices.Equal(got, want) {
+					t.Errorf("%s: class %s on node %s: checker %q, kube-scheduler %q", fc.name, c.Name, n.Name, got, want)
+				}
+				if got := sorted(blind[n.Name]); !slices.Equal(got, want) {
+					nodes++
+					if !hit && example == "" {
+						example = fmt.Sprintf("%s: class %s on node %s: blind checker %q, kube-scheduler %q", fc.name, c.Name, n.Name, got, want)
+					}
+					hit = true
+				}
+			}
+			if hit {
+				caught++
+			}
+		}
+	}
+	t.Logf("%d classes asking nvidia.com/gpu where the chart's DeviceClass maps it: a bridge-blind checker is caught on %d (%d nodes), e.g. %s", bridged, caught, nodes, example)
+	if bridged == 0 || caught == 0 {
+		t.Errorf("%d bridged classes, a bridge-blind checker caught on %d: want some", bridged, caught)
 	}
 }

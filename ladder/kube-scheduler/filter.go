@@ -219,7 +219,7 @@ func buildFramework(ctx context.Context, profile *config.KubeSchedulerProfile, s
 	// Pods here claim nothing (prepare rejects claims; ScheduleDRA has its
 	// own framework), but PreFilter resolves every pod's extended
 	// resources through the manager's DeviceClasses.
-	draManager, _, _, err := newDRAManager(ctx, client, informerFactory)
+	draManager, _, _, _, err := newDRAManager(ctx, client, informerFactory)
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,12 @@ func TestPopulatedDifferential(t *testing.T) {
 		}
 		for i := range cl.Classes {
 			c := &cl.Classes[i]
+			// A class the extended-resource bridge gives devices is
+			// judged here on a cluster without the driver chart's
+			// DeviceClass (Filter's framework holds none, and
+			// FilterPopulated reads no bridge): the other filters on
+			// occupied nodes. TestPlacementDifferential judges it with
+			// the class, the DRA manager and the devices.
 			if c.Info.Claims.Asks() {
 				// A DRA class on occupied nodes: TestPlacementDifferential
 				// places its pods one by one with the DRA manager, and

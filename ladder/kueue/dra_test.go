@@ -37,22 +37,7 @@ import (
 // (kueuemodel.Request alone) disagrees on each.
 func TestDRAAccounting(t *testing.T) {
 	ctx := context.Background()
-	crds, err := crdtest.Load(upstream.Kueue, upstream.KueueCRDs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, dirs, err := testfleet.Examples("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	for seed := 1; seed <= 60; seed++ {
-		p := filepath.Join(tmp, fmt.Sprintf("full-%d.json", seed))
-		if err := os.WriteFile(p, fleetgen.JSON(fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true})), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, p)
-	}
+	crds, dirs := draFleets(t)
 	var compared, blind, unmapped int
 	for _, dir := range dirs {
 		res, err := compiler.Compile([]string{dir})
@@ -106,6 +91,29 @@ func TestDRAAccounting(t *testing.T) {
 	if compared == 0 || blind != compared || unmapped != compared {
 		t.Errorf("compared %d DRA classes, a claims-blind model caught on %d, an unmapped class refused by both on %d: want some, all", compared, blind, unmapped)
 	}
+}
+
+// draFleets are Kueue's CRDs and the fleets the DRA accounting tests
+// compile: the examples and 60 generated full fleets.
+func draFleets(t *testing.T) (*crdtest.Validator, []string) {
+	t.Helper()
+	crds, err := crdtest.Load(upstream.Kueue, upstream.KueueCRDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dirs, err := testfleet.Examples("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	for seed := 1; seed <= 60; seed++ {
+		p := filepath.Join(tmp, fmt.Sprintf("full-%d.json", seed))
+		if err := os.WriteFile(p, fleetgen.JSON(fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true})), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, p)
+	}
+	return crds, dirs
 }
 
 // kueueDRAUnmapped drops the mapping of the class's DeviceClass from the

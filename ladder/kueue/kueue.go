@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +38,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/dradriver"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 )
 
@@ -94,6 +96,22 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 			limits = append(limits, rct)
 		}
 	}
+	// The DeviceClasses of a cluster that runs the tree, which Kueue's
+	// extended-resource accounting looks up by spec.extendedResourceName:
+	// the driver chart's, where the tree installs it (the checker's copy,
+	// which e2e holds to the chart), and the tree's own.
+	if _, ok := tr[dradriver.ValuesPath]; ok {
+		for _, dc := range dradriver.DeviceClasses() {
+			limits = append(limits, dc)
+		}
+	}
+	for _, doc := range tree.Docs(tr[tree.DRADeviceClassesPath]) {
+		dc := &resourcev1.DeviceClass{}
+		if err := tree.Decode(doc, dc); err != nil {
+			return nil, fmt.Errorf("%s: %w", tree.DRADeviceClassesPath, err)
+		}
+		limits = append(limits, dc)
+	}
 	mapper, err := draMapper(tr)
 	if err != nil {
 		return nil, err
@@ -110,6 +128,7 @@ func Load(ctx context.Context, crds *crdtest.Validator, tr tree.Tree) (*Kueue, e
 	}
 	cl := utiltesting.NewClientBuilder().
 		WithIndex(&corev1.LimitRange{}, indexer.LimitRangeHasContainerOrPodType, indexer.IndexLimitRangeHasContainerOrPodType).
+		WithIndex(&resourcev1.DeviceClass{}, indexer.DeviceClassExtendedResourceNameIndex, indexer.IndexDeviceClassExtendedResourceName).
 		WithObjects(objs...).Build()
 	cache := schdcache.New(cl)
 	domains := map[string]map[string]int64{}
@@ -411,4 +430,23 @@ func (k *Kueue) DRARequests(ctx context.Context, namespace, name string, podSets
 		return nil, errs.ToAggregate()
 	}
 	return res, nil
+}
+
+// ExtendedRequests is what Kueue's extended-resource DRA accounting
+// (KueueDRAIntegrationExtendedResource, beta and on in v0.19) makes of the
+// pod sets' requests of extended resources a DeviceClass names
+// (pkg/dra ResolveExtendedResourceQuota, as its workload controller runs
+// it): the logical resources its deviceClassMappings count them as, and
+// the extended resources they replace (workload.NewInfo removes those,
+// then adds these). Nil for a tree without mappings.
+func (k *Kueue) ExtendedRequests(ctx context.Context, namespace, name string, podSets []kueue.PodSet) (map[kueue.PodSetReference]corev1.ResourceList, map[kueue.PodSetReference]sets.Set[corev1.ResourceName], error) {
+	if k.draMapper == nil {
+		return nil, nil, nil
+	}
+	wl := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Spec: kueue.WorkloadSpec{PodSets: podSets}}
+	add, replaced, errs := dra.ResolveExtendedResourceQuota(ctx, k.client, k.draMapper, wl)
+	if len(errs) > 0 {
+		return nil, nil, errs.ToAggregate()
+	}
+	return add, replaced, nil
 }

@@ -74,11 +74,15 @@ func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*sched.C
 	if err != nil {
 		return nil, err
 	}
+	bridging := bridgeClasses(dra != nil, classes)
 	names, examples := t.Examples()
 	c.Classes = make([]sched.Class, len(examples))
 	err = forEach(len(examples), func(i int) (err error) {
 		if c.Classes[i], err = classFrom(names[i], t, examples[i]); err == nil {
 			c.Classes[i].Info.Claims, err = podClaims(c.Classes[i].Pod, templates, classes)
+		}
+		if err == nil {
+			c.Classes[i].Info.Bridge = bridgeClaims(c.Classes[i].Pod, c.Classes[i].Info, bridging)
 		}
 		if err != nil {
 			return fmt.Errorf("check: %s: %w", examples[i], err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/internal/sat"
@@ -66,6 +67,13 @@ func shortOf(info *sched.PodInfo, pods int64, hard map[string]int64, what string
 	var short []string
 	req := info.Request
 	claimed := info.Claims.ClaimQuota()
+	if !info.Claims.Asks() {
+		// The claim kube-scheduler makes for a pod asking nvidia.com/gpu
+		// where the driver chart's DeviceClass maps it, on a node that
+		// advertises none: charged on the bridged pools only, counted
+		// here wherever the class may land.
+		claimed = info.Bridge.ClaimQuota()
+	}
 	for _, r := range slices.Sorted(maps.Keys(claimed)) {
 		if h, limited := hard[string(r)]; limited {
 			if need := sat.Mul(sat.Mul(claimed[r], pods), 1000); need > h {
@@ -76,6 +84,9 @@ func shortOf(info *sched.PodInfo, pods int64, hard map[string]int64, what string
 	for _, r := range check.QuotaResources {
 		h, limited := hard[string(r)]
 		q := req[r]
+		// What the claims are charged of it as an extended resource
+		// (a DRA class's devices of a class that names it).
+		q.Add(*resource.NewQuantity(claimed[corev1.DefaultResourceRequestsPrefix+r], resource.DecimalSI))
 		need := sat.Mul(q.MilliValue(), pods)
 		if limited && need > h {
 			short = append(short, fmt.Sprintf("%s needs %s, %s holds %s", r, milli(need, r), what, milli(h, r)))

@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,10 +17,15 @@ import (
 // firstAvailable list, the most each class may get), and one
 // count/resourceclaims.resource.k8s.io. With DRAExtendedResource (beta and
 // on from v1.36) each class's devices are charged again as its implicit
-// extended resource, "requests.deviceclass.resource.kubernetes.io/<class>"
-// (addExtendedResourceQuota; the tree's DeviceClasses name no extended
-// resource, so nothing is charged as one). make test-kube-scheduler holds
-// it to the evaluator on every DRA class's claims (TestClaimQuota).
+// extended resource, "requests.deviceclass.resource.kubernetes.io/<class>",
+// and as the extended resource its spec.extendedResourceName names
+// ("requests.nvidia.com/gpu" for the driver chart's gpu.nvidia.com), less
+// what the pod is charged of it where the claim is the one kube-scheduler
+// made for the pod's extended resources (addExtendedResourceQuota,
+// getVerifiedPodUsage): a claim of a DRA class is charged
+// requests.nvidia.com/gpu, the bridge's claim is not (its pod is). make
+// test-kube-scheduler holds it to the evaluator on every DRA class's claims
+// and every bridged class's (TestClaimQuota).
 func (c *Claims) ClaimQuota() map[corev1.ResourceName]int64 {
 	if !c.Asks() {
 		return nil
@@ -46,13 +50,26 @@ func (c *Claims) ClaimQuota() map[corev1.ResourceName]int64 {
 			}
 		}
 	}
-	implicit := map[corev1.ResourceName]int64{}
+	extended := map[corev1.ResourceName]int64{}
 	for k, n := range out {
-		if class, ok := strings.CutSuffix(string(k), corev1.ResourceClaimsPerClass); ok && class != "" {
-			implicit[corev1.ResourceName(corev1.ResourceImplicitExtendedClaimsPerClass+class)] = n
+		class, ok := strings.CutSuffix(string(k), corev1.ResourceClaimsPerClass)
+		if !ok || class == "" {
+			continue
+		}
+		extended[corev1.ResourceName(corev1.ResourceImplicitExtendedClaimsPerClass+class)] = n
+		if dc, err := c.lister().Get(class); err == nil && dc.Spec.ExtendedResourceName != nil {
+			extended[corev1.ResourceName(corev1.DefaultResourceRequestsPrefix+*dc.Spec.ExtendedResourceName)] = n
 		}
 	}
-	maps.Copy(out, implicit)
+	if c.Extended != "" {
+		// The pod's own charge of what it requests.
+		extended[corev1.ResourceName(corev1.DefaultResourceRequestsPrefix+c.Extended)] -= c.Devices
+	}
+	for k, n := range extended {
+		if n > 0 {
+			out[k] = n
+		}
+	}
 	return out
 }
 

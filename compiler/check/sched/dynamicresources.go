@@ -36,6 +36,10 @@ type Claims struct {
 	Classes []*resourcev1.DeviceClass
 	// Devices is how many devices the claims ask for.
 	Devices int64
+	// Extended is the extended resource the claims stand for where they
+	// are the DRA extended-resource bridge's (PodInfo.Bridge), "" for a
+	// pod's own.
+	Extended corev1.ResourceName
 	// perType memoises, by instance type and how many devices a node
 	// has free, how many pods' claims it allocates at once: its devices
 	// are its type's (cloud.Cloud's DRADevices), alike, less those a live
@@ -109,20 +113,25 @@ type typeDevices struct {
 
 // dynamicResources is the plugin's verdict for one pod on an empty node.
 func dynamicResources(pi *PodInfo, n Node) []string {
-	if !pi.Claims.Asks() {
+	claims := pi.ClaimsOn(n.Node)
+	if !claims.Asks() {
 		return nil
 	}
-	if pi.Claims.perNode(n) < 1 {
+	if claims.perNode(n) < 1 {
 		return []string{ErrReasonClaims}
 	}
 	return nil
 }
 
 func claimsCompared(pi *PodInfo, n Node) string {
-	if !pi.Claims.Asks() {
+	claims := pi.ClaimsOn(n.Node)
+	if !claims.Asks() {
 		return ""
 	}
-	return fmt.Sprintf("claimed/published: %d device(s) of %s / %d device(s)", pi.Claims.Devices, pi.Claims.className(), len(n.Devices))
+	if claims.Extended != "" {
+		return fmt.Sprintf("claimed/published: %d device(s) of %s for %s / %d device(s)", claims.Devices, claims.className(), claims.Extended, len(n.Devices))
+	}
+	return fmt.Sprintf("claimed/published: %d device(s) of %s / %d device(s)", claims.Devices, claims.className(), len(n.Devices))
 }
 
 // perNode is how many pods' claims the node allocates at once: the real
@@ -273,8 +282,8 @@ func matches(claims []*resourcev1.ResourceClaim, classes classLister, devices []
 // publishes bound a pod with claims too.
 func PodsPerNodeOn(pi *PodInfo, n Node) int64 {
 	k := PodsPerNode(pi, n.Node)
-	if pi.Claims.Asks() {
-		k = min(k, pi.Claims.perNode(n))
+	if claims := pi.ClaimsOn(n.Node); claims.Asks() {
+		k = min(k, claims.perNode(n))
 	}
 	return k
 }
@@ -283,9 +292,18 @@ func PodsPerNodeOn(pi *PodInfo, n Node) int64 {
 // with the devices they publish (by node name): where the other filters
 // pass, DynamicResources on the devices the existing pods' claims left,
 // each existing pod with claims taken to hold as many devices as the
-// pod's own claims (they are the class's pods).
+// pod's own claims (they are the class's pods). Claims that are the
+// extended-resource bridge's (Claims.Extended) are the pod's where a node
+// advertises none of the resource, and held there by each existing pod
+// that requests it.
 func FilterPopulatedDRA(pod *corev1.Pod, claims *Claims, nodes []*corev1.Node, devices map[string][]resourcev1.Device, existing []*corev1.Pod) map[string][]string {
-	out := FilterPopulated(pod, nodes, existing)
+	pi := NewPodInfo(pod)
+	if claims != nil && claims.Extended != "" {
+		pi.Bridge = claims
+	} else {
+		pi.Claims = claims
+	}
+	out := filterPopulated(pi, nodes, existing)
 	if !claims.Asks() {
 		return out
 	}
@@ -293,11 +311,12 @@ func FilterPopulatedDRA(pod *corev1.Pod, claims *Claims, nodes []*corev1.Node, d
 	for _, p := range existing {
 		if len(p.Spec.ResourceClaims) > 0 {
 			held[p.Spec.NodeName]++
+		} else if q := PodRequest(p)[claims.Extended]; claims.Extended != "" && !q.IsZero() {
+			held[p.Spec.NodeName]++
 		}
 	}
-	pi := &PodInfo{Claims: claims}
 	for _, n := range nodes {
-		if len(out[n.Name]) > 0 {
+		if len(out[n.Name]) > 0 || !pi.ClaimsOn(n).Asks() {
 			continue
 		}
 		node := Node{InstanceType: n.Labels[keys.LabelInstanceType], Node: n, Devices: devices[n.Name]}

@@ -24,6 +24,10 @@ type PodInfo struct {
 	// Claims are the pod's ResourceClaims, nil for none: the readback
 	// resolves them from the tree's templates (NewPodInfo cannot).
 	Claims *Claims
+	// Bridge is the claim kube-scheduler makes for the pod's request of
+	// an extended resource a DeviceClass names (bridge.go), nil where no
+	// class maps what it requests.
+	Bridge *Claims
 	// requests are the non-zero requests in the order reasons are given.
 	requests []corev1.ResourceName
 }
@@ -33,7 +37,7 @@ type PodInfo struct {
 func Like(pod *corev1.Pod, prev *PodInfo) *PodInfo {
 	pi := NewPodInfo(pod)
 	if prev != nil {
-		pi.Claims = prev.Claims
+		pi.Claims, pi.Bridge = prev.Claims, prev.Bridge
 	}
 	return pi
 }

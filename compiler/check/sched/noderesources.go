@@ -21,6 +21,9 @@ func FullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
 		full := n.Node.DeepCopy()
 		alloc := full.Status.Allocatable
 		for _, name := range pi.requests {
+			if pi.bridged(name, n.Node) {
+				continue
+			}
 			have, want := alloc[name], pi.Request[name]
 			for range k {
 				have.Sub(want)
@@ -30,7 +33,7 @@ func FullNodeReasons(pi *PodInfo, p *Pool, typ string) []string {
 		pods := alloc[corev1.ResourcePods]
 		pods.Set(pods.Value() - k)
 		alloc[corev1.ResourcePods] = pods
-		if rs := nodeResourcesFit(pi, full); len(rs) > 0 || !pi.Claims.Asks() {
+		if rs := fitAgainst(pi, n.Node, full); len(rs) > 0 || !pi.ClaimsOn(n.Node).Asks() {
 			return rs
 		}
 		return []string{ErrReasonClaims} // the node's devices went to the k pods
@@ -47,12 +50,22 @@ const ErrReasonTooManyPods = "Too many pods"
 var NodeResourcesFit = NodeFilter{Name: "NodeResourcesFit", Filter: nodeResourcesFit, Explain: resourcesCompared}
 
 func nodeResourcesFit(pi *PodInfo, node *corev1.Node) []string {
-	alloc := node.Status.Allocatable
+	return fitAgainst(pi, node, node)
+}
+
+// fitAgainst is NodeResourcesFit on node with what its pods take off its
+// allocatable (left): the extended-resource bridge takes a request to DRA
+// by the node's allocatable alone (fit.go, shouldDelegateResourceToDRA).
+func fitAgainst(pi *PodInfo, node, left *corev1.Node) []string {
+	alloc := left.Status.Allocatable
 	var reasons []string
 	if p := alloc[corev1.ResourcePods]; p.Value() < 1 {
 		reasons = append(reasons, ErrReasonTooManyPods)
 	}
 	for _, name := range pi.requests {
+		if pi.bridged(name, node) {
+			continue // DynamicResources allocates it
+		}
 		want, have := pi.Request[name], alloc[name]
 		if want.Cmp(have) > 0 {
 			reasons = append(reasons, "Insufficient "+string(name))
@@ -68,6 +81,10 @@ func resourcesCompared(pi *PodInfo, node *corev1.Node) string {
 	var compared []string
 	for _, name := range pi.requests {
 		want, have := pi.Request[name], node.Status.Allocatable[name]
+		if pi.bridged(name, node) {
+			compared = append(compared, fmt.Sprintf("%s %s/%s (left to DRA)", name, want.String(), have.String()))
+			continue
+		}
 		compared = append(compared, fmt.Sprintf("%s %s/%s", name, want.String(), have.String()))
 	}
 	return "request/allocatable: " + strings.Join(compared, ", ")
@@ -101,6 +118,9 @@ func PodsPerNode(pi *PodInfo, node *corev1.Node) int64 {
 	p := alloc[corev1.ResourcePods]
 	n := p.Value()
 	for _, name := range pi.requests {
+		if pi.bridged(name, node) {
+			continue
+		}
 		want, have := pi.Request[name], alloc[name]
 		if k := fits(want, have); k < n {
 			n = k

@@ -112,7 +112,7 @@ func evaluate(c *Class, p *Pool, explain bool, w *Worker) Cell {
 				break
 			}
 		}
-		if c.Info.Claims.Asks() && (len(v.Reasons) == 0 || explain) {
+		if c.Info.ClaimsOn(n.Node).Asks() && (len(v.Reasons) == 0 || explain) {
 			st := DynamicResources(c.Info, n)
 			if len(v.Reasons) == 0 {
 				v.Reasons = st.Reasons

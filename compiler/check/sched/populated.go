@@ -22,7 +22,11 @@ const (
 // about the same rules in aggregate; this is them one pod at a time, so a
 // differential can compare every intermediate state with the scheduler.
 func FilterPopulated(pod *corev1.Pod, nodes []*corev1.Node, existing []*corev1.Pod) map[string][]string {
-	pi := NewPodInfo(pod)
+	return filterPopulated(NewPodInfo(pod), nodes, existing)
+}
+
+func filterPopulated(pi *PodInfo, nodes []*corev1.Node, existing []*corev1.Pod) map[string][]string {
+	pod := pi.Pod
 	on := map[string][]*corev1.Pod{}
 	for _, p := range existing {
 		on[p.Spec.NodeName] = append(on[p.Spec.NodeName], p)
@@ -36,7 +40,7 @@ func FilterPopulated(pod *corev1.Pod, nodes []*corev1.Node, existing []*corev1.P
 			func() []string { return nodeUnschedulable(pi, n) },
 			func() []string { return taintToleration(pi, n) },
 			func() []string { return nodeAffinity(pi, n) },
-			func() []string { return nodeResourcesFit(pi, WithRequested(n, on[n.Name])) },
+			func() []string { return fitAgainst(pi, n, WithRequested(n, on[n.Name])) },
 			func() []string { return spread.filter(n) },
 			func() []string { return anti.filter(n) },
 		} {
@@ -50,7 +54,10 @@ func FilterPopulated(pod *corev1.Pod, nodes []*corev1.Node, existing []*corev1.P
 }
 
 // WithRequested is the node with its pods' requests taken off its
-// allocatable, as NodeResourcesFit compares them.
+// allocatable, as NodeResourcesFit compares them. A resource the node has
+// none of stays at none: NodeResourcesFit refuses any request of it, or
+// leaves it to DRA where the extended-resource bridge maps it (by the
+// allocatable alone, fit.go's shouldDelegateResourceToDRA).
 func WithRequested(n *corev1.Node, pods []*corev1.Pod) *corev1.Node {
 	if len(pods) == 0 {
 		return n
@@ -58,6 +65,9 @@ func WithRequested(n *corev1.Node, pods []*corev1.Pod) *corev1.Node {
 	alloc := n.Status.Allocatable.DeepCopy()
 	for _, p := range pods {
 		for name, q := range PodRequest(p) {
+			if have := n.Status.Allocatable[name]; have.IsZero() {
+				continue
+			}
 			have := alloc[name]
 			have.Sub(q)
 			alloc[name] = have

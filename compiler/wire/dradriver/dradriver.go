@@ -80,17 +80,26 @@ type KubeletPlugin struct {
 // "gpu" match. e2e renders the chart and holds this copy to it.
 const DeviceClassGPU = "gpu.nvidia.com"
 
+// ExtendedResourceGPU is the extended resource the chart's whole-GPU
+// DeviceClass names (spec.extendedResourceName): templates/deviceclass-gpu.yaml
+// writes it whenever it renders for resource.k8s.io/v1, as the tree's
+// values have it. The API server keeps it where DRAExtendedResource is on
+// (beta and on by default from Kubernetes 1.36; before, it drops the
+// field), and kube-scheduler then gives a pod asking for nvidia.com/gpu
+// devices of the class on any node that advertises none: the DRA
+// extended-resource bridge, cluster-wide (sched's bridge.go).
+const ExtendedResourceGPU = "nvidia.com/gpu"
+
 // DeviceClasses are the chart's DeviceClasses that gpufleet's claims name,
-// as the chart renders them for resource.k8s.io/v1 on a cluster without
-// the DRAExtendedResource gate (before 1.36), which drops the class's
-// extendedResourceName.
+// as the chart renders them for resource.k8s.io/v1 and a Kubernetes 1.36
+// API server keeps them.
 func DeviceClasses() []*resourcev1.DeviceClass {
 	return []*resourcev1.DeviceClass{{
 		TypeMeta:   metav1.TypeMeta{APIVersion: ResourceAPIVersion, Kind: "DeviceClass"},
 		ObjectMeta: metav1.ObjectMeta{Name: DeviceClassGPU},
 		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
 			Expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
-		}}}},
+		}}}, ExtendedResourceName: new(ExtendedResourceGPU)},
 	}}
 }
 
