@@ -63,6 +63,9 @@ func ReadBaseline(dir string) *Baseline {
 		go func() {
 			defer close(gc)
 			b.groups, b.groupsErr = nodegroup.NodeGroups(tree.Bytes(b.old))
+			if b.groupsErr == nil {
+				b.groupsErr = plausibleGroups(b.groups)
+			}
 		}()
 		if raw, ok := b.old[report.JSONPath]; !ok {
 			b.reportErr = fmt.Errorf("%s is missing (or larger than gpufleet reads): plan reads the fleet's old placement from it", report.JSONPath)
@@ -149,6 +152,19 @@ func PlanAgainst(res *Result, b *Baseline) (*plan.Plan, error) {
 // maxReport bounds the committed report a plan reads: the benchmark's XL
 // fleet (3,000 pools, 1,500 classes) writes 70 MB.
 const maxReport = 512 << 20
+
+// plausibleGroups refuses sizes no build writes, which the committed tree
+// (a stranger's pull request may have edited it) could otherwise carry into
+// the plan as a change ("max -4 → 4 nodes"): the spec's own bounds, a size
+// at least 0 and a standing or desired size within the maximum.
+func plausibleGroups(groups []nodes.Group) error {
+	for _, g := range groups {
+		if g.MaxNodes < 0 || g.Standing < 0 || g.Desired < 0 || g.Standing > g.MaxNodes || g.Desired > g.MaxNodes {
+			return fmt.Errorf("pool %s's node group (%s) has sizes no build writes: standing %d, desired %d, max %d", g.Pool, g.Source, g.Standing, g.Desired, g.MaxNodes)
+		}
+	}
+	return nil
+}
 
 func isGroups(p string) bool { return strings.HasPrefix(p, "nodegroups/") }
 

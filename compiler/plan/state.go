@@ -183,6 +183,9 @@ func readQuotas(b []byte) ([]TenantQuota, error) {
 		}
 		scope := ResourceQuotaScope(q.Metadata.Namespace, q.Metadata.Name)
 		for _, r := range slices.Sorted(maps.Keys(q.Spec.Hard)) {
+			if v := q.Spec.Hard[r]; v.Sign() < 0 {
+				return nil, fmt.Errorf("%s: hard %s is negative: no build writes a negative quota", scope, r)
+			}
 			out = append(out, TenantQuota{TenantOf(q.Metadata.Labels), Quota{Scope: scope, Resource: r, Value: q.Spec.Hard[r]}})
 		}
 	}
@@ -212,6 +215,9 @@ func readQueues(b []byte) ([]TenantQuota, error) {
 		for _, g := range cq.Spec.ResourceGroups {
 			for _, f := range g.Flavors {
 				for _, r := range f.Resources {
+					if r.NominalQuota.Sign() < 0 {
+						return nil, fmt.Errorf("%s: nominalQuota of %s is negative: no build writes a negative quota", FlavorScope(cq.Metadata.Name, f.Name), r.Name)
+					}
 					out = append(out, TenantQuota{TenantOf(cq.Metadata.Labels), Quota{Scope: FlavorScope(cq.Metadata.Name, f.Name), Resource: r.Name, Value: r.NominalQuota}})
 				}
 			}
