@@ -124,6 +124,12 @@ func TestKustomizeTree(t *testing.T) {
 			if tn.Quota != nil || tn.Borrow != nil {
 				quotas++
 			}
+			// A tenant that queues and has several namespaces gets its
+			// unqueued classes' share of the quota beside (issue 48).
+			unqueued := slices.ContainsFunc(tn.Classes, func(name string) bool { return !f.Classes[name].Queued() })
+			if tn.Quota != nil && n > 1 && unqueued && (queued || (tn.Cohort != "" && len(tn.PoolQuotas) > 0)) {
+				quotas++
+			}
 			want["ResourceQuota"] += n * quotas
 		}
 		// The MIG profiles' DeviceClasses, and Karpenter objects, are
