@@ -107,6 +107,13 @@ func TestKustomizeTree(t *testing.T) {
 				}
 			}
 		}
+		// The admission policies, and each tenant's parameters and
+		// bindings (issue 48).
+		if len(f.Tenants) > 0 {
+			want["ValidatingAdmissionPolicy"] += 2
+		}
+		want["ConfigMap"] += len(f.Tenants)
+		want["ValidatingAdmissionPolicyBinding"] += 2 * len(f.Tenants)
 		for _, tn := range f.Tenants {
 			n := len(tn.Namespaces)
 			want["Namespace"] += n

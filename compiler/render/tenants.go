@@ -61,6 +61,8 @@ func tenantFiles(d *derive.Fleet, t derive.Tenant) []file {
 		resources = append(resources, "localqueues.yaml")
 	}
 	out = append(out, file{path.Join(dir, tree.LimitRangesFile), limits})
+	resources = append(resources, tree.AdmissionFile)
+	out = append(out, tenantAdmission(d, t, labels))
 	return append(out, file{path.Join(dir, "kustomization.yaml"), []any{kustomization(resources)}})
 }
 
