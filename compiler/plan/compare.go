@@ -14,7 +14,7 @@ func Compare(before, after *State, files []FileChange) *Plan {
 	p := &Plan{SchemaVersion: SchemaVersion, Changed: len(files) > 0}
 	p.NodeGroups = groupChanges(before.Groups, after.Groups)
 	p.Classes = classChanges(before, after)
-	p.Tenants = tenantChanges(before.Quotas, after.Quotas)
+	p.Tenants = tenantChanges(before, after)
 	p.Cost = costChange(before.Report, after.Report)
 	p.Findings, p.errors = findingsChange(before.Report.Findings, after.Report.Findings)
 	p.Files = dirFiles(files)

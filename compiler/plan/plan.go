@@ -99,6 +99,9 @@ type TenantChange struct {
 	Tenant string        `json:"tenant"`
 	Change string        `json:"change"`
 	Quotas []QuotaChange `json:"quotas,omitempty"`
+	// Enforcement is how its admission policies' action moved; nil if
+	// it did not.
+	Enforcement *EnforcementChange `json:"enforcement,omitempty"`
 }
 
 // QuotaChange is one quota of a tenant; "" where there was none. Scope

@@ -58,6 +58,9 @@ func (p *Plan) sections(diffHint string) []section {
 		for _, q := range t.Quotas {
 			tenants = append(tenants, "tenant "+t.Tenant+", "+q.describe())
 		}
+		if t.Enforcement != nil {
+			tenants = append(tenants, "tenant "+t.Tenant+", "+t.Enforcement.describe())
+		}
 	}
 	for _, f := range p.Findings.Resolved {
 		resolved = append(resolved, finding(f))

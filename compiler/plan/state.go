@@ -25,6 +25,8 @@ type State struct {
 	Quotas map[string][]Quota
 	// Classes' example pods: their scheduler and PriorityClass.
 	Examples map[string]Example
+	// Enforcement by tenant: its admission bindings' actions.
+	Enforcement map[string]string
 }
 
 // Quota is one quota of a tenant: Scope names the object ("namespace
@@ -43,9 +45,10 @@ type Example struct {
 // File is what one file a plan reads says: quotas by tenant, or a class's
 // example.
 type File struct {
-	Quotas  []TenantQuota
-	Class   string
-	Example Example
+	Quotas      []TenantQuota
+	Class       string
+	Example     Example
+	Enforcement []TenantEnforcement
 }
 
 // TenantQuota is a quota and its tenant.
@@ -57,7 +60,7 @@ type TenantQuota struct {
 // IsQuotas and IsExample say which files a plan reads besides the report
 // and the node groups.
 func IsQuotas(p string) bool {
-	return path.Base(p) == tree.ResourceQuotasFile || p == tree.KueueQueuesPath
+	return path.Base(p) == tree.ResourceQuotasFile || p == tree.KueueQueuesPath || IsAdmission(p)
 }
 func IsExample(p string) bool {
 	return strings.HasPrefix(p, tree.ClassesDir+"/") && path.Base(p) == "example.yaml"
@@ -66,7 +69,7 @@ func IsExample(p string) bool {
 // NewState is the state of a tree whose files (IsQuotas, IsExample) say
 // files, by path.
 func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
-	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{}}
+	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{}, Enforcement: map[string]string{}}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		f := files[p]
 		for _, q := range f.Quotas {
@@ -74,6 +77,9 @@ func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
 		}
 		if f.Class != "" {
 			s.Examples[f.Class] = f.Example
+		}
+		for _, e := range f.Enforcement {
+			s.Enforcement[e.Tenant] = e.Actions
 		}
 	}
 	return s
@@ -86,6 +92,8 @@ func ParseFile(p string, b []byte) (File, error) {
 	switch {
 	case p == tree.KueueQueuesPath:
 		f.Quotas, err = readQueues(b)
+	case IsAdmission(p):
+		f.Enforcement, err = readEnforcement(b)
 	case IsQuotas(p):
 		f.Quotas, err = readQuotas(b)
 	case IsExample(p):

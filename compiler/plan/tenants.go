@@ -1,23 +1,35 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 )
 
-func tenantChanges(before, after map[string][]Quota) []TenantChange {
+func tenantChanges(bs, as *State) []TenantChange {
+	before, after := bs.Quotas, as.Quotas
 	var out []TenantChange
-	for _, t := range union(before, after) {
+	names := union(before, after)
+	for _, t := range union(bs.Enforcement, as.Enforcement) {
+		if !slices.Contains(names, t) {
+			names = append(names, t)
+		}
+	}
+	slices.Sort(names)
+	for _, t := range names {
 		tc := TenantChange{Tenant: t, Change: Changed}
 		b, bok := before[t]
 		a, aok := after[t]
+		_, beok := bs.Enforcement[t]
+		_, aeok := as.Enforcement[t]
+		tc.Enforcement = enforcementChange(bs.Enforcement[t], as.Enforcement[t])
 		switch {
-		case !bok:
+		case !bok && !beok:
 			tc.Change = Added
-		case !aok:
+		case !aok && !aeok:
 			tc.Change = Removed
 		}
 		tc.Quotas = quotaChanges(b, a)
-		if len(tc.Quotas) > 0 || tc.Change != Changed {
+		if len(tc.Quotas) > 0 || tc.Change != Changed || tc.Enforcement != nil {
 			out = append(out, tc)
 		}
 	}

@@ -1,7 +1,6 @@
 package kubeapiserver
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"sort"
@@ -31,21 +30,9 @@ type Tree struct {
 	Examples map[string]runtime.Object
 }
 
-// docs splits a YAML file into its documents.
-func docs(b []byte) [][]byte {
-	var out [][]byte
-	for _, d := range bytes.Split(b, []byte("\n---\n")) {
-		if len(bytes.TrimSpace(d)) > 0 {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 func kindOf(d []byte) string {
-	var tm struct{ Kind string }
-	_ = yaml.Unmarshal(d, &tm)
-	return tm.Kind
+	k, _ := tree.Kind(d)
+	return k
 }
 
 // Read decodes the tree's files strictly.
@@ -70,7 +57,7 @@ func Read(t tree.Tree) (*Tree, error) {
 	for _, p := range paths {
 		switch {
 		case p == tree.AdmissionPoliciesPath:
-			for _, d := range docs(t[p]) {
+			for _, d := range tree.Docs(t[p]) {
 				v := &admissionv1.ValidatingAdmissionPolicy{}
 				if err := decode(p, d, v); err != nil {
 					return nil, err
@@ -78,7 +65,7 @@ func Read(t tree.Tree) (*Tree, error) {
 				out.Policies = append(out.Policies, v)
 			}
 		case strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.AdmissionFile:
-			for _, d := range docs(t[p]) {
+			for _, d := range tree.Docs(t[p]) {
 				switch kindOf(d) {
 				case "ConfigMap":
 					v := &corev1.ConfigMap{}
@@ -95,7 +82,7 @@ func Read(t tree.Tree) (*Tree, error) {
 				}
 			}
 		case strings.HasPrefix(p, "tenants/") && path.Base(p) == "namespaces.yaml":
-			for _, d := range docs(t[p]) {
+			for _, d := range tree.Docs(t[p]) {
 				v := &corev1.Namespace{}
 				if err := decode(p, d, v); err != nil {
 					return nil, err
@@ -108,7 +95,7 @@ func Read(t tree.Tree) (*Tree, error) {
 				out.Namespaces = append(out.Namespaces, v)
 			}
 		case strings.HasPrefix(p, "classes/") && path.Base(p) == "example.yaml":
-			d := docs(t[p])[0]
+			d := tree.Docs(t[p])[0]
 			var v runtime.Object
 			switch kindOf(d) {
 			case "Deployment":
