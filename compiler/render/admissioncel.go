@@ -52,7 +52,9 @@ func admissionVariables(spec, meta string) []admissionv1.Variable {
 		{Name: "terms", Expression: sp(`has($SPEC.affinity) && has($SPEC.affinity.nodeAffinity) && has($SPEC.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) ? $SPEC.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.map(term, has(term.matchExpressions) ? term.matchExpressions.map(x, ` + celRequirement + `) : []) : []`)},
 		{Name: "containers", Expression: sp(`$SPEC.containers + (has($SPEC.initContainers) ? $SPEC.initContainers : [])`)},
 		{Name: "allowedResources", Expression: `variables.known ? ` + d("resources") + `.split('+') : []`},
-		{Name: "badResources", Expression: `variables.containers.filter(c, has(c.resources) && (has(c.resources.requests) && c.resources.requests.exists(r, r.contains('/') && !(r in variables.allowedResources)) || has(c.resources.limits) && c.resources.limits.exists(r, r.contains('/') && !(r in variables.allowedResources)))).map(c, c.name)`},
+		// A zero is no request: the tenant's LimitRange gives every
+		// container nvidia.com/gpu: 0 (render's limitRange).
+		{Name: "badResources", Expression: `variables.containers.filter(c, has(c.resources) && (has(c.resources.requests) && c.resources.requests.exists(r, r.contains('/') && string(c.resources.requests[r]) != '0' && !(r in variables.allowedResources)) || has(c.resources.limits) && c.resources.limits.exists(r, r.contains('/') && string(c.resources.limits[r]) != '0' && !(r in variables.allowedResources)))).map(c, c.name)`},
 		{Name: "allowedClaims", Expression: `variables.known ? ` + d("claims") + `.split('+') : []`},
 	}
 }

@@ -11,7 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install" // the API server's Pod defaults
+	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
 )
@@ -43,12 +45,14 @@ func template(o runtime.Object) (*corev1.PodTemplateSpec, string, string) {
 
 // pod is the pod a workload's controller makes of its template in ns, as
 // the API server sees it before validating admission: defaulted
-// (SetObjectDefaults_Pod), with the two NoExecute tolerations
+// (SetObjectDefaults_Pod), with the namespace's LimitRanges' defaults
+// merged by the LimitRanger plugin's own PodMutateLimitFunc
+// (plugin/pkg/admission/limitranger), with the two NoExecute tolerations
 // DefaultTolerationSeconds adds (k8s.io/kubernetes
 // plugin/pkg/admission/defaulttolerationseconds), and, with no
 // priorityClassName, the global default's, as the Priority plugin sets it
 // (plugin/pkg/admission/priority).
-func pod(tpl *corev1.PodTemplateSpec, ns, owner, globalDefault string) *corev1.Pod {
+func (g *gen) pod(tpl *corev1.PodTemplateSpec, ns, owner string) *corev1.Pod {
 	p := &corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: *tpl.ObjectMeta.DeepCopy(),
@@ -59,14 +63,31 @@ func pod(tpl *corev1.PodTemplateSpec, ns, owner, globalDefault string) *corev1.P
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: owner, Name: "w", UID: "u", Controller: ptr(true)}}
 	}
 	legacyscheme.Scheme.Default(p)
+	var in api.Pod
+	if err := legacyscheme.Scheme.Convert(p, &in, nil); err != nil {
+		panic(err)
+	}
+	for _, lr := range g.tree.LimitRanges[ns] {
+		if err := limitranger.PodMutateLimitFunc(lr, &in); err != nil {
+			panic(err)
+		}
+	}
+	if err := legacyscheme.Scheme.Convert(&in, p, nil); err != nil {
+		panic(err)
+	}
 	sec := int64(300)
 	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &sec})
 	}
 	if p.Spec.PriorityClassName == "" {
-		p.Spec.PriorityClassName = globalDefault
+		p.Spec.PriorityClassName = g.globalDefault
 	}
 	return p
+}
+
+type gen struct {
+	tree          *Tree
+	globalDefault string
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -83,12 +104,13 @@ func tolerate(taints []corev1.Taint) []corev1.Toleration {
 // in each of the tenant's namespaces, all to be admitted, and the hostile
 // pods and workloads the issue lists, all to be refused, with controls.
 func Cases(d *derive.Fleet, tr *Tree) []Case {
-	var globalDefault string
+	g := &gen{tree: tr}
 	for _, p := range d.Priorities {
 		if p.Default {
-			globalDefault = p.Name
+			g.globalDefault = p.Name
 		}
 	}
+	globalDefault := g.globalDefault
 	var out []Case
 	add := func(name string, o runtime.Object, res string, admit bool) {
 		out = append(out, Case{name, o, res, admit})
@@ -100,7 +122,7 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 			prios = append(prios, d.Class(c).Spec.Priority)
 		}
 		bare := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}
-		add(t.Name+": a CPU pod of no class", pod(bare, ns, "", globalDefault), "pods", true)
+		add(t.Name+": a CPU pod of no class", g.pod(bare, ns, ""), "pods", true)
 		for _, c := range t.Spec.Classes {
 			ex := tr.Examples[c]
 			for _, n := range t.Spec.Namespaces {
@@ -108,11 +130,11 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 				w.(metav1.Object).SetNamespace(n)
 				tpl, res, owner := template(w)
 				add(fmt.Sprintf("%s: class %s's example %s in %s", t.Name, c, res, n), w, res, true)
-				add(fmt.Sprintf("%s: class %s's pod in %s", t.Name, c, n), pod(tpl, n, owner, globalDefault), "pods", true)
+				add(fmt.Sprintf("%s: class %s's pod in %s", t.Name, c, n), g.pod(tpl, n, owner), "pods", true)
 			}
 			tpl, res, owner := template(ex)
 			own := func(mut func(p *corev1.Pod)) *corev1.Pod {
-				p := pod(tpl, ns, owner, globalDefault)
+				p := g.pod(tpl, ns, owner)
 				mut(p)
 				return p
 			}
@@ -165,17 +187,17 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 				}), "pods", true)
 			}
 		}
-		add(t.Name+": a pod of a class it does not have", pod(&corev1.PodTemplateSpec{
+		add(t.Name+": a pod of a class it does not have", g.pod(&corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelClass: "not-" + t.Name}}, Spec: bare.Spec,
-		}, ns, "", globalDefault), "pods", false)
-		add(t.Name+": a pod of no class requesting a GPU", pod(&corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		}, ns, ""), "pods", false)
+		add(t.Name+": a pod of no class requesting a GPU", g.pod(&corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
 			Name: "main", Image: "busybox", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}},
-		}}}}, ns, "", globalDefault), "pods", false)
+		}}}}, ns, ""), "pods", false)
 		for _, pl := range d.Pools {
 			if len(pl.Taints) == 0 {
 				continue
 			}
-			p := pod(bare, ns, "", globalDefault)
+			p := g.pod(bare, ns, "")
 			p.Spec.Tolerations = append(p.Spec.Tolerations, tolerate(pl.Taints)...)
 			p.Spec.NodeSelector = pl.Labels
 			add(fmt.Sprintf("%s: a CPU pod of no class tolerating pool %s", t.Name, pl.Name), p, "pods", false)
@@ -187,7 +209,7 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 			add(fmt.Sprintf("%s: a Deployment of no class tolerating pool %s", t.Name, pl.Name), dep, "deployments", false)
 		}
 		for _, pr := range d.Priorities {
-			p := pod(bare, ns, "", globalDefault)
+			p := g.pod(bare, ns, "")
 			p.Spec.PriorityClassName = pr.Name
 			add(fmt.Sprintf("%s: a pod of no class at priority %s", t.Name, pr.Name), p, "pods", slices.Contains(prios, pr.Name))
 		}

@@ -28,6 +28,8 @@ type Tree struct {
 	Namespaces []*corev1.Namespace
 	// Examples by class: the example.yaml's workload.
 	Examples map[string]runtime.Object
+	// LimitRanges by namespace.
+	LimitRanges map[string][]*corev1.LimitRange
 }
 
 func kindOf(d []byte) string {
@@ -37,7 +39,7 @@ func kindOf(d []byte) string {
 
 // Read decodes the tree's files strictly.
 func Read(t tree.Tree) (*Tree, error) {
-	out := &Tree{Examples: map[string]runtime.Object{}}
+	out := &Tree{Examples: map[string]runtime.Object{}, LimitRanges: map[string][]*corev1.LimitRange{}}
 	paths := make([]string, 0, len(t))
 	for p := range t {
 		paths = append(paths, p)
@@ -93,6 +95,14 @@ func Read(t tree.Tree) (*Tree, error) {
 				}
 				v.Labels[corev1.LabelMetadataName] = v.Name
 				out.Namespaces = append(out.Namespaces, v)
+			}
+		case strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.LimitRangesFile:
+			for _, d := range tree.Docs(t[p]) {
+				v := &corev1.LimitRange{}
+				if err := decode(p, d, v); err != nil {
+					return nil, err
+				}
+				out.LimitRanges[v.Namespace] = append(out.LimitRanges[v.Namespace], v)
 			}
 		case strings.HasPrefix(p, "classes/") && path.Base(p) == "example.yaml":
 			d := tree.Docs(t[p])[0]
