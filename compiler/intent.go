@@ -50,6 +50,19 @@ func Intent(d *derive.Fleet) check.Intent {
 			}
 			ti.PriorityHard[pr] = quotaMilli(derive.QuotaList(&q))
 		}
+		for _, ns := range t.Spec.Namespaces {
+			share, ok := t.Unqueued[ns]
+			if !ok {
+				continue
+			}
+			m := quotaMilli(share)
+			if ti.Share == nil {
+				ti.Share, ti.SharePriorities = m, t.UnqueuedPriorities
+			}
+			for k, v := range m {
+				ti.Share[k] = min(ti.Share[k], v)
+			}
+		}
 		in.Tenants = append(in.Tenants, ti)
 	}
 	return in

@@ -108,6 +108,13 @@ func TestKustomizeTree(t *testing.T) {
 				}
 			}
 		}
+		// The admission policies, and each tenant's parameters and
+		// bindings (issue 48).
+		if len(f.Tenants) > 0 {
+			want["ValidatingAdmissionPolicy"] += 2
+		}
+		want["ConfigMap"] += len(f.Tenants)
+		want["ValidatingAdmissionPolicyBinding"] += 2 * len(f.Tenants)
 		for _, tn := range f.Tenants {
 			n := len(tn.Namespaces)
 			want["Namespace"] += n
@@ -123,6 +130,12 @@ func TestKustomizeTree(t *testing.T) {
 			}
 			quotas := len(tn.PriorityQuotas)
 			if tn.Quota != nil || tn.Borrow != nil {
+				quotas++
+			}
+			// A tenant that queues and has several namespaces gets its
+			// unqueued classes' share of the quota beside (issue 48).
+			unqueued := slices.ContainsFunc(tn.Classes, func(name string) bool { return !f.Classes[name].Queued() })
+			if tn.Quota != nil && n > 1 && unqueued && (queued || (tn.Cohort != "" && len(tn.PoolQuotas) > 0)) {
 				quotas++
 			}
 			want["ResourceQuota"] += n * quotas

@@ -3,6 +3,7 @@ package compiler_test
 import (
 	"bytes"
 	"fmt"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"strings"
 	"testing"
 
@@ -74,6 +75,10 @@ func decodeStrict(doc []byte) (any, field.ErrorList, error) {
 		obj = &corev1.Service{}
 	case "policy/v1/PodDisruptionBudget":
 		obj = &policyv1.PodDisruptionBudget{}
+	case "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy":
+		obj = &admissionv1.ValidatingAdmissionPolicy{} // its CEL: ladder/kube-apiserver's TestTypeCheck
+	case "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding":
+		obj = &admissionv1.ValidatingAdmissionPolicyBinding{}
 	case "resource.k8s.io/v1/DeviceClass":
 		obj = &resourcev1.DeviceClass{} // and e2e's kube-apiserver compiles its CEL
 	case "resource.k8s.io/v1/ResourceClaimTemplate":

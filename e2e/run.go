@@ -21,6 +21,8 @@ import (
 // Stats are the run's totals, for the summary line.
 type Stats struct {
 	Fleets, Objects, Classes, Placed, Refused, Forbidden, Probes int
+	// Hostile pods the tenants' admission policies refused.
+	Hostile int
 	// SystemPods are the tree's own workloads' pods held to SystemLands.
 	SystemPods, NoScheduler int
 	// Rollouts of Deployment classes that completed, and that stalled

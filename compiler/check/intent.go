@@ -44,6 +44,12 @@ type TenantIntent struct {
 	// PriorityHard are the PriorityClass-scoped quotas by priority: each
 	// namespace's pods of that priority must fit them too.
 	PriorityHard map[string]map[string]int64
+	// Share is the smallest namespace's share of the quota its unqueued
+	// classes get, a ResourceQuota scoped to SharePriorities, when the
+	// tenant has several namespaces (nil otherwise): its pods of those
+	// priorities must fit it wherever they run.
+	Share           map[string]int64
+	SharePriorities []string
 }
 
 type PriorityIntent struct {

@@ -90,7 +90,8 @@ type Class struct {
 type Tenant struct {
 	Name string
 	Spec spec.Tenant
-	// Hard is each namespace's ResourceQuota: nominal quota plus borrowing.
+	// Hard is each namespace's ResourceQuota: nominal quota plus
+	// borrowing (or its share of Unqueued, with no ClusterQueue).
 	Hard corev1.ResourceList
 	// MaxGPUPerPod is the most GPUs any of the tenant's classes asks for in
 	// one pod: the LimitRange's per-pod maximum.
@@ -100,6 +101,12 @@ type Tenant struct {
 	// cohort, a ClusterQueue (one with no flavors would hold whatever is
 	// queued there for ever, silently).
 	Queued bool
+	// Unqueued is, for a tenant with a quota, several namespaces and an
+	// unqueued class, each namespace's share of the quota for the pods of
+	// UnqueuedPriorities (its unqueued classes' PriorityClasses): a
+	// ResourceQuota scoped to them (UnqueuedQuotaName). Nil otherwise.
+	Unqueued           map[string]corev1.ResourceList
+	UnqueuedPriorities []string
 }
 
 // HasClusterQueue reports whether the tenant gets a ClusterQueue: it
@@ -129,6 +136,7 @@ func Derive(f *spec.Fleet, cl cloud.Cloud, cat catalog.Catalog) *Fleet {
 		d.Tenants = append(d.Tenants, deriveTenant(name, f.Tenants[name], f.Classes))
 	}
 	withGPUAPI(d, cat)
+	withNamespaceShares(d)
 	d.System = system(d.Pools)
 	return d
 }

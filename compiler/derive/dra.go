@@ -158,21 +158,27 @@ func withGPUAPI(d *Fleet, cat catalog.Catalog) {
 	}
 	for i := range d.Tenants {
 		t := &d.Tenants[i]
-		gpus, ok := t.Hard[QuotaGPU]
-		if !ok {
-			continue
-		}
-		for _, name := range t.Spec.Classes {
-			c := d.Class(name)
-			switch {
-			case c == nil || c.Claim == nil:
-			case c.Claim.MIG == "":
-				t.Hard[c.Claim.Quota()] = gpus
-			default:
-				// A profile's devices: as many as the tenant's GPUs
-				// make of it, cut by the fleet's densest DRA layout.
-				t.Hard[c.Claim.Quota()] = *resource.NewQuantity(gpus.Value()*migPerGPU(d, c.Claim.MIG), resource.DecimalSI)
-			}
+		withClaimQuota(d, t.Spec.Classes, t.Hard)
+	}
+}
+
+// withClaimQuota adds to a quota of nvidia.com/gpu the devices the
+// tenant's DRA classes' claims are charged.
+func withClaimQuota(d *Fleet, classes []string, hard corev1.ResourceList) {
+	gpus, ok := hard[QuotaGPU]
+	if !ok {
+		return
+	}
+	for _, name := range classes {
+		c := d.Class(name)
+		switch {
+		case c == nil || c.Claim == nil:
+		case c.Claim.MIG == "":
+			hard[c.Claim.Quota()] = gpus
+		default:
+			// A profile's devices: as many as the tenant's GPUs
+			// make of it, cut by the fleet's densest DRA layout.
+			hard[c.Claim.Quota()] = *resource.NewQuantity(gpus.Value()*migPerGPU(d, c.Claim.MIG), resource.DecimalSI)
 		}
 	}
 }

@@ -134,6 +134,9 @@ type TenantChange struct {
 	Quotas            []QuotaChange `json:"quotas,omitempty"`
 	NamespacesRemoved []string      `json:"namespacesRemoved,omitempty"`
 	NamespacesAdded   []string      `json:"namespacesAdded,omitempty"`
+	// Enforcement is how its admission policies' action moved; nil if
+	// it did not.
+	Enforcement *EnforcementChange `json:"enforcement,omitempty"`
 }
 
 // ObjectChange is an object other than the above created, destroyed, or

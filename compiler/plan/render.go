@@ -62,6 +62,9 @@ func (p *Plan) sections(diffHint string) []section {
 		for _, q := range t.Quotas {
 			tenants = append(tenants, Symbol(Update)+" tenant "+t.Tenant+", "+q.describe())
 		}
+		if t.Enforcement != nil {
+			tenants = append(tenants, Symbol(Update)+" tenant "+t.Tenant+", "+t.Enforcement.describe())
+		}
 	}
 	for _, o := range p.Objects {
 		by(o.Action, o.line(), &objects)

@@ -33,6 +33,8 @@ type State struct {
 	// JSON, by "namespace/name": the API server holds a template's spec
 	// immutable (ValidateResourceClaimTemplateUpdate).
 	ClaimTemplates map[string]string
+	// Enforcement by tenant: its admission bindings' actions.
+	Enforcement map[string]string
 }
 
 // Quota is one quota of a tenant: Scope names the object ("namespace
@@ -57,6 +59,7 @@ type File struct {
 	Namespaces      []TenantNamespace
 	PriorityClasses []PriorityClass
 	ClaimTemplates  map[string]string
+	Enforcement     []TenantEnforcement
 }
 
 // TenantNamespace is a namespace and the tenant its label names.
@@ -71,7 +74,7 @@ type TenantQuota struct {
 // IsQuotas and IsExample say which files a plan reads besides the report
 // and the node groups.
 func IsQuotas(p string) bool {
-	return path.Base(p) == tree.ResourceQuotasFile || p == tree.KueueQueuesPath
+	return path.Base(p) == tree.ResourceQuotasFile || p == tree.KueueQueuesPath || IsAdmission(p)
 }
 func IsExample(p string) bool {
 	return strings.HasPrefix(p, tree.ClassesDir+"/") && path.Base(p) == "example.yaml"
@@ -97,7 +100,7 @@ func Reads(p string) bool {
 // files, by path.
 func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
 	s := &State{Groups: groups, Report: r, Quotas: map[string][]Quota{}, Examples: map[string]Example{},
-		Namespaces: map[string][]string{}, PriorityClasses: map[string]PriorityClass{}, ClaimTemplates: map[string]string{}}
+		Namespaces: map[string][]string{}, PriorityClasses: map[string]PriorityClass{}, ClaimTemplates: map[string]string{}, Enforcement: map[string]string{}}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		f := files[p]
 		for _, q := range f.Quotas {
@@ -113,6 +116,9 @@ func NewState(groups []nodes.Group, r *Report, files map[string]File) *State {
 			s.PriorityClasses[pc.Name] = pc
 		}
 		maps.Copy(s.ClaimTemplates, f.ClaimTemplates)
+		for _, e := range f.Enforcement {
+			s.Enforcement[e.Tenant] = e.Actions
+		}
 	}
 	return s
 }
@@ -124,6 +130,8 @@ func ParseFile(p string, b []byte) (File, error) {
 	switch {
 	case p == tree.KueueQueuesPath:
 		f.Quotas, err = readQueues(b)
+	case IsAdmission(p):
+		f.Enforcement, err = readEnforcement(b)
 	case IsQuotas(p):
 		f.Quotas, err = readQuotas(b)
 	case IsExample(p):

@@ -20,7 +20,8 @@ func tenantChanges(before, after *State) []TenantChange {
 		tc.Quotas = quotaChanges(before.Quotas[t], after.Quotas[t])
 		bn, an := before.Namespaces[t], after.Namespaces[t]
 		tc.NamespacesRemoved, tc.NamespacesAdded = setDiff(bn, an), setDiff(an, bn)
-		if len(tc.Quotas) > 0 || len(tc.NamespacesRemoved)+len(tc.NamespacesAdded) > 0 || tc.Change != Changed {
+		tc.Enforcement = enforcementChange(before.Enforcement[t], after.Enforcement[t])
+		if len(tc.Quotas) > 0 || len(tc.NamespacesRemoved)+len(tc.NamespacesAdded) > 0 || tc.Change != Changed || tc.Enforcement != nil {
 			out = append(out, tc)
 		}
 	}
@@ -33,6 +34,9 @@ func tenantSet(s *State) map[string]bool {
 		out[t] = true
 	}
 	for t := range s.Namespaces {
+		out[t] = true
+	}
+	for t := range s.Enforcement {
 		out[t] = true
 	}
 	return out

@@ -29,6 +29,8 @@ func TypedFile(p string, objs []any) (f File, ok bool) {
 			return File{}, false
 		}
 		return ExampleFile(ClassOf(p), spec.SchedulerName, spec.PriorityClassName), true
+	case IsAdmission(p):
+		return typedEnforcement(objs)
 	case p == tree.KueueQueuesPath:
 		for _, o := range objs {
 			cq, ok := tree.As[kueue.ClusterQueue](o)

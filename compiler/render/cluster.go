@@ -32,6 +32,7 @@ func (r *renderer) cluster() {
 		r.emit(tree.PriorityClassesPath, objs...)
 		files = append(files, path.Base(tree.PriorityClassesPath))
 	}
+	files = append(files, r.admissionPolicies()...)
 	r.nodeAgents()
 	if r.devicePlugin() {
 		files = append(files, path.Base(tree.DevicePluginNamespacePath), path.Base(tree.DevicePluginConfigPath))

@@ -61,6 +61,8 @@ func tenantFiles(d *derive.Fleet, t derive.Tenant) []file {
 		resources = append(resources, "localqueues.yaml")
 	}
 	out = append(out, file{path.Join(dir, tree.LimitRangesFile), limits})
+	resources = append(resources, tree.AdmissionFile)
+	out = append(out, tenantAdmission(d, t, labels))
 	return append(out, file{path.Join(dir, "kustomization.yaml"), []any{kustomization(resources)}})
 }
 
@@ -73,8 +75,22 @@ func tenantQuotas(t derive.Tenant, ns string, labels map[string]string) []any {
 			Spec:       corev1.ResourceQuotaSpec{Hard: hard, ScopeSelector: scope},
 		})
 	}
-	if t.Hard != nil {
+	share, split := t.Unqueued[ns]
+	switch {
+	case split && !t.HasClusterQueue():
+		// No Kueue: the namespace's share is all it may use.
+		quota(quotaName, share, nil)
+	case t.Hard != nil:
 		quota(quotaName, t.Hard, nil)
+	}
+	if split && t.HasClusterQueue() {
+		quota(derive.UnqueuedQuotaName, share, &corev1.ScopeSelector{
+			MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{
+				ScopeName: corev1.ResourceQuotaScopePriorityClass,
+				Operator:  corev1.ScopeSelectorOpIn,
+				Values:    t.UnqueuedPriorities,
+			}},
+		})
 	}
 	for _, pr := range spec.Keys(t.Spec.PriorityQuotas) {
 		q := t.Spec.PriorityQuotas[pr]

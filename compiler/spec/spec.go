@@ -372,6 +372,9 @@ type Tenant struct {
 	Queueing       string           `json:"queueing,omitempty"`
 	PriorityQuotas map[string]Quota `json:"priorityQuotas,omitempty"`
 	Defaults       Resources        `json:"defaults"`
+	// Admission is the admission policies' action: Deny, Warn or Audit
+	// ("" is Deny).
+	Admission string `json:"admission,omitempty"`
 }
 
 // Cohort is a node of the Kueue cohort hierarchy.

@@ -61,6 +61,10 @@ const (
 	ClassesDir                 = "classes"
 	// LimitRangesFile is each tenant directory's LimitRanges.
 	LimitRangesFile = "limitranges.yaml"
+	// AdmissionFile is each tenant directory's admission policy
+	// parameters and bindings; AdmissionPoliciesPath the policies.
+	AdmissionFile         = "admission.yaml"
+	AdmissionPoliciesPath = "cluster/admission-policies.yaml"
 	// ResourceQuotasFile is each tenant directory's ResourceQuotas.
 	ResourceQuotasFile = "resourcequotas.yaml"
 	// NamespacesFile is each tenant directory's Namespaces.

@@ -70,6 +70,7 @@ func (c *checker) tenants() {
 			c.errorf(p("tenants", name, "classes", strconv.Itoa(i)), "class %q is listed twice", t.Classes[i])
 		}
 		c.quota(t.Quota, "tenants", name, "quota")
+		c.quotaInTotal(name, t)
 		c.quota(t.Borrow, "tenants", name, "borrow")
 		for _, pr := range spec.Keys(t.PriorityQuotas) {
 			if _, ok := c.f.Priorities[pr]; !ok {
@@ -125,4 +126,33 @@ func (c *checker) quota(q *spec.Quota, path ...string) {
 	}
 	c.quantity(q.CPU, append(path, "cpu")...)
 	c.quantity(q.Memory, append(path, "memory")...)
+}
+
+// quotaInTotal refuses a tenant whose quota cannot hold in total across
+// its namespaces: Kubernetes has no quota across namespaces, so derive
+// splits the quota of its unqueued classes over them with a ResourceQuota
+// scoped to those classes' PriorityClasses (Kueue holds the queued ones
+// across them). A queued class at one of those priorities would be
+// counted against the split too, and Kueue does not see it.
+func (c *checker) quotaInTotal(name string, t spec.Tenant) {
+	if t.Quota == nil || len(t.Namespaces) < 2 {
+		return
+	}
+	queued, unqueued := map[string]string{}, map[string]string{}
+	for _, cl := range t.Classes {
+		if k, ok := c.f.Classes[cl]; ok {
+			side := unqueued
+			if k.Queued() {
+				side = queued
+			}
+			if _, seen := side[k.Priority]; !seen {
+				side[k.Priority] = cl
+			}
+		}
+	}
+	for _, pr := range spec.Keys(unqueued) {
+		if q, ok := queued[pr]; ok {
+			c.errorf(p("tenants", name, "quota"), "tenant %q's quota cannot hold in total over its %d namespaces: class %q is not queued and class %q is, both at priority %q, so the ResourceQuota that splits the unqueued classes' quota over the namespaces (scoped to their PriorityClasses) would count Kueue's work too; give them different priorities, queue both, or keep the tenant to one namespace", name, len(t.Namespaces), unqueued[pr], q, pr)
+		}
+	}
 }

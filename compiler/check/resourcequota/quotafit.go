@@ -56,6 +56,11 @@ func tenantShort(c *sched.Class, t check.TenantIntent, in check.Intent, pods int
 			short, whose = append(short, scoped...), "quotas"
 		}
 	}
+	if slices.Contains(t.SharePriorities, in.Priorities[c.Name].Name) {
+		if scoped := shortOf(c.Info, pods, t.Share, "its namespace's share of the quota"); len(scoped) > 0 {
+			short, whose = append(short, scoped...), "quotas"
+		}
+	}
 	return short, whose
 }
 

@@ -85,3 +85,34 @@ func TestQuotaFitClaims(t *testing.T) {
 		})
 	}
 }
+
+// TestQuotaFitShare: a tenant with several namespaces gets its unqueued
+// classes' quota split over them (issue 48), so the gang must fit the
+// smallest namespace's share, in a quota scoped to the class's priority.
+func TestQuotaFitShare(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		share      int64
+		priorities []string
+		want       string
+	}{
+		{"fits its share", 32, []string{"batch"}, ""},
+		{"over its share", 16, []string{"batch"}, "nvidia.com/gpu needs 32, its namespace's share of the quota holds 16"},
+		{"another priority's share", 16, []string{"serving"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl, in := quotaFleet()
+			in.Tenants[0].Hard["nvidia.com/gpu"] = 64000
+			in.Priorities = map[string]check.PriorityIntent{"train": {Name: "batch"}}
+			in.Tenants[0].Share = map[string]int64{"nvidia.com/gpu": tc.share * 1000}
+			in.Tenants[0].SharePriorities = tc.priorities
+			f := QuotaFit(cl, nil, in)
+			switch {
+			case tc.want == "" && len(f) > 0:
+				t.Fatalf("want no finding, got %v", f)
+			case tc.want != "" && (len(f) != 1 || !strings.Contains(f[0].Message, tc.want)):
+				t.Fatalf("want %q, got %v", tc.want, f)
+			}
+		})
+	}
+}

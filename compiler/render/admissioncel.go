@@ -1,0 +1,119 @@
+package render
+
+import (
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The admission policies' CEL (issue 48). One text serves pods and the
+// workload kinds the tree knows: the workload policy reads the pod
+// template where the pod policy reads the pod ($SPEC and $META), so
+// both hold the same pod to the same rules. params is the tenant's
+// ConfigMap (derive.Admission); its encodings are derive's
+// EncodeToleration and EncodeRequirement, restated here.
+const (
+	celTolerationEnc = `(has(t.key) ? t.key : '') + '=' + (has(t.operator) && t.operator != '' ? t.operator : 'Equal') + '=' + (has(t.value) ? t.value : '') + '=' + (has(t.effect) ? t.effect : '')`
+	celRequirement   = `x.key + '=' + x.operator + '=' + (has(x.values) ? x.values.join('/') : '')`
+	// A toleration of a node condition's taint (node.kubernetes.io/…),
+	// which DefaultTolerationSeconds and the DaemonSet controller add,
+	// reaches no pool.
+	celConditionTaint = `node.kubernetes.io/`
+)
+
+// celDigitsAsCapitals is derive.AdmissionKey in CEL.
+var celDigitsAsCapitals = func() string {
+	var b strings.Builder
+	for i := range 10 {
+		b.WriteString(".replace('" + string(rune('0'+i)) + "', '" + string(rune('A'+i)) + "')")
+	}
+	return b.String()
+}()
+
+// admissionVariables are the policy's variables over a pod spec at spec
+// and its metadata at meta.
+func admissionVariables(spec, meta string) []admissionv1.Variable {
+	d := func(key string) string {
+		return `(variables.key + '.` + key + `' in params.data ? params.data[variables.key + '.` + key + `'] : '')`
+	}
+	sp := func(s string) string { return strings.ReplaceAll(s, "$SPEC", spec) }
+	return []admissionv1.Variable{
+		{Name: "class", Expression: `has(` + meta + `.labels) && 'gpufleet.dev/class' in ` + meta + `.labels ? ` + meta + `.labels['gpufleet.dev/class'] : ''`},
+		// The class's parameters' key: derive.AdmissionKey.
+		{Name: "key", Expression: `variables.class` + celDigitsAsCapitals},
+		{Name: "known", Expression: `variables.class != '' && variables.class in params.data['classes'].split('+')`},
+		// A class the tenant does not have: the first rule refuses it,
+		// and the others leave it be, so it is refused once.
+		{Name: "unknown", Expression: `variables.class != '' && !variables.known`},
+		{Name: "tolerations", Expression: sp(`has($SPEC.tolerations) ? $SPEC.tolerations.map(t, ` + celTolerationEnc + `) : []`)},
+		{Name: "allowedTolerations", Expression: `variables.known ? ` + d("tolerations") + `.split('+') : []`},
+		{Name: "badTolerations", Expression: `variables.tolerations.filter(t, !t.startsWith('` + celConditionTaint + `') && !(t in variables.allowedTolerations))`},
+		{Name: "terms", Expression: sp(`has($SPEC.affinity) && has($SPEC.affinity.nodeAffinity) && has($SPEC.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) ? $SPEC.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.map(term, has(term.matchExpressions) ? term.matchExpressions.map(x, ` + celRequirement + `) : []) : []`)},
+		{Name: "containers", Expression: sp(`$SPEC.containers + (has($SPEC.initContainers) ? $SPEC.initContainers : [])`)},
+		{Name: "allowedResources", Expression: `variables.known ? ` + d("resources") + `.split('+') : []`},
+		// A zero is no request: the tenant's LimitRange gives every
+		// container nvidia.com/gpu: 0 (render's limitRange).
+		{Name: "badResources", Expression: `variables.containers.filter(c, has(c.resources) && (has(c.resources.requests) && c.resources.requests.exists(r, r.contains('/') && string(c.resources.requests[r]) != '0' && !(r in variables.allowedResources)) || has(c.resources.limits) && c.resources.limits.exists(r, r.contains('/') && string(c.resources.limits[r]) != '0' && !(r in variables.allowedResources)))).map(c, c.name)`},
+		{Name: "allowedClaims", Expression: `variables.known ? ` + d("claims") + `.split('+') : []`},
+	}
+}
+
+// admissionValidations are the rules, each with a message in the spec's
+// words: the tenant, the class, what its Component sets; meta is the
+// object's metadata, whose labels carry the queue.
+func admissionValidations(spec, meta string, pod bool) []admissionv1.Validation {
+	d := func(key string) string {
+		return `(variables.key + '.` + key + `' in params.data ? params.data[variables.key + '.` + key + `'] : '')`
+	}
+	sp := func(s string) string { return strings.ReplaceAll(s, "$SPEC", spec) }
+	tenant := `'tenant ' + params.data['tenant'] + ': ' + `
+	ofClass := `(variables.known ? 'class ' + variables.class : 'a pod of no class')`
+	queued := `(has(` + meta + `.labels) && 'kueue.x-k8s.io/queue-name' in ` + meta + `.labels && ` + meta + `.labels['kueue.x-k8s.io/queue-name'] == ` + d("queue") + `)`
+	queueWhere := "the workload"
+	if pod {
+		// The Job controller's, ReplicaSet's or StatefulSet's pods carry
+		// no queue label: the workload's admission checked it.
+		queued = `(` + queued + ` || has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, has(o.controller) && o.controller))`
+		queueWhere = "a pod no controller owns"
+	}
+	return []admissionv1.Validation{{
+		Expression:        `variables.class == '' || variables.known`,
+		MessageExpression: tenant + `'it has no class ' + variables.class + ': label the workload gpufleet.dev/class with one of its classes (' + params.data['classes'].split('+').join(', ') + ') and include that class\'s Component'`,
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}, {
+		Expression:        sp(`variables.unknown || (variables.known ? has($SPEC.priorityClassName) && $SPEC.priorityClassName == ` + d("priority") + ` : !has($SPEC.priorityClassName) || $SPEC.priorityClassName in params.data['priorities'].split('+'))`),
+		MessageExpression: sp(tenant + `(variables.known ? 'class ' + variables.class + ' runs at PriorityClass ' + ` + d("priority") + ` : 'its pods run at PriorityClasses ' + params.data['priorities'].split('+').join(', ')) + ', not ' + (has($SPEC.priorityClassName) ? $SPEC.priorityClassName : 'none')`),
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}, {
+		Expression:        sp(`variables.unknown || (has($SPEC.schedulerName) ? $SPEC.schedulerName : 'default-scheduler') == (variables.known ? ` + d("scheduler") + ` : 'default-scheduler')`),
+		MessageExpression: sp(tenant + ofClass + ` + ' is scheduled by ' + (variables.known ? ` + d("scheduler") + ` : 'default-scheduler') + ', not ' + $SPEC.schedulerName`),
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}, {
+		Expression:        `variables.unknown || variables.badTolerations.size() == 0`,
+		MessageExpression: tenant + ofClass + ` + ' may not tolerate ' + variables.badTolerations.join(', ') + ' (key=operator=value=effect): ' + (variables.known ? 'its Component tolerates ' + (` + d("tolerations") + ` == '' ? 'no taint' : ` + d("tolerations") + `.split('+').join(', ')) : 'only a class\'s pods reach its pools')`,
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}, {
+		Expression:        sp(`!variables.known || ` + d("nodeSelector") + ` == '' || ` + d("nodeSelector") + `.split('+').all(e, has($SPEC.nodeSelector) && e.split('=')[0] in $SPEC.nodeSelector && $SPEC.nodeSelector[e.split('=')[0]] == e.split('=')[1])`),
+		MessageExpression: tenant + `'class ' + variables.class + '\'s pods must keep its Component\'s nodeSelector ' + ` + d("nodeSelector") + `.split('+').join(', ')`,
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}, {
+		Expression:        `!variables.known || ` + d("affinity") + ` == '' || variables.terms.size() > 0 && variables.terms.all(term, ` + d("affinity") + `.split('+').exists(ct, ct.split(':').all(e, e in term)))`,
+		MessageExpression: tenant + `'class ' + variables.class + '\'s pods must keep its Component\'s required node affinity (every term narrowing one of ' + ` + d("affinity") + `.split('+').join(' OR ').replace(':', ' AND ') + ')'`,
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}, {
+		Expression:        `variables.unknown || variables.badResources.size() == 0`,
+		MessageExpression: tenant + ofClass + ` + ' may not request ' + (variables.known && ` + d("resources") + ` != '' ? 'devices but ' + ` + d("resources") + `.split('+').join(', ') : 'GPUs or other devices') + ': container ' + variables.badResources.join(', ') + ' does'`,
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}, {
+		Expression:        sp(`variables.unknown || !has($SPEC.resourceClaims) || $SPEC.resourceClaims.all(rc, has(rc.resourceClaimTemplateName) && rc.resourceClaimTemplateName in variables.allowedClaims)`),
+		MessageExpression: tenant + ofClass + ` + ' may claim devices only through ' + (variables.known && ` + d("claims") + ` != '' ? 'ResourceClaimTemplate ' + ` + d("claims") + `.split('+').join(', ') : 'no ResourceClaim')`,
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}, {
+		Expression:        `!variables.known || ` + d("queue") + ` == '' || ` + queued,
+		MessageExpression: tenant + `'class ' + variables.class + ' is queued: ` + queueWhere + ` must carry the label kueue.x-k8s.io/queue-name: ' + ` + d("queue") + ` + ', as its Component sets'`,
+		Reason:            ptrReason(metav1.StatusReasonForbidden),
+	}}
+}
+
+func ptrReason(r metav1.StatusReason) *metav1.StatusReason { return &r }

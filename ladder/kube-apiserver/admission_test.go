@@ -1,0 +1,125 @@
+package kubeapiserver
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/gpufleet/gpufleet/compiler"
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
+	"github.com/gpufleet/gpufleet/internal/testfleet"
+)
+
+var generated = flag.Int("fleets", 10, "full-feature generated fleets (their classes are class-<n>: derive.AdmissionKey)")
+
+type fleet struct {
+	name string
+	res  *compiler.Result
+	tree *Tree
+}
+
+func fleets(t *testing.T) []fleet {
+	t.Helper()
+	_, dirs, err := testfleet.Examples("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	for seed := 1; seed <= *generated; seed++ {
+		p := filepath.Join(tmp, fmt.Sprintf("full-seed-%d.json", seed))
+		if err := os.WriteFile(p, fleetgen.JSON(fleetgen.Generate(uint64(seed), fleetgen.S, fleetgen.Options{Full: true})), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, p)
+	}
+	var out []fleet
+	for _, d := range dirs {
+		res, err := compiler.Compile([]string{d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Read(res.Tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fleet{strings.TrimSuffix(filepath.Base(d), ".json"), res, tr})
+	}
+	return out
+}
+
+// judge runs every case through the plugin over tr's policies and
+// returns the disagreements, and how many it admitted and refused.
+func judge(t *testing.T, f fleet, tr *Tree) (wrong []string, admitted, refused int) {
+	t.Helper()
+	a, err := Start(tr.Policies, tr.Bindings, tr.Params, tr.Namespaces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	for _, c := range Cases(f.res.Fleet, f.tree) {
+		err := a.Admit(c.Obj, c.Resource)
+		if err == nil {
+			admitted++
+		} else {
+			refused++
+		}
+		switch {
+		case c.Admit && err != nil:
+			wrong = append(wrong, fmt.Sprintf("%s: refused: %v", c.Name, err))
+		case !c.Admit && err == nil:
+			wrong = append(wrong, c.Name+": admitted")
+		case !c.Admit && !strings.Contains(err.Error(), "tenant "):
+			wrong = append(wrong, fmt.Sprintf("%s: refused without the policy's message: %v", c.Name, err))
+		}
+	}
+	return wrong, admitted, refused
+}
+
+// TestAdmission: the API server's ValidatingAdmissionPolicy plugin admits
+// every class's example workload and its pods in every namespace of each
+// of its tenants, and refuses every hostile pod and workload, with the
+// policy's message.
+func TestAdmission(t *testing.T) {
+	var admittedAll, refusedAll int
+	defer func() { t.Logf("in all: %d admitted, %d refused", admittedAll, refusedAll) }()
+	for _, f := range fleets(t) {
+		t.Run(f.name, func(t *testing.T) {
+			wrong, admitted, refused := judge(t, f, f.tree)
+			admittedAll, refusedAll = admittedAll+admitted, refusedAll+refused
+			t.Logf("%s: %d admitted, %d refused, %d disagreements", f.name, admitted, refused, len(wrong))
+			for _, w := range wrong {
+				t.Error(w)
+			}
+		})
+	}
+}
+
+// TestAdmissionCatchesABug: the same policies with a rule dropped admit
+// hostile pods, and the differential says so.
+func TestAdmissionCatchesABug(t *testing.T) {
+	f := fleets(t)[0]
+	for _, rule := range []string{"badTolerations", "affinity", "priorityClassName", "queue-name"} {
+		t.Run(rule, func(t *testing.T) {
+			tr := *f.tree
+			tr.Policies = nil
+			for _, p := range f.tree.Policies {
+				p = p.DeepCopy()
+				p.Spec.Validations = slices.DeleteFunc(p.Spec.Validations, func(v admissionv1.Validation) bool {
+					return strings.Contains(v.Expression, rule)
+				})
+				tr.Policies = append(tr.Policies, p)
+			}
+			wrong, _, _ := judge(t, f, &tr)
+			if len(wrong) == 0 {
+				t.Fatalf("the policies without their %s rule admit nothing hostile", rule)
+			}
+			t.Logf("without the %s rule: %d hostile objects admitted, e.g. %s", rule, len(wrong), wrong[0])
+		})
+	}
+}

@@ -1,0 +1,218 @@
+package kubeapiserver
+
+import (
+	"fmt"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	api "k8s.io/kubernetes/pkg/apis/core"
+	_ "k8s.io/kubernetes/pkg/apis/core/install" // the API server's Pod defaults
+	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
+
+	"github.com/gpufleet/gpufleet/compiler/derive"
+)
+
+// Case is one object the API server is asked to create, and whether the
+// tree's policies must admit it.
+type Case struct {
+	Name     string
+	Obj      runtime.Object
+	Resource string
+	Admit    bool
+}
+
+const labelClass = "gpufleet.dev/class"
+const labelQueue = "kueue.x-k8s.io/queue-name"
+
+// template is a workload's pod template and its resource.
+func template(o runtime.Object) (*corev1.PodTemplateSpec, string, string) {
+	switch w := o.(type) {
+	case *appsv1.Deployment:
+		return &w.Spec.Template, "deployments", "ReplicaSet"
+	case *appsv1.StatefulSet:
+		return &w.Spec.Template, "statefulsets", "StatefulSet"
+	case *batchv1.Job:
+		return &w.Spec.Template, "jobs", "Job"
+	}
+	panic(fmt.Sprintf("%T", o))
+}
+
+// pod is the pod a workload's controller makes of its template in ns, as
+// the API server sees it before validating admission: defaulted
+// (SetObjectDefaults_Pod), with the namespace's LimitRanges' defaults
+// merged by the LimitRanger plugin's own PodMutateLimitFunc
+// (plugin/pkg/admission/limitranger), with the two NoExecute tolerations
+// DefaultTolerationSeconds adds (k8s.io/kubernetes
+// plugin/pkg/admission/defaulttolerationseconds), and, with no
+// priorityClassName, the global default's, as the Priority plugin sets it
+// (plugin/pkg/admission/priority).
+func (g *gen) pod(tpl *corev1.PodTemplateSpec, ns, owner string) *corev1.Pod {
+	p := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: *tpl.ObjectMeta.DeepCopy(),
+		Spec:       *tpl.Spec.DeepCopy(),
+	}
+	p.Name, p.Namespace = "p", ns
+	if owner != "" {
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: owner, Name: "w", UID: "u", Controller: ptr(true)}}
+	}
+	legacyscheme.Scheme.Default(p)
+	var in api.Pod
+	if err := legacyscheme.Scheme.Convert(p, &in, nil); err != nil {
+		panic(err)
+	}
+	for _, lr := range g.tree.LimitRanges[ns] {
+		if err := limitranger.PodMutateLimitFunc(lr, &in); err != nil {
+			panic(err)
+		}
+	}
+	if err := legacyscheme.Scheme.Convert(&in, p, nil); err != nil {
+		panic(err)
+	}
+	sec := int64(300)
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &sec})
+	}
+	if p.Spec.PriorityClassName == "" {
+		p.Spec.PriorityClassName = g.globalDefault
+	}
+	return p
+}
+
+type gen struct {
+	tree          *Tree
+	globalDefault string
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func tolerate(taints []corev1.Taint) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, t := range taints {
+		out = append(out, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpEqual, Value: t.Value, Effect: t.Effect})
+	}
+	return out
+}
+
+// Cases are, for every tenant, each class's example workload and its pod
+// in each of the tenant's namespaces, all to be admitted, and the hostile
+// pods and workloads the issue lists, all to be refused, with controls.
+func Cases(d *derive.Fleet, tr *Tree) []Case {
+	g := &gen{tree: tr}
+	for _, p := range d.Priorities {
+		if p.Default {
+			g.globalDefault = p.Name
+		}
+	}
+	globalDefault := g.globalDefault
+	var out []Case
+	add := func(name string, o runtime.Object, res string, admit bool) {
+		out = append(out, Case{name, o, res, admit})
+	}
+	for _, t := range d.Tenants {
+		ns := t.Spec.Namespaces[0]
+		prios := []string{globalDefault}
+		for _, c := range t.Spec.Classes {
+			prios = append(prios, d.Class(c).Spec.Priority)
+		}
+		bare := &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}
+		add(t.Name+": a CPU pod of no class", g.pod(bare, ns, ""), "pods", true)
+		for _, c := range t.Spec.Classes {
+			ex := tr.Examples[c]
+			for _, n := range t.Spec.Namespaces {
+				w := ex.DeepCopyObject()
+				w.(metav1.Object).SetNamespace(n)
+				tpl, res, owner := template(w)
+				add(fmt.Sprintf("%s: class %s's example %s in %s", t.Name, c, res, n), w, res, true)
+				add(fmt.Sprintf("%s: class %s's pod in %s", t.Name, c, n), g.pod(tpl, n, owner), "pods", true)
+			}
+			tpl, res, owner := template(ex)
+			own := func(mut func(p *corev1.Pod)) *corev1.Pod {
+				p := g.pod(tpl, ns, owner)
+				mut(p)
+				return p
+			}
+			cls := d.Class(c)
+			tols := map[string]bool{}
+			for _, tl := range cls.Template.Spec.Tolerations {
+				tols[derive.EncodeToleration(tl)] = true
+			}
+			for _, pl := range d.Pools {
+				missing := slices.ContainsFunc(tolerate(pl.Taints), func(tl corev1.Toleration) bool { return !tols[derive.EncodeToleration(tl)] })
+				if len(pl.Taints) > 0 && missing {
+					add(fmt.Sprintf("%s: class %s tolerating pool %s", t.Name, c, pl.Name), own(func(p *corev1.Pod) {
+						p.Spec.Tolerations = append(p.Spec.Tolerations, tolerate(pl.Taints)...)
+					}), "pods", false)
+				}
+				if a := cls.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+					add(fmt.Sprintf("%s: class %s selecting pool %s without its affinity", t.Name, c, pl.Name), own(func(p *corev1.Pod) {
+						p.Spec.Affinity = nil
+						p.Spec.NodeSelector = pl.Labels
+					}), "pods", false)
+				}
+			}
+			for _, pr := range d.Priorities {
+				if pr.Name != cls.Spec.Priority {
+					add(fmt.Sprintf("%s: class %s at priority %s", t.Name, c, pr.Name), own(func(p *corev1.Pod) { p.Spec.PriorityClassName = pr.Name }), "pods", false)
+				}
+			}
+			add(fmt.Sprintf("%s: class %s by another scheduler", t.Name, c), own(func(p *corev1.Pod) { p.Spec.SchedulerName = "not-" + p.Spec.SchedulerName }), "pods", false)
+			add(fmt.Sprintf("%s: class %s tolerating everything", t.Name, c), own(func(p *corev1.Pod) {
+				p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Operator: corev1.TolerationOpExists})
+			}), "pods", false)
+			if cls.Spec.GPU == nil {
+				add(fmt.Sprintf("%s: CPU class %s requesting a GPU", t.Name, c), own(func(p *corev1.Pod) {
+					p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
+				}), "pods", false)
+				add(fmt.Sprintf("%s: CPU class %s tolerating nvidia.com/gpu", t.Name, c), own(func(p *corev1.Pod) {
+					p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+				}), "pods", false)
+			}
+			if q := cls.WorkloadLabels[labelQueue]; q != "" {
+				w := ex.DeepCopyObject()
+				w.(metav1.Object).SetNamespace(ns)
+				labels := w.(metav1.Object).GetLabels()
+				delete(labels, labelQueue)
+				add(fmt.Sprintf("%s: queued class %s's %s without its queue", t.Name, c, res), w, res, false)
+				add(fmt.Sprintf("%s: queued class %s's bare pod without its queue", t.Name, c), own(func(p *corev1.Pod) { p.OwnerReferences = nil }), "pods", false)
+				add(fmt.Sprintf("%s: queued class %s's bare pod in its queue", t.Name, c), own(func(p *corev1.Pod) {
+					p.OwnerReferences = nil
+					p.Labels[labelQueue] = q
+				}), "pods", true)
+			}
+		}
+		add(t.Name+": a pod of a class it does not have", g.pod(&corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelClass: "not-" + t.Name}}, Spec: bare.Spec,
+		}, ns, ""), "pods", false)
+		add(t.Name+": a pod of no class requesting a GPU", g.pod(&corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "main", Image: "busybox", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}},
+		}}}}, ns, ""), "pods", false)
+		for _, pl := range d.Pools {
+			if len(pl.Taints) == 0 {
+				continue
+			}
+			p := g.pod(bare, ns, "")
+			p.Spec.Tolerations = append(p.Spec.Tolerations, tolerate(pl.Taints)...)
+			p.Spec.NodeSelector = pl.Labels
+			add(fmt.Sprintf("%s: a CPU pod of no class tolerating pool %s", t.Name, pl.Name), p, "pods", false)
+			dep := &appsv1.Deployment{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+				ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: ns},
+				Spec:       appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: p.Spec}},
+			}
+			add(fmt.Sprintf("%s: a Deployment of no class tolerating pool %s", t.Name, pl.Name), dep, "deployments", false)
+		}
+		for _, pr := range d.Priorities {
+			p := g.pod(bare, ns, "")
+			p.Spec.PriorityClassName = pr.Name
+			add(fmt.Sprintf("%s: a pod of no class at priority %s", t.Name, pr.Name), p, "pods", slices.Contains(prios, pr.Name))
+		}
+	}
+	return out
+}
