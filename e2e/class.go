@@ -35,6 +35,14 @@ func (fr *fleetRun) class(c *sched.Class) {
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
 	start, grows := fr.startNodes(c, tenant)
 	fr.ensureNodes(start)
+	if grows && fr.kwok {
+		k, err := fr.startKarpenter(fr.t.fleet + "-karpenter")
+		if err != nil {
+			t.Fatalf("class %s: %v", c.Name, err)
+		}
+		fr.karp = k
+		defer func() { k.stop(fr); fr.karp = nil }()
+	}
 	e := expect(fr.res.Report, c.Name, tenant, func(pool string) []string { return fr.cellReasons(c, pool) })
 	e.atOnce = runsAtOnce(fr.res.Report, c, tenant)
 	before, err := quotaUsed(fr.ctx, fr.cp, ns)
@@ -113,6 +121,11 @@ func (fr *fleetRun) class(c *sched.Class) {
 		return
 	}
 	fr.st.Placed += len(o.bound)
+	for _, node := range o.bound {
+		if p := fr.nodes.groupOf[node]; p != nil && p.karpenter && fr.kwok {
+			fr.st.KarpenterBound++
+		}
+	}
 	fr.st.Refused += len(o.pending)
 	if u := unitOf(fr.res.Report, "", c.Name); u != nil && u.Admission == 0 && u.Waves > 1 {
 		// A Job that is not queued and runs in waves: its unit's AtOnce

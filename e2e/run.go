@@ -78,6 +78,10 @@ type Stats struct {
 	// CAUnready are the managed groups' nodes it counts unready for
 	// their GPUs, as AutoscalerGPUReady said.
 	CAUnready int
+	// KarpenterNodes are the nodes the real Karpenter (kwok provider)
+	// launched for classes' Unschedulable pods, in KarpenterLaunches
+	// rounds; KarpenterBound the pods bound on them.
+	KarpenterNodes, KarpenterLaunches, KarpenterBound int
 	// CAMaxSize are the classes whose pods no scale-up helped, judged
 	// then at max size.
 	CAMaxSize int
@@ -124,6 +128,11 @@ type fleetRun struct {
 	// noScaleUp is pod name → why cluster-autoscaler (restated) added
 	// no node for it, at the last scale-up it was pending at.
 	noScaleUp map[string]string
+	// karp is the Karpenter controller while a class that grows from the
+	// standing fleet runs (karpenter.go), else nil; kwok says the fleet
+	// runs it (it has NodePools, and the binary is built).
+	karp *karpenterProc
+	kwok bool
 	// unscheduled are the schedulerNames no process serves: the tree's
 	// pod of their scheduler fits no node (systemPods).
 	unscheduled map[string]bool
@@ -143,6 +152,11 @@ func (fr *fleetRun) apply() []*unstructured.Unstructured {
 	}
 	var applied []*unstructured.Unstructured
 	for _, o := range objs {
+		if fr.kwok && o.GetKind() == "NodePool" {
+			if o, err = kwokNodePool(o); err != nil {
+				fr.t.Fatal(err)
+			}
+		}
 		if _, err := fr.a.Apply(fr.ctx, o); err != nil {
 			fr.fail("the API server refused %s: %v", id(o), err)
 			continue
