@@ -259,14 +259,24 @@ func (fr *fleetRun) joined(added []*corev1.Node) {
 
 // topUp adds the nodes fullSize has and the run's set lacks, and says
 // whether it added any: what no scale-up helps, and a Deployment's
-// rollout, are judged at max size. Where Karpenter runs, its NodePools
-// keep what it launched.
+// rollout, are judged at max size. A NodePool keeps the nodes Karpenter
+// launched, topped up to its max.
 func (fr *fleetRun) topUp(class string) bool {
 	var added []*corev1.Node
 	full := fr.fullSize(class)
+	have, want := map[*infraPool]int{}, map[*infraPool]int{}
 	for _, n := range full.nodes {
-		if fr.kwok && full.groupOf[n.Name].karpenter {
-			continue
+		want[full.groupOf[n.Name]]++
+	}
+	for _, n := range fr.nodes.nodes {
+		have[fr.nodes.groupOf[n.Name]]++
+	}
+	for _, n := range full.nodes {
+		if g := full.groupOf[n.Name]; g.karpenter && fr.kwok {
+			if have[g] >= want[g] {
+				continue
+			}
+			have[g]++
 		}
 		if _, ok := fr.nodes.poolOf[n.Name]; !ok {
 			fr.nodes.add(n, full.groupOf[n.Name])

@@ -41,8 +41,16 @@ func (fr *fleetRun) class(c *sched.Class) {
 			t.Fatalf("class %s: %v", c.Name, err)
 		}
 		fr.karp = k
-		defer func() { k.stop(fr); fr.karp = nil }()
 	}
+	// Karpenter stops once the outcome is settled: the probes and the
+	// rollout that follow are judged on the nodes it launched.
+	stopKarpenter := func() {
+		if fr.karp != nil {
+			fr.karp.stop(fr)
+			fr.karp = nil
+		}
+	}
+	defer stopKarpenter()
 	e := expect(fr.res.Report, c.Name, tenant, func(pool string) []string { return fr.cellReasons(c, pool) })
 	e.atOnce = runsAtOnce(fr.res.Report, c, tenant)
 	before, err := quotaUsed(fr.ctx, fr.cp, ns)
@@ -106,6 +114,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 		}()
 		fr.st.Forbidden += len(o.forbidden)
 	}
+	stopKarpenter()
 	fr.st.Classes++
 	if grows {
 		fr.gpuReadyAgrees()

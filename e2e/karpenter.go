@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -231,21 +233,35 @@ func (fr *fleetRun) startKarpenter(name string) (*karpenterProc, error) {
 }
 
 // stop ends the controller and deletes its NodeClaims, their finalizers
-// first (the controller that would honour them is gone; the kwok
-// provider's instances are the Node objects, which ensureNodes deletes).
+// first, and takes its termination finalizer off its nodes: the
+// controller that would honour them is gone, and the kwok provider's
+// instances are the Node objects, which ensureNodes deletes.
 func (k *karpenterProc) stop(fr *fleetRun) {
 	k.p.stop(10 * time.Second)
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	nodes, err := fr.cp.Client.CoreV1().Nodes().List(fr.ctx, metav1.ListOptions{})
+	if err != nil {
+		fr.fail("karpenter: nodes: %v", err)
+		return
+	}
+	for _, n := range nodes.Items {
+		if len(n.Finalizers) == 0 || !strings.HasPrefix(n.Spec.ProviderID, "kwok://") {
+			continue
+		}
+		if _, err := fr.cp.Client.CoreV1().Nodes().Patch(fr.ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			fr.fail("karpenter: node %s: %v", n.Name, err)
+		}
+	}
 	l, err := k.dyn.Resource(nodeClaimsGVR).List(fr.ctx, metav1.ListOptions{})
 	if err != nil {
 		fr.fail("karpenter: NodeClaims: %v", err)
 		return
 	}
 	for _, nc := range l.Items {
-		patch := []byte(`{"metadata":{"finalizers":null}}`)
-		if _, err := k.dyn.Resource(nodeClaimsGVR).Patch(fr.ctx, nc.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if _, err := k.dyn.Resource(nodeClaimsGVR).Patch(fr.ctx, nc.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			fr.fail("karpenter: NodeClaim %s: %v", nc.GetName(), err)
 		}
-		if err := k.dyn.Resource(nodeClaimsGVR).Delete(fr.ctx, nc.GetName(), metav1.DeleteOptions{}); err != nil {
+		if err := k.dyn.Resource(nodeClaimsGVR).Delete(fr.ctx, nc.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			fr.fail("karpenter: NodeClaim %s: %v", nc.GetName(), err)
 		}
 	}

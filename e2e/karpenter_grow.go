@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -80,7 +82,17 @@ func (fr *fleetRun) karpenterGrow(ns string, round time.Time, pending map[string
 			if err := fr.karpenterReady(n); err != nil {
 				return false, err
 			}
-			if hasTaint(n, "karpenter.sh/unregistered") || hasTaint(n, corev1.TaintNodeNotReady) {
+			if hasTaint(n, corev1.TaintNodeNotReady) {
+				// The node lifecycle controller's, put on while no Ready
+				// condition was reported; removed as createNodes does.
+				n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
+				if _, err := fr.cp.Client.CoreV1().Nodes().Update(fr.ctx, n, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil && !apierrors.IsConflict(err) {
+					return false, err
+				}
+				all = false
+				continue
+			}
+			if hasTaint(n, "karpenter.sh/unregistered") {
 				all = false
 				continue
 			}
