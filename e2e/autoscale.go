@@ -110,9 +110,11 @@ func (fr *fleetRun) grower(c *sched.Class, ns, run string, fromZero bool) func(o
 				fr.t.Logf("class %s: Karpenter launches %s for %d pending pods", c.Name, nodeTypes(added), len(o.pending))
 				return true
 			}
-			for pod, why := range refused {
+			for _, pod := range slices.Sorted(maps.Keys(refused)) {
+				why := refused[pod]
 				fr.t.Logf("class %s: Karpenter launches nothing for pod %s: %s", c.Name, pod, why)
-				break
+				fr.karpDRA = fr.karpDRA || strings.Contains(why, karpenterNoDRA)
+				fr.karpRefused = true
 			}
 		}
 		pods, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{LabelSelector: runLabel + "=" + run})
@@ -273,7 +275,9 @@ func (fr *fleetRun) topUp(class string) bool {
 	}
 	for _, n := range full.nodes {
 		if g := full.groupOf[n.Name]; g.karpenter && fr.kwok {
-			if have[g] >= want[g] {
+			// While Karpenter runs, its refusal is final, but for DRA
+			// pods (karpenterNoDRA), judged at max size as before.
+			if fr.karp != nil && !fr.karpDRA || have[g] >= want[g] {
 				continue
 			}
 			have[g]++

@@ -40,7 +40,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 		if err != nil {
 			t.Fatalf("class %s: %v", c.Name, err)
 		}
-		fr.karp = k
+		fr.karp, fr.karpRefused, fr.karpDRA, fr.karpRefusals = k, false, false, map[string]string{}
 	}
 	// Karpenter stops once the outcome is settled: the probes and the
 	// rollout that follow are judged on the nodes it launched.
@@ -115,6 +115,12 @@ func (fr *fleetRun) class(c *sched.Class) {
 		fr.st.Forbidden += len(o.forbidden)
 	}
 	stopKarpenter()
+	if fr.karpRefused {
+		fr.st.KarpenterRefused++
+	}
+	if fr.karpDRA {
+		fr.st.KarpenterDRA++
+	}
 	fr.st.Classes++
 	if grows {
 		fr.gpuReadyAgrees()

@@ -167,8 +167,18 @@ func kwokNodePool(o *unstructured.Unstructured) (*unstructured.Unstructured, err
 		return nil, err
 	}
 	budgets := []any{map[string]any{"nodes": "0"}}
-	return u, unstructured.SetNestedSlice(u.Object, budgets, "spec", "disruption", "budgets")
+	if err := unstructured.SetNestedSlice(u.Object, budgets, "spec", "disruption", "budgets"); err != nil {
+		return nil, err
+	}
+	if kwokBug != nil {
+		kwokBug(u)
+	}
+	return u, nil
 }
+
+// kwokBug, when set, breaks the NodePool copy: a deliberate bug that the
+// real Karpenter must then show (karpenterMutant).
+var kwokBug func(*unstructured.Unstructured)
 
 // karpenter is the controller's process for one class's run.
 type karpenterProc struct {

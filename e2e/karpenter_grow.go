@@ -18,6 +18,15 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 )
 
+// karpenterNoDRA is Karpenter's refusal of a pod with ResourceClaims
+// (pkg/controllers/provisioning/scheduling/scheduler.go, NewDRAError):
+// with IGNORE_DRA_REQUESTS on (its default) it launches nothing for them,
+// and with it off it would need the instance types' DRA devices, which
+// the kwok provider's file cannot give (InstanceTypeOptions has no
+// DynamicResources; karpenter-provider-aws's nvidiadra provider adds
+// them, ladder/karpenter judges that). Such pods are judged at max size.
+const karpenterNoDRA = "Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
+
 // karpenterSource is the component Karpenter's events name
 // (pkg/operator/operator.go, mgr.GetEventRecorderFor(AppName)).
 const karpenterSource = "karpenter"
@@ -31,7 +40,14 @@ const karpenterSource = "karpenter"
 // each new one as a kubelet would (karpenterJoin). It returns the nodes
 // added and the reasons Karpenter gave for pods it launched nothing for.
 func (fr *fleetRun) karpenterGrow(ns string, round time.Time, pending map[string]string) ([]*corev1.Node, map[string]string) {
+	// A pod Karpenter refused before counts as judged: its recorder
+	// drops an event equal to one it sent minutes ago.
 	judged := map[string]string{}
+	for pod := range pending {
+		if why, ok := fr.karpRefusals[pod]; ok {
+			judged[pod] = why
+		}
+	}
 	err := poll(20*time.Second, 250*time.Millisecond, func() (bool, error) {
 		evs, err := fr.cp.Client.CoreV1().Events(ns).List(fr.ctx, metav1.ListOptions{FieldSelector: "source=" + karpenterSource})
 		if err != nil {
@@ -55,6 +71,7 @@ func (fr *fleetRun) karpenterGrow(ns string, round time.Time, pending map[string
 	for pod, why := range judged {
 		if strings.HasPrefix(why, "FailedScheduling") {
 			refused[pod] = why
+			fr.karpRefusals[pod] = why
 		}
 	}
 	var added []*corev1.Node

@@ -82,6 +82,10 @@ type Stats struct {
 	// launched for classes' Unschedulable pods, in KarpenterLaunches
 	// rounds; KarpenterBound the pods bound on them.
 	KarpenterNodes, KarpenterLaunches, KarpenterBound int
+	// KarpenterRefused are the classes Karpenter launched nothing for
+	// some pod of (FailedScheduling), KarpenterDRA those for DRA claims,
+	// then judged at max size.
+	KarpenterRefused, KarpenterDRA int
 	// CAMaxSize are the classes whose pods no scale-up helped, judged
 	// then at max size.
 	CAMaxSize int
@@ -133,6 +137,11 @@ type fleetRun struct {
 	// runs it (it has NodePools, and the binary is built).
 	karp *karpenterProc
 	kwok bool
+	// karpRefused says Karpenter launched nothing for some pod of the
+	// class's run, and karpDRA that it was for DRA claims (karpenterNoDRA).
+	karpRefused, karpDRA bool
+	// karpRefusals is pod name → Karpenter's last refusal of it.
+	karpRefusals map[string]string
 	// unscheduled are the schedulerNames no process serves: the tree's
 	// pod of their scheduler fits no node (systemPods).
 	unscheduled map[string]bool
