@@ -275,9 +275,7 @@ func (fr *fleetRun) topUp(class string) bool {
 	}
 	for _, n := range full.nodes {
 		if g := full.groupOf[n.Name]; g.karpenter && fr.kwok {
-			// While Karpenter runs, its refusal is final, but for DRA
-			// pods (karpenterNoDRA), judged at max size as before.
-			if fr.karp != nil && !fr.karpDRA || have[g] >= want[g] {
+			if have[g] >= want[g] {
 				continue
 			}
 			have[g]++

@@ -115,6 +115,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 		fr.st.Forbidden += len(o.forbidden)
 	}
 	stopKarpenter()
+	fr.karpenterAgrees(c, o)
 	if fr.karpRefused {
 		fr.st.KarpenterRefused++
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
 // karpenterNoDRA is Karpenter's refusal of a pod with ResourceClaims
@@ -210,4 +211,22 @@ func hasTaint(n *corev1.Node, key string) bool {
 		}
 	}
 	return false
+}
+
+// karpenterAgrees holds the class's outcome to Karpenter's refusals: a
+// pod Karpenter launched nothing for (but for DRA claims, karpenterNoDRA)
+// must not then bind on a node of a NodePool that only the max-size
+// top-up (topUp) put there, since on a real cluster no such node would
+// exist. A pod the checker refuses Karpenter must refuse too: were it to
+// launch for it, the pod binds on its node and judge says so.
+func (fr *fleetRun) karpenterAgrees(c *sched.Class, o outcome) {
+	for _, pod := range slices.Sorted(maps.Keys(o.bound)) {
+		node := o.bound[pod]
+		why, refused := fr.karpRefusals[pod]
+		p := fr.nodes.groupOf[node]
+		if !refused || p == nil || !p.karpenter || strings.Contains(why, karpenterNoDRA) || strings.HasPrefix(node, "kwok-") {
+			continue
+		}
+		fr.fail("class %s: Karpenter launched nothing for pod %s (%s), yet kube-scheduler bound it on %s of NodePool %s, a node only the max-size top-up made", c.Name, pod, why, node, p.name)
+	}
 }
