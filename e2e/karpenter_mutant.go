@@ -44,8 +44,10 @@ type quietT struct {
 	msgs []string
 }
 
-func (q *quietT) Errorf(format string, args ...any) { q.msgs = append(q.msgs, fmt.Sprintf(format, args...)) }
-func (q *quietT) Error(args ...any)                 { q.msgs = append(q.msgs, fmt.Sprint(args...)) }
+func (q *quietT) Errorf(format string, args ...any) {
+	q.msgs = append(q.msgs, fmt.Sprintf(format, args...))
+}
+func (q *quietT) Error(args ...any) { q.msgs = append(q.msgs, fmt.Sprint(args...)) }
 func (q *quietT) Fatalf(format string, args ...any) {
 	q.msgs = append(q.msgs, fmt.Sprintf(format, args...))
 	q.TB.SkipNow()
@@ -54,4 +56,3 @@ func (q *quietT) Fatal(args ...any) {
 	q.msgs = append(q.msgs, fmt.Sprint(args...))
 	q.TB.SkipNow()
 }
-
