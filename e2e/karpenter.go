@@ -91,7 +91,11 @@ func kwokInstanceTypes(pools []*infraPool, cat catalog.Catalog, prices catalog.P
 			continue
 		}
 		capacity := map[bool]string{false: "on-demand", true: "spot"}[p.spot]
-		for _, typ := range p.types {
+		types := p.types
+		if kwokOfferUnpriced {
+			types = p.listed
+		}
+		for _, typ := range types {
 			in, ok := cat[typ]
 			if !ok {
 				return nil, fmt.Errorf("NodePool %s: instance type %s is not in the catalog", p.name, typ)
@@ -99,6 +103,9 @@ func kwokInstanceTypes(pools []*infraPool, cat catalog.Catalog, prices catalog.P
 			price, err := prices.Hourly(typ, p.spot)
 			if err != nil && p.spot {
 				price, err = prices.Hourly(typ, false)
+			}
+			if err != nil && kwokOfferUnpriced {
+				price, err = catalog.Price{USD: 1}, nil
 			}
 			if err != nil {
 				continue // Karpenter launches no offering without a price
@@ -170,15 +177,13 @@ func kwokNodePool(o *unstructured.Unstructured) (*unstructured.Unstructured, err
 	if err := unstructured.SetNestedSlice(u.Object, budgets, "spec", "disruption", "budgets"); err != nil {
 		return nil, err
 	}
-	if kwokBug != nil {
-		kwokBug(u)
-	}
 	return u, nil
 }
 
-// kwokBug, when set, breaks the NodePool copy: a deliberate bug that the
-// real Karpenter must then show (karpenterMutant).
-var kwokBug func(*unstructured.Unstructured)
+// kwokOfferUnpriced, when set, is a deliberate bug (karpenterMutant): the
+// instance-types file offers every type a NodePool lists, those
+// Karpenter has no price for too (at $1 an hour).
+var kwokOfferUnpriced bool
 
 // karpenter is the controller's process for one class's run.
 type karpenterProc struct {

@@ -4,26 +4,22 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // mutantFleet is the broken fleet the Karpenter mutant reruns: its class
-// train lands on no pool (Lands: h200-blocks has no priced type, and
-// h200-spot's taints are not tolerated), and the real Karpenter launches
-// nothing for it.
+// train lands on no pool (Lands: h200-blocks lists only p5e.48xlarge,
+// which Karpenter has no price for, and h200-spot's taints are not
+// tolerated), and the real Karpenter launches nothing for it.
 const mutantFleet = "broken_karpenter_unpriced"
 
-// karpenterMutant reruns mutantFleet with a deliberate bug in e2e's
-// NodePool copy, its taints dropped: the real Karpenter then launches a
-// node for class train, kube-scheduler binds its pods there, and the run
-// must say that kube-scheduler disagrees with the checker. It returns
-// what the run reported, or an error if it reported no disagreement.
+// karpenterMutant reruns mutantFleet with a deliberate bug in the
+// instance-types file (kwokOfferUnpriced: p5e.48xlarge offered at a
+// price): the real Karpenter then launches a node for class train, and
+// the run must say that kube-scheduler disagrees with the checker. It
+// returns an error if the run reported no disagreement.
 func karpenterMutant(t *testing.T, run func(tb testing.TB)) error {
-	kwokBug = func(u *unstructured.Unstructured) {
-		unstructured.RemoveNestedField(u.Object, "spec", "template", "spec", "taints")
-	}
-	defer func() { kwokBug = nil }()
+	kwokOfferUnpriced = true
+	defer func() { kwokOfferUnpriced = false }()
 	q := &quietT{TB: t}
 	t.Run("mutant", func(t *testing.T) {
 		q.TB = t
@@ -31,11 +27,11 @@ func karpenterMutant(t *testing.T, run func(tb testing.TB)) error {
 	})
 	for _, m := range q.msgs {
 		if strings.Contains(m, "class train: kube-scheduler or the") && strings.Contains(m, "disagrees with the checker") {
-			t.Logf("the Karpenter mutant (NodePool taints dropped) is caught: %s", strings.SplitN(m, "\n", 2)[0])
+			t.Logf("the Karpenter mutant (unpriced types offered) is caught: %s", strings.SplitN(m, "\n", 2)[0])
 			return nil
 		}
 	}
-	return fmt.Errorf("the Karpenter mutant (NodePool taints dropped) went unnoticed; the run reported: %q", q.msgs)
+	return fmt.Errorf("the Karpenter mutant (unpriced types offered) went unnoticed; the run reported: %q", q.msgs)
 }
 
 // quietT records failures instead of failing: the mutant's are expected.

@@ -75,6 +75,20 @@ func TestKWOKInstanceTypes(t *testing.T) {
 			t.Errorf("p4d.24xlarge: offerings %+v, want spot at the on-demand %v", o, od.USD)
 		}
 	}
+	// A type with no price is never offered (Karpenter makes such an
+	// offering unavailable), but by the mutant's bug.
+	blocks := []*infraPool{{name: "blocks", karpenter: true, types: []string{"p5e.48xlarge"}, listed: []string{"p5e.48xlarge"}, zones: []string{"us-east-1a"}}}
+	for _, bug := range []bool{false, true} {
+		kwokOfferUnpriced = bug
+		raw, err := kwokInstanceTypes(blocks, cat, prices)
+		kwokOfferUnpriced = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		if offered := strings.Contains(string(raw), "p5e.48xlarge"); offered != bug {
+			t.Errorf("with kwokOfferUnpriced %v, p5e.48xlarge (no price in us-east-1) offered: %v", bug, offered)
+		}
+	}
 	// The keys the kwok provider reads (kwok/cloudprovider/helpers.go).
 	for _, key := range []string{`"name"`, `"offerings"`, `"Price"`, `"Available"`, `"Requirements"`, `"resources"`, `"architecture"`, `"operatingSystems"`} {
 		if !strings.Contains(string(raw), key) {
