@@ -225,6 +225,7 @@ func (fr *fleetRun) startKarpenter(name string) (*karpenterProc, error) {
 		// A batch closes after 1s without a new pod (the chart's default),
 		// and at most 3s (the chart's 10s): a class's pods arrive at once.
 		"BATCH_IDLE_DURATION=1s", "BATCH_MAX_DURATION=3s", "LOG_LEVEL=info")
+	began := time.Now()
 	if k.p, err = startProcEnv(fr.cp.Dir, name, filepath.Join(fr.cp.Bin, "karpenter-kwok"), env); err != nil {
 		return nil, err
 	}
@@ -244,6 +245,7 @@ func (fr *fleetRun) startKarpenter(name string) (*karpenterProc, error) {
 		k.p.stop(5 * time.Second)
 		return nil, fmt.Errorf("karpenter: %w\n%s", err, k.p.tail(30))
 	}
+	fr.t.Logf("Karpenter (kwok) ready in %s", time.Since(began).Round(10*time.Millisecond))
 	return k, nil
 }
 
