@@ -107,6 +107,7 @@ func (fr *fleetRun) grower(c *sched.Class, ns, run string, fromZero bool) func(o
 				fr.waitRetried(ns, run, o.pending)
 				fr.st.KarpenterLaunches++
 				fr.st.KarpenterNodes += len(added)
+				fr.launchedAgrees(c.Name, added)
 				fr.t.Logf("class %s: Karpenter launches %s for %d pending pods", c.Name, nodeTypes(added), len(o.pending))
 				return true
 			}

@@ -230,3 +230,24 @@ func (fr *fleetRun) karpenterAgrees(c *sched.Class, o outcome) {
 		fr.fail("class %s: Karpenter launched nothing for pod %s (%s), yet kube-scheduler bound it on %s of NodePool %s, a node only the max-size top-up made", c.Name, pod, why, node, p.name)
 	}
 }
+
+// launchedAgrees compares the type Karpenter launched with the one the
+// checker credits the class on that NodePool (the report's cell; the
+// Karpenter rung, ladder/karpenter, lists where and why they differ), and
+// counts each node as agreeing or not; a difference is logged, not
+// failed: which type is launched decides no verdict here.
+func (fr *fleetRun) launchedAgrees(class string, added []*corev1.Node) {
+	for _, n := range added {
+		p := fr.nodes.groupOf[n.Name]
+		cell := fr.res.Report.Cell(class, p.name)
+		typ := n.Labels[corev1.LabelInstanceTypeStable]
+		switch {
+		case cell == nil:
+		case cell.Type == typ:
+			fr.st.KarpenterTypeAgrees++
+		default:
+			fr.st.KarpenterTypeDiffers++
+			fr.t.Logf("class %s: Karpenter launched %s on NodePool %s; the checker credits %s", class, typ, p.name, cell.Type)
+		}
+	}
+}

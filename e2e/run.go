@@ -86,6 +86,9 @@ type Stats struct {
 	// some pod of (FailedScheduling), KarpenterDRA those for DRA claims,
 	// then judged at max size.
 	KarpenterRefused, KarpenterDRA int
+	// KarpenterTypeAgrees are its nodes of the type the checker credits
+	// the class on their NodePool, KarpenterTypeDiffers of another.
+	KarpenterTypeAgrees, KarpenterTypeDiffers int
 	// CAMaxSize are the classes whose pods no scale-up helped, judged
 	// then at max size.
 	CAMaxSize int
