@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
+	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
@@ -217,17 +218,36 @@ func hasTaint(n *corev1.Node, key string) bool {
 // pod Karpenter launched nothing for (but for DRA claims, karpenterNoDRA)
 // must not then bind on a node of a NodePool that only the max-size
 // top-up (topUp) put there, since on a real cluster no such node would
-// exist. A pod the checker refuses Karpenter must refuse too: were it to
-// launch for it, the pod binds on its node and judge says so.
+// exist, unless the checker's KarpenterLaunch says exactly that of the
+// class and pool. A pod the checker refuses Karpenter must refuse too:
+// were it to launch for it, the pod binds on its node and judge says so;
+// and no node of Karpenter's may hold a class KarpenterLaunch names.
 func (fr *fleetRun) karpenterAgrees(c *sched.Class, o outcome) {
+	never := map[string]bool{}
+	for _, f := range fr.res.Report.Findings {
+		if f.Check == provisioning.IDKarpenterLaunch && f.Class == c.Name {
+			never[f.Pool] = true
+		}
+	}
+	agreed := false
 	for _, pod := range slices.Sorted(maps.Keys(o.bound)) {
 		node := o.bound[pod]
 		why, refused := fr.karpRefusals[pod]
 		p := fr.nodes.groupOf[node]
-		if !refused || p == nil || !p.karpenter || strings.Contains(why, karpenterNoDRA) || strings.HasPrefix(node, "kwok-") {
-			continue
+		switch {
+		case p == nil || !p.karpenter:
+		case strings.HasPrefix(node, "kwok-") && never[p.name]:
+			fr.fail("class %s: KarpenterLaunch says Karpenter never launches a node of NodePool %s for it, yet it launched %s, where kube-scheduler bound pod %s", c.Name, p.name, node, pod)
+		case !refused || strings.Contains(why, karpenterNoDRA) || strings.HasPrefix(node, "kwok-"):
+		case never[p.name]:
+			agreed = true
+		default:
+			fr.fail("class %s: Karpenter launched nothing for pod %s (%s), yet kube-scheduler bound it on %s of NodePool %s, a node only the max-size top-up made", c.Name, pod, why, node, p.name)
 		}
-		fr.fail("class %s: Karpenter launched nothing for pod %s (%s), yet kube-scheduler bound it on %s of NodePool %s, a node only the max-size top-up made", c.Name, pod, why, node, p.name)
+	}
+	if agreed {
+		fr.st.KarpenterLaunch++
+		fr.t.Logf("class %s: Karpenter launches nothing for it, as KarpenterLaunch says; judged on the nodes the max-size top-up made", c.Name)
 	}
 }
 

@@ -89,6 +89,9 @@ type Stats struct {
 	// KarpenterTypeAgrees are its nodes of the type the checker credits
 	// the class on their NodePool, KarpenterTypeDiffers of another.
 	KarpenterTypeAgrees, KarpenterTypeDiffers int
+	// KarpenterLaunch are the classes it launched nothing for where
+	// KarpenterLaunch says it never does.
+	KarpenterLaunch int
 	// CAMaxSize are the classes whose pods no scale-up helped, judged
 	// then at max size.
 	CAMaxSize int
