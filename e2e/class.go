@@ -138,7 +138,7 @@ func (fr *fleetRun) class(c *sched.Class) {
 	}
 	fr.st.Placed += len(o.bound)
 	for _, node := range o.bound {
-		if p := fr.nodes.groupOf[node]; p != nil && p.karpenter && fr.kwok {
+		if p := fr.nodes.groupOf[node]; p != nil && p.karpenter && fr.kwok && strings.HasPrefix(node, "kwok-") {
 			fr.st.KarpenterBound++
 		}
 	}
