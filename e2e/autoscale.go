@@ -111,9 +111,11 @@ func (fr *fleetRun) grower(c *sched.Class, ns, run string, fromZero bool) func(o
 				fr.t.Logf("class %s: Karpenter launches %s for %d pending pods", c.Name, nodeTypes(added), len(o.pending))
 				return true
 			}
-			for _, pod := range slices.Sorted(maps.Keys(refused)) {
+			for i, pod := range slices.Sorted(maps.Keys(refused)) {
 				why := refused[pod]
-				fr.t.Logf("class %s: Karpenter launches nothing for pod %s: %s", c.Name, pod, why)
+				if i == 0 {
+					fr.t.Logf("class %s: Karpenter launches nothing for %d pending pods; for pod %s: %s", c.Name, len(refused), pod, why)
+				}
 				fr.karpDRA = fr.karpDRA || strings.Contains(why, karpenterNoDRA)
 				fr.karpRefused = true
 			}
