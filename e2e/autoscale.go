@@ -22,12 +22,14 @@ import (
 // A class's run starts from the standing fleet: each managed node group
 // at its min (startNodes), and grows as cluster-autoscaler would grow it,
 // by the restatement in e2e/scaleup (not the component: the module proxy
-// refuses it), while pods stay Unschedulable. Karpenter's NodePools stand
-// at the nodes fullSize gives them until its real controller runs here.
+// refuses it), while pods stay Unschedulable. Karpenter's NodePools
+// stand at no node, and the real Karpenter controller (karpenter.go)
+// launches their nodes.
 
-// standingSize is fullSize with every managed node group at its min.
+// standingSize is fullSize with every managed node group at its min and
+// every NodePool at none.
 func (fr *fleetRun) standingSize(class string) nodeSet {
-	return fr.nodesFor(class, func(p *infraPool) bool { return !p.karpenter })
+	return fr.nodesFor(class, func(p *infraPool) bool { return !p.karpenter || fr.kwok })
 }
 
 // startNodes are the nodes a class's run starts from: a class Kueue
@@ -81,8 +83,13 @@ func nodesTried(msg string) int {
 // before (topUp): kube-scheduler must refuse them there in the checker's
 // words. Only a class the checker says cluster-autoscaler never grows a
 // group for (fromZero: AutoscalerDRAFromZero) is judged where it stands.
+//
+// Where Karpenter runs, it goes first: the nodes it launches for the
+// pending pods join (karpenterGrow), and the restatement is asked only
+// once Karpenter launches nothing more.
 func (fr *fleetRun) grower(c *sched.Class, ns, run string, fromZero bool) func(outcome) bool {
 	fr.noScaleUp = nil
+	round := time.Now()
 	return func(o outcome) bool {
 		if len(o.pending) == 0 {
 			return false
@@ -90,6 +97,27 @@ func (fr *fleetRun) grower(c *sched.Class, ns, run string, fromZero bool) func(o
 		for _, msg := range o.pending {
 			if nodesTried(msg) != len(fr.nodes.nodes) {
 				return true // kube-scheduler has not yet tried the nodes added
+			}
+		}
+		if fr.karp != nil {
+			added, refused := fr.karpenterGrow(ns, round, o.pending)
+			round = time.Now()
+			if len(added) > 0 {
+				fr.joined(added)
+				fr.waitRetried(ns, run, o.pending)
+				fr.st.KarpenterLaunches++
+				fr.st.KarpenterNodes += len(added)
+				fr.launchedAgrees(c.Name, added)
+				fr.t.Logf("class %s: Karpenter launches %s for %d pending pods", c.Name, nodeTypes(added), len(o.pending))
+				return true
+			}
+			for i, pod := range slices.Sorted(maps.Keys(refused)) {
+				why := refused[pod]
+				if i == 0 {
+					fr.t.Logf("class %s: Karpenter launches nothing for %d pending pods; for pod %s: %s", c.Name, len(refused), pod, why)
+				}
+				fr.karpDRA = fr.karpDRA || strings.Contains(why, karpenterNoDRA)
+				fr.karpRefused = true
 			}
 		}
 		pods, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, metav1.ListOptions{LabelSelector: runLabel + "=" + run})
@@ -215,6 +243,12 @@ func (fr *fleetRun) addNodes(added []*corev1.Node) {
 	if err := createNodes(fr.ctx, fr.cp, added); err != nil {
 		fr.t.Fatal(err)
 	}
+	fr.joined(added)
+}
+
+// joined waits for the daemon pods of nodes added to the run's set and
+// publishes their ResourceSlices.
+func (fr *fleetRun) joined(added []*corev1.Node) {
 	fr.nodeKey = fr.nodes.key()
 	if len(fr.daemonSets) == 0 {
 		return
@@ -230,11 +264,25 @@ func (fr *fleetRun) addNodes(added []*corev1.Node) {
 
 // topUp adds the nodes fullSize has and the run's set lacks, and says
 // whether it added any: what no scale-up helps, and a Deployment's
-// rollout, are judged at max size.
+// rollout, are judged at max size. A NodePool keeps the nodes Karpenter
+// launched, topped up to its max.
 func (fr *fleetRun) topUp(class string) bool {
 	var added []*corev1.Node
 	full := fr.fullSize(class)
+	have, want := map[*infraPool]int{}, map[*infraPool]int{}
 	for _, n := range full.nodes {
+		want[full.groupOf[n.Name]]++
+	}
+	for _, n := range fr.nodes.nodes {
+		have[fr.nodes.groupOf[n.Name]]++
+	}
+	for _, n := range full.nodes {
+		if g := full.groupOf[n.Name]; g.karpenter && fr.kwok {
+			if have[g] >= want[g] {
+				continue
+			}
+			have[g]++
+		}
 		if _, ok := fr.nodes.poolOf[n.Name]; !ok {
 			fr.nodes.add(n, full.groupOf[n.Name])
 			added = append(added, n)
@@ -263,4 +311,14 @@ func (fr *fleetRun) nextNode(p *infraPool) *corev1.Node {
 		}
 	}
 	return fr.poolNode(p, fr.nodes.typeOf[p.name], zone, count[zone])
+}
+
+// nodeTypes lists nodes' instance types and zones, for the log.
+func nodeTypes(nodes []*corev1.Node) string {
+	var out []string
+	for _, n := range nodes {
+		out = append(out, n.Labels[corev1.LabelInstanceTypeStable]+" in "+n.Labels[corev1.LabelTopologyZone])
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }

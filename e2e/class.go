@@ -35,6 +35,22 @@ func (fr *fleetRun) class(c *sched.Class) {
 	ns, tenant := namespaceOf(fr.res, c.Name), tenantOf(fr.res, c.Name)
 	start, grows := fr.startNodes(c, tenant)
 	fr.ensureNodes(start)
+	if grows && fr.kwok {
+		k, err := fr.startKarpenter(fr.t.fleet + "-karpenter")
+		if err != nil {
+			t.Fatalf("class %s: %v", c.Name, err)
+		}
+		fr.karp, fr.karpRefused, fr.karpDRA, fr.karpRefusals = k, false, false, map[string]string{}
+	}
+	// Karpenter stops once the outcome is settled: the probes and the
+	// rollout that follow are judged on the nodes it launched.
+	stopKarpenter := func() {
+		if fr.karp != nil {
+			fr.karp.stop(fr)
+			fr.karp = nil
+		}
+	}
+	defer stopKarpenter()
 	e := expect(fr.res.Report, c.Name, tenant, func(pool string) []string { return fr.cellReasons(c, pool) })
 	e.atOnce = runsAtOnce(fr.res.Report, c, tenant)
 	before, err := quotaUsed(fr.ctx, fr.cp, ns)
@@ -98,6 +114,14 @@ func (fr *fleetRun) class(c *sched.Class) {
 		}()
 		fr.st.Forbidden += len(o.forbidden)
 	}
+	stopKarpenter()
+	fr.karpenterAgrees(c, o)
+	if fr.karpRefused {
+		fr.st.KarpenterRefused++
+	}
+	if fr.karpDRA {
+		fr.st.KarpenterDRA++
+	}
 	fr.st.Classes++
 	if grows {
 		fr.gpuReadyAgrees()
@@ -113,6 +137,11 @@ func (fr *fleetRun) class(c *sched.Class) {
 		return
 	}
 	fr.st.Placed += len(o.bound)
+	for _, node := range o.bound {
+		if p := fr.nodes.groupOf[node]; p != nil && p.karpenter && fr.kwok && strings.HasPrefix(node, "kwok-") {
+			fr.st.KarpenterBound++
+		}
+	}
 	fr.st.Refused += len(o.pending)
 	if u := unitOf(fr.res.Report, "", c.Name); u != nil && u.Admission == 0 && u.Waves > 1 {
 		// A Job that is not queued and runs in waves: its unit's AtOnce

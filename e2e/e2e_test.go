@@ -30,7 +30,7 @@ func TestEndToEnd(t *testing.T) {
 	if bin == "" {
 		t.Fatal("E2E_BIN is not set: run `make e2e`, which builds the control-plane binaries and sets it")
 	}
-	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue"} {
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue", "karpenter-kwok"} {
 		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
 			t.Fatalf("%s: %v (run `make e2e`)", b, err)
 		}
@@ -50,6 +50,14 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	crds = append(crds, karpenter...)
+	// What Karpenter's kwok provider needs beside (karpenter.go).
+	for _, f := range []string{upstream.KWOKNodeClassCRD, upstream.NodeOverlayCRD, upstream.CapacityBufferCRD} {
+		p, err := upstream.Karpenter.File(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crds = append(crds, p)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
@@ -110,6 +118,14 @@ func TestEndToEnd(t *testing.T) {
 		t.Run(fc.name, func(t *testing.T) {
 			runFleet(&fleetT{TB: t, fleet: fc.name, rec: rec}, ctx, cp, a, def, kq, fc, st)
 		})
+		if fc.name == mutantFleet {
+			err := karpenterMutant(t, func(tb testing.TB) {
+				runFleet(&fleetT{TB: tb, fleet: fc.name + " (mutant)", rec: &recap{}}, ctx, cp, a, def, kq, fc, &Stats{ByController: map[string]int{}, Queued: map[string]int{}, Admitted: map[string]int{}, UnitPods: map[string]int{}})
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}
 	}
 	failed = false
 	kinds := []string{keys.KindJob, keys.KindStatefulSet, keys.KindDeployment}
@@ -122,11 +138,11 @@ func TestEndToEnd(t *testing.T) {
 	}
 	t.Logf("e2e: %d fleets, %d objects applied, %d classes, pods made by controllers from a user workload plus the class Component: Deployment %d, StatefulSet %d, Job %d (%d queued workloads held by Kueue); %d pods placed, %d left Pending, %d refused by quota admission, %d hostile pods refused by the tenants' admission policies, %d class×pool probes; "+
 		"Kueue: %d tenant×class workloads through its webhooks and controllers (Job %d, StatefulSet %d, Deployment %d; %d Workloads), %d admitted (Job %d, StatefulSet %d, Deployment %d), %d left pending, each as the checker said; their controllers made %d pods of the admitted ones (Job %d, StatefulSet %d, Deployment %d): %d bound to their flavor's pool, %d Pending, %d left gated, as the checker's units said; preemption: %d ClusterQueues let a higher-priority class preempt a lower one and Kueue did, %d protect the lower one and Kueue preempted none; "+
-		"Kueue's topology-aware scheduling on the standing nodes of TAS pools, labelled with EC2's network layers: %d workloads admitted with a topology assignment, their pods bound in its domains, %d never admitted where KueueTopology said so, %d refused by its flavor matching for TAS where KueueFlavor said so, each as the checker said; %d Jobs not queued ran in waves, %d pods bound at once, as their units said; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes), the NVIDIA DRA driver chart's kubelet plugin %d DRA nodes (each publishing its ResourceSlice), and eksctl's EFA device plugin %d EFA nodes, as the checker said; %d ResourceClaims made by the resourceclaim controller and allocated by kube-scheduler for DRA classes' bound pods, as the checker's allocator said; gpufleet drift found no drift on %d Node objects, and each mutated copy; %d spot Jobs survived an eviction (and failed without their podFailurePolicy); the tree's own scheduler Deployment: %d pods bound or Unschedulable as SystemLands said (%d classes then never scheduled, as it says); Deployment rollouts at max size: %d completed, %d stalled where Rollout or RolloutQuota said; from the standing fleet, cluster-autoscaler's scale-up (restated in e2e/scaleup, not the component) grew managed node groups %d times, adding %d nodes (%d classes it could not help then judged at max size), and counted %d nodes unready for their GPUs, as AutoscalerGPUReady said",
+		"Kueue's topology-aware scheduling on the standing nodes of TAS pools, labelled with EC2's network layers: %d workloads admitted with a topology assignment, their pods bound in its domains, %d never admitted where KueueTopology said so, %d refused by its flavor matching for TAS where KueueFlavor said so, each as the checker said; %d Jobs not queued ran in waves, %d pods bound at once, as their units said; %d tenants' Kueue admitted pods their ResourceQuota refused, as KueueResourceQuota said; the real device plugin chart's DaemonSet reached %d GPU nodes (its MPS control daemon %d MPS nodes), the NVIDIA DRA driver chart's kubelet plugin %d DRA nodes (each publishing its ResourceSlice), and eksctl's EFA device plugin %d EFA nodes, as the checker said; %d ResourceClaims made by the resourceclaim controller and allocated by kube-scheduler for DRA classes' bound pods, as the checker's allocator said; gpufleet drift found no drift on %d Node objects, and each mutated copy; %d spot Jobs survived an eviction (and failed without their podFailurePolicy); the tree's own scheduler Deployment: %d pods bound or Unschedulable as SystemLands said (%d classes then never scheduled, as it says); Deployment rollouts at max size: %d completed, %d stalled where Rollout or RolloutQuota said; from the standing fleet, cluster-autoscaler's scale-up (restated in e2e/scaleup, not the component) grew managed node groups %d times, adding %d nodes (%d classes it could not help then judged at max size), and counted %d nodes unready for their GPUs, as AutoscalerGPUReady said; the real Karpenter (kwok provider) launched %d nodes from zero in %d rounds for NodePools' Unschedulable pods (%d of the type the checker credits, %d of another), %d pods bound on them, and launched nothing for some pod of %d classes (%d for DRA claims, which it does not support, then judged at max size; %d where KarpenterLaunch says it never launches for them)",
 		st.Fleets, st.Objects, st.Classes, st.ByController[keys.KindDeployment], st.ByController[keys.KindStatefulSet], st.ByController[keys.KindJob], st.Held, st.Placed, st.Refused, st.Forbidden, st.Hostile, st.Probes,
 		sum(st.Queued), st.Queued[kinds[0]], st.Queued[kinds[1]], st.Queued[kinds[2]], st.Workloads, sum(st.Admitted), st.Admitted[kinds[0]], st.Admitted[kinds[1]], st.Admitted[kinds[2]], sum(st.Queued)-sum(st.Admitted),
 		sum(st.UnitPods), st.UnitPods[kinds[0]], st.UnitPods[kinds[1]], st.UnitPods[kinds[2]], st.UnitBound, st.UnitPending, st.UnitGated, st.Preempted, st.Protected,
-		st.TASAdmitted, st.TASRefused, st.TASUnmatched, st.Waves, st.WavesBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.DRANodes, st.EFANodes, st.DRAClaims, st.DriftNodes, st.Evictions, st.SystemPods, st.NoScheduler, st.Rollouts, st.RolloutsStalled, st.CAScaleUps, st.CANodes, st.CAMaxSize, st.CAUnready)
+		st.TASAdmitted, st.TASRefused, st.TASUnmatched, st.Waves, st.WavesBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.DRANodes, st.EFANodes, st.DRAClaims, st.DriftNodes, st.Evictions, st.SystemPods, st.NoScheduler, st.Rollouts, st.RolloutsStalled, st.CAScaleUps, st.CANodes, st.CAMaxSize, st.CAUnready, st.KarpenterNodes, st.KarpenterLaunches, st.KarpenterTypeAgrees, st.KarpenterTypeDiffers, st.KarpenterBound, st.KarpenterRefused, st.KarpenterDRA, st.KarpenterLaunch)
 }
 
 func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {
@@ -164,6 +180,9 @@ func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def 
 		t.Fatal(err)
 	} else if d := sameNodes(fr.infra, tf); d != "" {
 		t.Errorf("the Terraform node groups would launch other nodes than eksctl's: %s", d)
+	}
+	for _, p := range fr.infra {
+		fr.kwok = fr.kwok || p.karpenter && len(p.types) > 0
 	}
 	if got, want := poolNames(fr.infra), checkerPools(cl); got != want {
 		t.Fatalf("the infrastructure files declare pools [%s], the checker read [%s]", got, want)

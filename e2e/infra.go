@@ -35,6 +35,9 @@ type infraPool struct {
 	// <pool>-karpenter.
 	prefix string
 	types  []string
+	// listed are a NodePool's types before those Karpenter has no price
+	// for are taken out (karpenterMutant offers them).
+	listed []string
 	zones  []string
 	max    int
 	// min is what the group stands at with no pod pending: a managed
@@ -150,6 +153,7 @@ func readInfra(t tree.Tree) (region string, pools []*infraPool, err error) {
 		// without one is unavailable): aws.Unpriced, which make
 		// test-karpenter holds to Karpenter's own offering resolver. A NodePool
 		// left with none launches no nodes (nodes.go), whatever its max.
+		p.listed = slices.Clone(p.types)
 		p.types = slices.DeleteFunc(p.types, func(it string) bool { return aws.Unpriced(cfg.Metadata.Region, it) })
 		if seen[p.name] {
 			p.prefix = p.name + "-karpenter"

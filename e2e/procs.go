@@ -23,13 +23,18 @@ type proc struct {
 }
 
 func startProc(dir, name, bin string, args ...string) (*proc, error) {
+	return startProcEnv(dir, name, bin, nil, args...)
+}
+
+// startProcEnv is startProc with the environment env (nil: the test's).
+func startProcEnv(dir, name, bin string, env []string, args ...string) (*proc, error) {
 	logPath := filepath.Join(dir, name+".log")
 	out, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Stdout, cmd.Stderr, cmd.Env = out, out, env
 	// Its own process group, so that stopping it takes any children too and
 	// a Ctrl-C of the test run does not race our own teardown.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

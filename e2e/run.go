@@ -80,6 +80,20 @@ type Stats struct {
 	// CAUnready are the managed groups' nodes it counts unready for
 	// their GPUs, as AutoscalerGPUReady said.
 	CAUnready int
+	// KarpenterNodes are the nodes the real Karpenter (kwok provider)
+	// launched for classes' Unschedulable pods, in KarpenterLaunches
+	// rounds; KarpenterBound the pods bound on them.
+	KarpenterNodes, KarpenterLaunches, KarpenterBound int
+	// KarpenterRefused are the classes Karpenter launched nothing for
+	// some pod of (FailedScheduling), KarpenterDRA those for DRA claims,
+	// then judged at max size.
+	KarpenterRefused, KarpenterDRA int
+	// KarpenterTypeAgrees are its nodes of the type the checker credits
+	// the class on their NodePool, KarpenterTypeDiffers of another.
+	KarpenterTypeAgrees, KarpenterTypeDiffers int
+	// KarpenterLaunch are the classes it launched nothing for where
+	// KarpenterLaunch says it never does.
+	KarpenterLaunch int
 	// CAMaxSize are the classes whose pods no scale-up helped, judged
 	// then at max size.
 	CAMaxSize int
@@ -126,6 +140,16 @@ type fleetRun struct {
 	// noScaleUp is pod name → why cluster-autoscaler (restated) added
 	// no node for it, at the last scale-up it was pending at.
 	noScaleUp map[string]string
+	// karp is the Karpenter controller while a class that grows from the
+	// standing fleet runs (karpenter.go), else nil; kwok says the fleet
+	// runs it (it has NodePools, and the binary is built).
+	karp *karpenterProc
+	kwok bool
+	// karpRefused says Karpenter launched nothing for some pod of the
+	// class's run, and karpDRA that it was for DRA claims (karpenterNoDRA).
+	karpRefused, karpDRA bool
+	// karpRefusals is pod name → Karpenter's last refusal of it.
+	karpRefusals map[string]string
 	// unscheduled are the schedulerNames no process serves: the tree's
 	// pod of their scheduler fits no node (systemPods).
 	unscheduled map[string]bool
@@ -145,6 +169,11 @@ func (fr *fleetRun) apply() []*unstructured.Unstructured {
 	}
 	var applied []*unstructured.Unstructured
 	for _, o := range objs {
+		if fr.kwok && o.GetKind() == "NodePool" {
+			if o, err = kwokNodePool(o); err != nil {
+				fr.t.Fatal(err)
+			}
+		}
 		if _, err := fr.a.Apply(fr.ctx, o); err != nil {
 			fr.fail("the API server refused %s: %v", id(o), err)
 			continue

@@ -7,12 +7,25 @@
 # rungs were judged at, and their shared packages compile once into the one
 # build cache (no -trimpath, which would split it). A stamp of the pins and
 # the Go version decides whether a rebuild is due, so repeated runs start in
-# seconds.
+# seconds. Karpenter's kwok controller is built from ladder/karpenter (the
+# core module it pins, sigs.k8s.io/karpenter v1.15.0) under a stamp of its
+# own, so that a change to one pin rebuilds only what it pins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 sched=ladder/kube-scheduler kueue=ladder/kueue etcd=e2e/etcd
 want="$(cat $sched/go.mod $sched/go.sum $kueue/go.mod $kueue/go.sum $etcd/go.mod $etcd/go.sum | sha256sum | cut -d' ' -f1) $(go env GOVERSION)"
+karp=ladder/karpenter
+kwant="$(cat $karp/go.mod $karp/go.sum | sha256sum | cut -d' ' -f1) $(go env GOVERSION)"
+if [[ ! -f "$out/.stamp-karpenter" || "$(cat "$out/.stamp-karpenter")" != "$kwant" ]]; then
+	rm -f "$out/.stamp-karpenter"
+	t=$SECONDS
+	v=$(cd $karp && go list -m -f '{{with .Replace}}{{.Version}}{{else}}{{.Version}}{{end}}' sigs.k8s.io/karpenter)
+	echo "e2e: building karpenter $v (kwok cloud provider) from $karp"
+	(cd $karp && go build -ldflags "-s -w" -o "$out/karpenter-kwok" sigs.k8s.io/karpenter/kwok)
+	echo "e2e: built in $((SECONDS - t))s"
+	echo "$kwant" > "$out/.stamp-karpenter"
+fi
 if [[ -f "$out/.stamp" && "$(cat "$out/.stamp")" == "$want" ]]; then
 	echo "e2e: control-plane binaries in $out are up to date"
 	exit 0

@@ -58,12 +58,19 @@ var (
 
 // Well-known files, relative to their module.
 const (
-	KueueCRDs         = "config/components/crd/bases/*.yaml"
-	KueueWebhooks     = "config/components/webhook/manifests.yaml"
-	EksctlSchema      = "pkg/apis/eksctl.io/v1alpha5/assets/schema.json"
-	KarpenterCRDs     = "pkg/apis/crds/*.yaml"
-	NodePoolCRD       = "pkg/apis/crds/karpenter.sh_nodepools.yaml"
-	EC2NodeClassCRD   = "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"
+	KueueCRDs       = "config/components/crd/bases/*.yaml"
+	KueueWebhooks   = "config/components/webhook/manifests.yaml"
+	EksctlSchema    = "pkg/apis/eksctl.io/v1alpha5/assets/schema.json"
+	KarpenterCRDs   = "pkg/apis/crds/*.yaml"
+	NodePoolCRD     = "pkg/apis/crds/karpenter.sh_nodepools.yaml"
+	EC2NodeClassCRD = "pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"
+	// KWOKCRDs are what Karpenter's kwok cloud provider needs beside the
+	// NodePool and NodeClaim (which the AWS chart's CRDs give): its
+	// KWOKNodeClass, and the NodeOverlay and CapacityBuffer its
+	// controllers watch (in sigs.k8s.io/karpenter).
+	KWOKNodeClassCRD  = "kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml"
+	NodeOverlayCRD    = "kwok/charts/crds/karpenter.sh_nodeoverlays.yaml"
+	CapacityBufferCRD = "kwok/charts/crds/autoscaling.x-k8s.io_capacitybuffers.yaml"
 	DevicePluginChart = "deployments/helm/nvidia-device-plugin"
 	DRADriverChart    = "deployments/helm/dra-driver-nvidia-gpu"
 	VPCCNIChart       = "charts/aws-vpc-cni"

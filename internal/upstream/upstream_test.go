@@ -21,6 +21,9 @@ func TestPins(t *testing.T) {
 		{Eksctl, EksctlSchema, 1, "schema.json"},
 		{Karpenter, KarpenterCRDs, 2, "karpenter.sh_nodepools.yaml"},
 		{KarpenterAWS, KarpenterCRDs, 3, "karpenter.k8s.aws_ec2nodeclasses.yaml"},
+		{Karpenter, KWOKNodeClassCRD, 1, "karpenter.kwok.sh_kwoknodeclasses.yaml"},
+		{Karpenter, NodeOverlayCRD, 1, "karpenter.sh_nodeoverlays.yaml"},
+		{Karpenter, CapacityBufferCRD, 1, "autoscaling.x-k8s.io_capacitybuffers.yaml"},
 		{DevicePlugin, DevicePluginChart + "/*.yaml", 2, "Chart.yaml"},
 		{DRADriver, DRADriverChart + "/templates/deviceclass-*.yaml", 3, "deviceclass-gpu.yaml"},
 	} {
