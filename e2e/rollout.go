@@ -108,6 +108,15 @@ func (fr *fleetRun) rollout(c *sched.Class, ns, name string) {
 		s, replicas := d.Status, *d.Spec.Replicas
 		state = fmt.Sprintf("%d old pods, %d new; updated %d, available %d of %d", old, fresh, s.UpdatedReplicas, s.AvailableReplicas, replicas)
 		if s.ObservedGeneration == d.Generation && old == 0 && s.UpdatedReplicas == replicas && s.AvailableReplicas == replicas {
+			// Completed. A surge pod refused on the way is no stall: a
+			// pod being deleted counts against quota until its grace
+			// period ends (the quota evaluator's QuotaV1Pod), so a
+			// quota that holds replicas + maxSurge can refuse one while
+			// old pods terminate, and the rollout only waits.
+			if got == "quota" {
+				fr.t.Logf("class %s: Deployment %s: quota admission refused a surge pod while old pods terminated (%s); the rollout then completed", c.Name, name, stuck)
+			}
+			stuck, got = "", ""
 			return true, nil
 		}
 		// A stall: maxUnavailable 0 kept every old pod, and the surge pod
