@@ -151,7 +151,7 @@ func compile(out output, args []string, opts compiler.Options) (*compiler.Result
 // live commands read a cluster's files, which need no spec, while the spec
 // compiles (at 1,000 nodes, drift spent 40 ms of 110 compiling an example
 // fleet, one after the other). read's error comes first, as it did when
-// the files were read first, and an invalid spec is reported only then.
+// the files were read first, and an invalid spec is reported only after.
 // The collector keeps its defaults: loadGOGC would let the files' decode,
 // whose garbage is most of what it allocates, grow the heap ninefold.
 func compileBeside(out output, args []string, opts compiler.Options, read func() error) (*compiler.Result, error) {
@@ -164,11 +164,12 @@ func compileBeside(out output, args []string, opts compiler.Options, read func()
 		res, err := compiler.CompileWith(args, opts)
 		done <- result{res, err}
 	}()
-	rerr := read()
-	r := <-done
-	if rerr != nil {
-		return nil, rerr
+	if err := read(); err != nil {
+		// The compile is left to finish (done is buffered) or to end with
+		// the process: an unreadable file is reported at once.
+		return nil, err
 	}
+	r := <-done
 	return compiled(out, r.res, r.err)
 }
 
