@@ -19,6 +19,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/render"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
@@ -108,13 +109,16 @@ func TestKustomizeTree(t *testing.T) {
 				}
 			}
 		}
-		// The admission policies, and each tenant's parameters and
-		// bindings (issue 48).
+		// The admission policies, and a binding of each per admission
+		// the tenants use (issue 48); their parameters are annotations.
 		if len(f.Tenants) > 0 {
 			want["ValidatingAdmissionPolicy"] += 2
 		}
-		want["ConfigMap"] += len(f.Tenants)
-		want["ValidatingAdmissionPolicyBinding"] += 2 * len(f.Tenants)
+		actions := map[string]bool{}
+		for _, tn := range f.Tenants {
+			actions[render.TenantAdmission(tn.Admission)] = true
+		}
+		want["ValidatingAdmissionPolicyBinding"] += 2 * len(actions)
 		for _, tn := range f.Tenants {
 			n := len(tn.Namespaces)
 			want["Namespace"] += n

@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,41 +65,4 @@ func (fr *fleetRun) hostile() {
 			}
 		}
 	}
-}
-
-// keepParamInformer creates, once per control plane, a binding that names
-// a ConfigMap paramKind and matches no namespace, never deleted. The API
-// server stops its informer of a built-in paramKind for good once no
-// binding names that kind for one policy refresh (kubernetes/kubernetes
-// issue 130887, pull request 141015, open at v1.36.5): a fleet's cleanup
-// deletes every binding, and the next fleet's policies would find no
-// params ("no params found for policy binding with `Deny`
-// parameterNotFoundAction"). A cluster keeps its bindings; docs/tree.md
-// says how not to lose them all at once.
-func keepParamInformer(ctx context.Context, cp *ControlPlane) error {
-	adm := cp.Client.AdmissionregistrationV1()
-	fail := admissionv1.Fail
-	_, err := adm.ValidatingAdmissionPolicies().Create(ctx, &admissionv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-keep-configmap-params"},
-		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			ParamKind:        &admissionv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"},
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.Create}, Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}}}},
-			FailurePolicy:    &fail,
-			Validations:      []admissionv1.Validation{{Expression: "true"}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return err
-	}
-	allow := admissionv1.AllowAction
-	_, err = adm.ValidatingAdmissionPolicyBindings().Create(ctx, &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-keep-configmap-params"},
-		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        "e2e-keep-configmap-params",
-			ParamRef:          &admissionv1.ParamRef{Name: "none", Namespace: "kube-system", ParameterNotFoundAction: &allow},
-			MatchResources:    &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"e2e.gpufleet.dev/none": "none"}}},
-			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
-		},
-	}, metav1.CreateOptions{})
-	return err
 }

@@ -9,14 +9,18 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
-// The admission policies' parameters (issue 48): a ConfigMap's data per
-// tenant, which the ValidatingAdmissionPolicies compiler/render/admission.go
-// writes read as params.data. A class's entries are what its Component
-// stamps on the pod template, encoded as the policies' CEL encodes a pod's
-// fields, so its own pods pass by construction and nothing else does:
-// tolerations, a toleration each; nodeSelector, key=value each; required
-// node affinity, a term each of key=operator=values expressions. A key
-// with nothing to say is left out.
+// The admission policies' parameters (issue 48): annotations on each of a
+// tenant's namespaces, which the ValidatingAdmissionPolicies that
+// compiler/render/admission.go writes read through namespaceObject, as
+// Pod Security Admission reads its namespace labels. They need no
+// paramKind, so no object per tenant beside its namespaces, and none of
+// kube-apiserver's parameter informers (kubernetes/kubernetes#130887). A
+// class's entries are what its Component stamps on the pod template,
+// encoded as the policies' CEL encodes a pod's fields, so its own pods
+// pass by construction and nothing else does: tolerations, a toleration
+// each; nodeSelector, key=value each; required node affinity, a term each
+// of key=operator=values expressions. A key with nothing to say is left
+// out.
 const (
 	// AdmissionSep separates list entries, AdmissionTermSep a term's
 	// expressions, "=" an entry's fields and "/" a requirement's values.
@@ -26,28 +30,41 @@ const (
 	// parameters itself (compiler/encode's styleOf).
 	AdmissionSep     = "+"
 	AdmissionTermSep = ":"
-	// Admission's keys: the tenant's, then each class's after "<class>.".
-	AdmissionTenant       = "tenant"
-	AdmissionClasses      = "classes"
-	AdmissionPriorities   = "priorities"
+	// AdmissionDomain is the annotations' domain: a tenant's keys are
+	// AdmissionDomain/<key>, a class's <field>.AdmissionDomain/<class
+	// key> (AdmissionClassKey), since a class name fills an annotation
+	// name's 63 characters on its own.
+	AdmissionDomain = "admission.gpufleet.dev"
+	// The tenant's keys.
+	AdmissionClasses    = "classes"
+	AdmissionPriorities = "priorities"
+	// Each class's fields, lower case as a key's prefix must be.
 	AdmissionPriority     = "priority"
 	AdmissionScheduler    = "scheduler"
 	AdmissionTolerations  = "tolerations"
-	AdmissionNodeSelector = "nodeSelector"
+	AdmissionNodeSelector = "nodeselector"
 	AdmissionAffinity     = "affinity"
 	AdmissionResources    = "resources"
 	AdmissionClaims       = "claims"
 	AdmissionQueue        = "queue"
 )
 
+// AdmissionTenantKey is a tenant-wide key's annotation.
+func AdmissionTenantKey(key string) string { return AdmissionDomain + "/" + key }
+
+// AdmissionClassKey is a class field's annotation.
+func AdmissionClassKey(field, class string) string {
+	return field + "." + AdmissionDomain + "/" + AdmissionKey(class)
+}
+
 // DefaultScheduler is the schedulerName the API server gives a pod that
 // names none.
 const DefaultScheduler = corev1.DefaultSchedulerName
 
-// Admission is a tenant's admission parameters: the ConfigMap data its
-// bindings' paramRef names.
+// Admission is a tenant's admission parameters: the annotations on each
+// of its namespaces.
 func Admission(d *Fleet, t Tenant) map[string]string {
-	data := map[string]string{AdmissionTenant: t.Name, AdmissionClasses: strings.Join(t.Spec.Classes, AdmissionSep)}
+	data := map[string]string{AdmissionTenantKey(AdmissionClasses): strings.Join(t.Spec.Classes, AdmissionSep)}
 	var prios []string
 	for _, p := range d.Priorities {
 		if p.Default {
@@ -63,7 +80,7 @@ func Admission(d *Fleet, t Tenant) map[string]string {
 		pod := c.Template.Spec
 		set := func(key, v string) {
 			if v != "" {
-				data[AdmissionKey(name)+"."+key] = v
+				data[AdmissionClassKey(key, name)] = v
 			}
 		}
 		set(AdmissionPriority, pod.PriorityClassName)
@@ -115,13 +132,13 @@ func Admission(d *Fleet, t Tenant) map[string]string {
 		set(AdmissionQueue, c.WorkloadLabels[kueue.LabelQueueName])
 	}
 	slices.Sort(prios)
-	data[AdmissionPriorities] = strings.Join(slices.Compact(prios), AdmissionSep)
+	data[AdmissionTenantKey(AdmissionPriorities)] = strings.Join(slices.Compact(prios), AdmissionSep)
 	return data
 }
 
-// AdmissionKey is a class's name as its parameters' keys spell it: its
-// digits as the capitals A to J (a class name has no capitals, so no two
-// classes share a key). Keys then differ first at a letter, never at a
+// AdmissionKey is a class's name as its annotations spell it: its digits
+// as the capitals A to J (a class name has no capitals, so no two classes
+// share a key; an annotation's name may have capitals, its prefix not). Keys then differ first at a letter, never at a
 // digit, and the tree's encoder orders them as go-yaml does without
 // falling back to it (compiler/encode's orderedMembers): a generated
 // fleet's class-41 and class-101 are class-EB and class-BAB.

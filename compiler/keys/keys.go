@@ -3,7 +3,10 @@
 // kinds a class can be. One place, so a key is never spelled twice.
 package keys
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // Label and taint keys gpufleet owns. Pools may not set them by hand.
 const (
@@ -17,6 +20,10 @@ const (
 	LabelDedicated  = Domain + "dedicated"
 	LabelClass      = Domain + "class"
 	LabelTenant     = Domain + "tenant"
+	// LabelAdmission, on a tenant's namespaces, is its spec's admission
+	// (Deny, Warn or Audit): the admission policies' bindings select
+	// namespaces by it, one binding per policy and action.
+	LabelAdmission = Domain + "admission"
 	// LabelGPUAPI is "dra" on the nodes of pools whose GPUs the NVIDIA DRA
 	// driver publishes (gpuAPI: "dra"), absent elsewhere: the driver's
 	// kubelet plugin selects it and the device plugin shuns it.
@@ -89,4 +96,18 @@ func ObjectMeta(name, namespace string, extra map[string]string) metav1.ObjectMe
 		labels[k] = v
 	}
 	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels}
+}
+
+// AdmissionActions are the validationActions of the bindings that select
+// a tenant's namespaces by LabelAdmission: Deny by default; Warn also
+// audits, so a rollout's refusals are in the audit log as well as the
+// client's output.
+func AdmissionActions(admission string) []admissionv1.ValidationAction {
+	switch admission {
+	case "Warn":
+		return []admissionv1.ValidationAction{admissionv1.Warn, admissionv1.Audit}
+	case "Audit":
+		return []admissionv1.ValidationAction{admissionv1.Audit}
+	}
+	return []admissionv1.ValidationAction{admissionv1.Deny}
 }

@@ -6,14 +6,19 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // A tenant's enforcement is what the API server does with what its
-// admission policies refuse: its bindings' validationActions (issue 48),
-// "Deny", "Warn+Audit" or "Audit"; "" with no bindings.
+// admission policies refuse: the validationActions of the bindings that
+// select its namespaces (issue 48), "Deny", "Warn+Audit" or "Audit"; ""
+// with none. Its namespaces' label keys.LabelAdmission names them.
 
-// IsAdmission says whether p is a tenant's admission file.
+// IsAdmission says whether p is a tenant's admission file, which trees
+// built before the parameters moved onto the namespaces have: their
+// bindings still say the tenant's enforcement, so a plan across that
+// change compares like with like.
 func IsAdmission(p string) bool {
 	return strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.AdmissionFile
 }
@@ -29,6 +34,16 @@ func actions(a []admissionv1.ValidationAction) string {
 		s[i] = string(x)
 	}
 	return strings.Join(s, "+")
+}
+
+// namespaceEnforcement is the enforcement a tenant namespace's labels
+// select, "" when they select no binding.
+func namespaceEnforcement(labels map[string]string) string {
+	a, ok := labels[keys.LabelAdmission]
+	if !ok {
+		return ""
+	}
+	return actions(keys.AdmissionActions(a))
 }
 
 func typedEnforcement(objs []any) (File, bool) {

@@ -33,7 +33,8 @@ type State struct {
 	// JSON, by "namespace/name": the API server holds a template's spec
 	// immutable (ValidateResourceClaimTemplateUpdate).
 	ClaimTemplates map[string]string
-	// Enforcement by tenant: its admission bindings' actions.
+	// Enforcement by tenant: the actions of the admission bindings that
+	// select its namespaces.
 	Enforcement map[string]string
 }
 
@@ -137,7 +138,7 @@ func ParseFile(p string, b []byte) (File, error) {
 	case IsExample(p):
 		f, err = readExample(ClassOf(p), b)
 	case IsNamespaces(p):
-		f.Namespaces, err = readNamespaces(b)
+		f.Namespaces, f.Enforcement, err = readNamespaces(b)
 	case p == tree.PriorityClassesPath:
 		f.PriorityClasses, err = readPriorityClasses(b)
 	case IsClaimTemplates(p):
@@ -270,16 +271,23 @@ func readExample(class string, b []byte) (File, error) {
 	return ExampleFile(class, ps.SchedulerName, ps.PriorityClassName), nil
 }
 
-func readNamespaces(b []byte) ([]TenantNamespace, error) {
+// readNamespaces reads a tenant's namespaces and the enforcement their
+// labels select.
+func readNamespaces(b []byte) ([]TenantNamespace, []TenantEnforcement, error) {
 	var out []TenantNamespace
+	var enf []TenantEnforcement
 	for _, d := range tree.Docs(b) {
 		var ns struct {
 			Metadata meta `json:"metadata"`
 		}
 		if err := tree.Unmarshal(d, &ns); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, TenantNamespace{TenantOf(ns.Metadata.Labels), ns.Metadata.Name})
+		t := TenantOf(ns.Metadata.Labels)
+		out = append(out, TenantNamespace{t, ns.Metadata.Name})
+		if e := namespaceEnforcement(ns.Metadata.Labels); e != "" {
+			enf = append(enf, TenantEnforcement{t, e})
+		}
 	}
-	return out, nil
+	return out, enf, nil
 }

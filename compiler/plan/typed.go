@@ -53,6 +53,9 @@ func TypedFile(p string, objs []any) (f File, ok bool) {
 				return File{}, false
 			}
 			f.Namespaces = append(f.Namespaces, TenantNamespace{TenantOf(ns.Labels), ns.Name})
+			if e := namespaceEnforcement(ns.Labels); e != "" {
+				f.Enforcement = append(f.Enforcement, TenantEnforcement{TenantOf(ns.Labels), e})
+			}
 		}
 		return f, true
 	case p == tree.PriorityClassesPath:

@@ -2,43 +2,87 @@ package render
 
 import (
 	"path"
+	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // The admission policies (issue 48): two ValidatingAdmissionPolicies in
 // cluster/, one for pods and one for the pod templates of the workload
-// kinds the tree knows, parameterised by a ConfigMap per tenant; each
-// tenant's tenants/<t>/admission.yaml holds that ConfigMap (in
-// kube-system, where tenants cannot edit it) and the two bindings that
-// apply the policies to its namespaces.
+// kinds the tree knows, and their bindings, one per policy and action in
+// use, each selecting the tenant namespaces labelled with that action
+// (keys.LabelAdmission). A tenant's parameters are annotations on its
+// namespaces (derive.Admission), so the tree has no object per tenant for
+// them: XL's 10,000 tenants wrote 10,000 admission.yaml files before.
 const (
-	PodPolicy       = "gpufleet-pods"
-	WorkloadPolicy  = "gpufleet-workloads"
-	paramsNamespace = "kube-system"
+	PodPolicy      = "gpufleet-pods"
+	WorkloadPolicy = "gpufleet-workloads"
 )
 
-// AdmissionParams is the name of a tenant's parameters ConfigMap.
-func AdmissionParams(tenant string) string { return "gpufleet-admission-" + tenant }
+// admissionActions are the tenants' admissions, each once, in the order
+// their bindings are written.
+var admissionActions = []string{"Deny", "Warn", "Audit"}
 
 func (r *renderer) admissionPolicies() []string {
 	if len(r.d.Tenants) == 0 {
 		return nil
 	}
-	r.emit(tree.AdmissionPoliciesPath,
+	objs := []any{
 		admissionPolicy(PodPolicy, "object.spec", "object.metadata", true, admissionv1.Rule{
 			APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"},
 		}),
 		admissionPolicy(WorkloadPolicy, "object.spec.template.spec", "object.spec.template.metadata", false,
 			admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments", "statefulsets"}},
 			admissionv1.Rule{APIGroups: []string{"batch"}, APIVersions: []string{"v1"}, Resources: []string{"jobs"}},
-		))
+		),
+	}
+	used := map[string]bool{}
+	for _, t := range r.d.Tenants {
+		used[TenantAdmission(t.Spec.Admission)] = true
+	}
+	for _, action := range admissionActions {
+		if !used[action] {
+			continue
+		}
+		for _, policy := range []string{PodPolicy, WorkloadPolicy} {
+			objs = append(objs, admissionBinding(policy, action))
+		}
+	}
+	r.emit(tree.AdmissionPoliciesPath, objs...)
 	return []string{path.Base(tree.AdmissionPoliciesPath)}
+}
+
+// TenantAdmission is a tenant's admission as its namespaces' label says
+// it: its spec's, Deny when it sets none.
+func TenantAdmission(admission string) string {
+	if admission == "" {
+		return "Deny"
+	}
+	return admission
+}
+
+// AdmissionBinding names the binding of a policy for the namespaces
+// labelled with an action.
+func AdmissionBinding(policy, action string) string {
+	return policy + "-" + strings.ToLower(action)
+}
+
+func admissionBinding(policy, action string) *admissionv1.ValidatingAdmissionPolicyBinding {
+	return &admissionv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: meta0(AdmissionBinding(policy, action)),
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: policy,
+			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{keys.LabelAdmission: action},
+			}},
+			ValidationActions: keys.AdmissionActions(action),
+		},
+	}
 }
 
 func admissionPolicy(name, spec, meta string, pod bool, rules ...admissionv1.Rule) *admissionv1.ValidatingAdmissionPolicy {
@@ -57,7 +101,6 @@ func admissionPolicy(name, spec, meta string, pod bool, rules ...admissionv1.Rul
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: meta0(name),
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			ParamKind:        &admissionv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"},
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: rr},
 			FailurePolicy:    &fail,
 			Variables:        admissionVariables(spec, meta),
@@ -67,44 +110,3 @@ func admissionPolicy(name, spec, meta string, pod bool, rules ...admissionv1.Rul
 }
 
 func meta0(name string) metav1.ObjectMeta { return meta(name, "", nil) }
-
-// tenantAdmission is a tenant's admission.yaml: its parameters and the
-// bindings of both policies to its namespaces, with its spec's action.
-func tenantAdmission(d *derive.Fleet, t derive.Tenant, labels map[string]string) file {
-	objs := []any{&corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: meta(AdmissionParams(t.Name), paramsNamespace, labels),
-		Data:       derive.Admission(d, t),
-	}}
-	deny := admissionv1.DenyAction
-	for _, policy := range []string{PodPolicy, WorkloadPolicy} {
-		objs = append(objs, &admissionv1.ValidatingAdmissionPolicyBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
-			ObjectMeta: meta(policy+"-"+t.Name, "", labels),
-			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-				PolicyName: policy,
-				ParamRef:   &admissionv1.ParamRef{Name: AdmissionParams(t.Name), Namespace: paramsNamespace, ParameterNotFoundAction: &deny},
-				MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-					MatchExpressions: []metav1.LabelSelectorRequirement{{
-						Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: t.Spec.Namespaces,
-					}},
-				}},
-				ValidationActions: ValidationActions(t.Spec.Admission),
-			},
-		})
-	}
-	return file{path.Join("tenants", t.Name, tree.AdmissionFile), objs}
-}
-
-// ValidationActions are the binding's actions for a tenant's admission:
-// Deny by default; Warn also audits, so a rollout's refusals are in the
-// audit log as well as the client's output.
-func ValidationActions(admission string) []admissionv1.ValidationAction {
-	switch admission {
-	case "Warn":
-		return []admissionv1.ValidationAction{admissionv1.Warn, admissionv1.Audit}
-	case "Audit":
-		return []admissionv1.ValidationAction{admissionv1.Audit}
-	}
-	return []admissionv1.ValidationAction{admissionv1.Deny}
-}

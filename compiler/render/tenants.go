@@ -36,11 +36,16 @@ func tenantFiles(d *derive.Fleet, t derive.Tenant) []file {
 	dir := path.Join("tenants", t.Name)
 	labels := map[string]string{keys.LabelTenant: t.Name}
 	var nss, quotas, limits, claims []any
+	// The admission policies' parameters and binding (render/admission.go).
+	nsLabels := map[string]string{keys.LabelTenant: t.Name, keys.LabelAdmission: TenantAdmission(t.Spec.Admission)}
+	annotations := derive.Admission(d, t)
 	for _, ns := range t.Spec.Namespaces {
 		claims = append(claims, claimTemplates(d, t, ns, labels)...)
+		m := meta(ns, "", nsLabels)
+		m.Annotations = annotations
 		nss = append(nss, &corev1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: meta(ns, "", labels),
+			ObjectMeta: m,
 		})
 		quotas = append(quotas, tenantQuotas(t, ns, labels)...)
 		limits = append(limits, limitRange(t, ns, labels))
@@ -61,8 +66,6 @@ func tenantFiles(d *derive.Fleet, t derive.Tenant) []file {
 		resources = append(resources, "localqueues.yaml")
 	}
 	out = append(out, file{path.Join(dir, tree.LimitRangesFile), limits})
-	resources = append(resources, tree.AdmissionFile)
-	out = append(out, tenantAdmission(d, t, labels))
 	return append(out, file{path.Join(dir, "kustomization.yaml"), []any{kustomization(resources)}})
 }
 

@@ -61,7 +61,7 @@ const (
 	ClassesDir                 = "classes"
 	// LimitRangesFile is each tenant directory's LimitRanges.
 	LimitRangesFile = "limitranges.yaml"
-	// AdmissionFile is each tenant directory's admission policy
+	// AdmissionFile was each tenant directory's admission policy
 	// parameters and bindings; AdmissionPoliciesPath the policies.
 	AdmissionFile         = "admission.yaml"
 	AdmissionPoliciesPath = "cluster/admission-policies.yaml"

@@ -57,7 +57,7 @@ func fleets(t *testing.T) []fleet {
 // returns the disagreements, and how many it admitted and refused.
 func judge(t *testing.T, f fleet, tr *Tree) (wrong []string, admitted, refused int) {
 	t.Helper()
-	a, err := Start(tr.Policies, tr.Bindings, tr.Params, tr.Namespaces)
+	a, err := Start(tr.Policies, tr.Bindings, tr.Namespaces)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Package kubeapiserver runs the API server's own ValidatingAdmissionPolicy
 // plugin (k8s.io/apiserver v0.36.5, pkg/admission/plugin/policy/validating)
 // over the admission policies gpufleet writes, as kube-apiserver wires it:
-// policies, bindings, namespaces and parameters from informers, the
+// policies, bindings and namespaces from informers, the
 // dispatcher matching by namespace selector, each policy compiled by the
 // plugin's compilePolicy with its CEL environment.
 package kubeapiserver
@@ -44,10 +44,12 @@ func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.De
 // Mapper is a REST mapper of the built-in kinds, as the API server's.
 func Mapper() meta.RESTMapper { return testrestmapper.TestOnlyStaticRESTMapper(clientgoscheme.Scheme) }
 
-// Start starts the plugin over the policies, bindings, parameter
-// ConfigMaps and namespaces, and waits until its informers have synced.
-func Start(policies []*admissionv1.ValidatingAdmissionPolicy, bindings []*admissionv1.ValidatingAdmissionPolicyBinding, params []*corev1.ConfigMap, namespaces []*corev1.Namespace) (*Admitter, error) {
-	var objs, paramObjs []runtime.Object
+// Start starts the plugin over the policies, bindings and namespaces, and
+// waits until its informers have synced. The policies take no params:
+// namespaceObject, which the plugin reads from its namespace informer,
+// carries the tenant's parameters.
+func Start(policies []*admissionv1.ValidatingAdmissionPolicy, bindings []*admissionv1.ValidatingAdmissionPolicyBinding, namespaces []*corev1.Namespace) (*Admitter, error) {
+	var objs []runtime.Object
 	for _, p := range policies {
 		objs = append(objs, p)
 	}
@@ -57,13 +59,9 @@ func Start(policies []*admissionv1.ValidatingAdmissionPolicy, bindings []*admiss
 	for _, n := range namespaces {
 		objs = append(objs, n)
 	}
-	for _, c := range params {
-		objs = append(objs, c)
-		paramObjs = append(paramObjs, c)
-	}
 	client := fake.NewClientset(objs...)
 	factory := informers.NewSharedInformerFactory(client, 0)
-	dyn := dynamicfake.NewSimpleDynamicClient(clientgoscheme.Scheme, paramObjs...)
+	dyn := dynamicfake.NewSimpleDynamicClient(clientgoscheme.Scheme)
 	p, err := validating.NewPlugin(nil)
 	if err != nil {
 		return nil, err

@@ -18,13 +18,12 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
-// Tree is what the rung reads of a built tree: the policies, each
-// tenant's bindings, parameters and namespaces, and each class's example
-// workload.
+// Tree is what the rung reads of a built tree: the policies and their
+// bindings, each tenant's namespaces (whose annotations are the policies'
+// parameters), and each class's example workload.
 type Tree struct {
 	Policies   []*admissionv1.ValidatingAdmissionPolicy
 	Bindings   []*admissionv1.ValidatingAdmissionPolicyBinding
-	Params     []*corev1.ConfigMap
 	Namespaces []*corev1.Namespace
 	// Examples by class: the example.yaml's workload.
 	Examples map[string]runtime.Object
@@ -60,28 +59,19 @@ func Read(t tree.Tree) (*Tree, error) {
 		switch {
 		case p == tree.AdmissionPoliciesPath:
 			for _, d := range tree.Docs(t[p]) {
-				v := &admissionv1.ValidatingAdmissionPolicy{}
-				if err := decode(p, d, v); err != nil {
-					return nil, err
-				}
-				out.Policies = append(out.Policies, v)
-			}
-		case strings.HasPrefix(p, "tenants/") && path.Base(p) == tree.AdmissionFile:
-			for _, d := range tree.Docs(t[p]) {
-				switch kindOf(d) {
-				case "ConfigMap":
-					v := &corev1.ConfigMap{}
-					if err := decode(p, d, v); err != nil {
-						return nil, err
-					}
-					out.Params = append(out.Params, v)
-				default:
+				if kindOf(d) == "ValidatingAdmissionPolicyBinding" {
 					v := &admissionv1.ValidatingAdmissionPolicyBinding{}
 					if err := decode(p, d, v); err != nil {
 						return nil, err
 					}
 					out.Bindings = append(out.Bindings, v)
+					continue
 				}
+				v := &admissionv1.ValidatingAdmissionPolicy{}
+				if err := decode(p, d, v); err != nil {
+					return nil, err
+				}
+				out.Policies = append(out.Policies, v)
 			}
 		case strings.HasPrefix(p, "tenants/") && path.Base(p) == "namespaces.yaml":
 			for _, d := range tree.Docs(t[p]) {
