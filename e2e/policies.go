@@ -37,7 +37,7 @@ func (fr *fleetRun) hostile() {
 		case err == nil:
 			_ = cl.Pods(ns).Delete(fr.ctx, pod.Name, metav1.DeleteOptions{})
 			t.Errorf("%s: %s was admitted", ns, what)
-		case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy") || !strings.Contains(err.Error(), "tenant "):
+		case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy 'gpufleet-") || !strings.Contains(err.Error(), "tenant"):
 			t.Errorf("%s: %s refused, but not by the tenant's policy: %v", ns, what, err)
 		default:
 			fr.st.Hostile++
@@ -64,5 +64,18 @@ func (fr *fleetRun) hostile() {
 				break
 			}
 		}
+	}
+	// A namespace no tenant owns: the unowned namespaces' policy keeps its
+	// pods off the tainted pool (render/unowned.go).
+	if tainted != nil && fr.res.Fleet.UnownedAdmission() == "Deny" {
+		ns := "gpufleet-e2e-unowned"
+		if _, err := cl.Namespaces().Create(fr.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		p := &corev1.Pod{Spec: corev1.PodSpec{NodeSelector: pool}}
+		for _, tt := range tainted {
+			p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: tt.Key, Operator: corev1.TolerationOpEqual, Value: tt.Value, Effect: tt.Effect})
+		}
+		try(ns, "a pod in a namespace no tenant owns tolerating a tainted pool", p)
 	}
 }

@@ -36,7 +36,7 @@ func (fr *fleetRun) syncScheduler(schedulerName string) {
 		t.Fatal(err)
 	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-sync-" + mark, Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-sync-" + mark, Namespace: metav1.NamespaceSystem},
 		Spec: corev1.PodSpec{
 			SchedulerName: schedulerName,
 			NodeSelector:  map[string]string{syncLabel: mark},
@@ -44,18 +44,18 @@ func (fr *fleetRun) syncScheduler(schedulerName string) {
 			Containers:    []corev1.Container{{Name: "sync", Image: "registry.k8s.io/pause:3.10"}},
 		},
 	}
-	if _, err := cl.Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	if _, err := cl.Pods(metav1.NamespaceSystem).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	err := poll(30*time.Second, 50*time.Millisecond, func() (bool, error) {
-		p, err := cl.Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
+		p, err := cl.Pods(metav1.NamespaceSystem).Get(ctx, pod.Name, metav1.GetOptions{})
 		return err == nil && p.Spec.NodeName != "", err
 	})
 	if err != nil {
 		t.Fatalf("scheduler %s did not bind its sync pod: %v", schedulerName, err)
 	}
 	zero := int64(0)
-	if err := cl.Pods("default").Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+	if err := cl.Pods(metav1.NamespaceSystem).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -52,6 +52,7 @@ func (r *renderer) admissionPolicies() []string {
 			objs = append(objs, admissionBinding(policy, action))
 		}
 	}
+	objs = append(objs, r.unownedObjects()...)
 	r.emit(tree.AdmissionPoliciesPath, objs...)
 	return []string{path.Base(tree.AdmissionPoliciesPath)}
 }

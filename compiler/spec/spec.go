@@ -77,6 +77,18 @@ type Cluster struct {
 	// GPUAPI is how pools and classes that do not say get GPUs:
 	// GPUAPIDevicePlugin (the default) or GPUAPIDRA.
 	GPUAPI string `json:"gpuAPI,omitempty"`
+	// UnownedNamespaces is how the admission policies hold pods in
+	// namespaces no tenant owns; nil takes Deny with no exemptions but
+	// the built-in ones.
+	UnownedNamespaces *UnownedNamespaces `json:"unownedNamespaces,omitempty"`
+}
+
+// UnownedNamespaces is the admission of namespaces no tenant owns.
+type UnownedNamespaces struct {
+	// Admission is Deny, Warn, Audit or Off.
+	Admission string `json:"admission,omitempty"`
+	// Exempt are namespaces whose pods may reach the pools.
+	Exempt []string `json:"exempt,omitempty"`
 }
 
 // KarpenterConfig is the cluster's Karpenter settings.

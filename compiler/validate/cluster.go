@@ -12,4 +12,5 @@ func (c *checker) cluster() {
 		c.quantity(cl.DaemonSets[name].CPU, "cluster", "daemonSets", name, "cpu")
 		c.quantity(cl.DaemonSets[name].Memory, "cluster", "daemonSets", name, "memory")
 	}
+	c.unownedNamespaces()
 }

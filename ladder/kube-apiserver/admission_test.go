@@ -57,7 +57,7 @@ func fleets(t *testing.T) []fleet {
 // returns the disagreements, and how many it admitted and refused.
 func judge(t *testing.T, f fleet, tr *Tree) (wrong []string, admitted, refused int) {
 	t.Helper()
-	a, err := Start(tr.Policies, tr.Bindings, tr.Namespaces)
+	a, err := Start(tr.Policies, tr.Bindings, append(slices.Clone(tr.Namespaces), ProbeNamespaces(f.res.Fleet)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func judge(t *testing.T, f fleet, tr *Tree) (wrong []string, admitted, refused i
 			wrong = append(wrong, fmt.Sprintf("%s: refused: %v", c.Name, err))
 		case !c.Admit && err == nil:
 			wrong = append(wrong, c.Name+": admitted")
-		case !c.Admit && !strings.Contains(err.Error(), "tenant "):
+		case !c.Admit && !strings.Contains(err.Error(), "ValidatingAdmissionPolicy 'gpufleet-"):
 			wrong = append(wrong, fmt.Sprintf("%s: refused without the policy's message: %v", c.Name, err))
 		}
 	}
@@ -104,7 +104,7 @@ func TestAdmission(t *testing.T) {
 // hostile pods, and the differential says so.
 func TestAdmissionCatchesABug(t *testing.T) {
 	f := fleets(t)[0]
-	for _, rule := range []string{"badTolerations", "affinity", "priorityClassName", "queue-name"} {
+	for _, rule := range []string{"badTolerations", "affinity", "priorityClassName", "queue-name", "badResources"} {
 		t.Run(rule, func(t *testing.T) {
 			tr := *f.tree
 			tr.Policies = nil
@@ -122,4 +122,38 @@ func TestAdmissionCatchesABug(t *testing.T) {
 			t.Logf("without the %s rule: %d hostile objects admitted, e.g. %s", rule, len(wrong), wrong[0])
 		})
 	}
+}
+
+// TestUnownedCatchesABug: without the unowned namespaces' policy, pods in
+// a namespace no tenant owns, or in a tenant's stripped of its label,
+// reach the pools; with its binding's exemptions dropped, the agents'
+// namespaces are refused.
+func TestUnownedCatchesABug(t *testing.T) {
+	f := fleets(t)[0]
+	t.Run("no policy", func(t *testing.T) {
+		tr := *f.tree
+		tr.Policies = slices.DeleteFunc(slices.Clone(f.tree.Policies), func(p *admissionv1.ValidatingAdmissionPolicy) bool { return p.Name == "gpufleet-unowned" })
+		wrong, _, _ := judge(t, f, &tr)
+		if !slices.ContainsFunc(wrong, func(w string) bool { return strings.Contains(w, "stripped") }) ||
+			!slices.ContainsFunc(wrong, func(w string) bool { return strings.HasPrefix(w, "unowned: a pod tolerating everything") }) {
+			t.Fatalf("without the unowned policy, the hostile pods outside tenants' namespaces were not all admitted: %q", wrong)
+		}
+		t.Logf("without the unowned policy: %d hostile pods admitted, e.g. %s", len(wrong), wrong[0])
+	})
+	t.Run("no exemptions", func(t *testing.T) {
+		tr := *f.tree
+		tr.Bindings = nil
+		for _, b := range f.tree.Bindings {
+			b = b.DeepCopy()
+			if b.Name == "gpufleet-unowned" {
+				b.Spec.MatchResources.NamespaceSelector.MatchExpressions = b.Spec.MatchResources.NamespaceSelector.MatchExpressions[:1]
+			}
+			tr.Bindings = append(tr.Bindings, b)
+		}
+		wrong, _, _ := judge(t, f, &tr)
+		if !slices.ContainsFunc(wrong, func(w string) bool { return strings.HasPrefix(w, "exempt kube-system") }) {
+			t.Fatalf("without the exemptions, kube-system's agents were not refused: %q", wrong)
+		}
+		t.Logf("without the exemptions: %d pods refused, e.g. %s", len(wrong), wrong[0])
+	})
 }

@@ -214,5 +214,6 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 			add(fmt.Sprintf("%s: a pod of no class at priority %s", t.Name, pr.Name), p, "pods", slices.Contains(prios, pr.Name))
 		}
 	}
+	unownedCases(d, tr, g, func(name string, p *corev1.Pod, admit bool) { add(name, p, "pods", admit) })
 	return out
 }
