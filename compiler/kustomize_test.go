@@ -119,6 +119,11 @@ func TestKustomizeTree(t *testing.T) {
 			actions[render.TenantAdmission(tn.Admission)] = true
 		}
 		want["ValidatingAdmissionPolicyBinding"] += 2 * len(actions)
+		// The unowned namespaces' policy and binding.
+		if len(f.Tenants) > 0 && (f.Cluster.UnownedNamespaces == nil || f.Cluster.UnownedNamespaces.Admission != "Off") {
+			want["ValidatingAdmissionPolicy"]++
+			want["ValidatingAdmissionPolicyBinding"]++
+		}
 		for _, tn := range f.Tenants {
 			n := len(tn.Namespaces)
 			want["Namespace"] += n
