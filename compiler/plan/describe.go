@@ -218,7 +218,7 @@ func (p *Plan) Headline() string {
 		parts = append(parts, c)
 	}
 	if s.Tenants > 0 {
-		parts = append(parts, plural(s.Tenants, "tenant's quotas", "tenants' quotas"))
+		parts = append(parts, plural(s.Tenants, "tenant", "tenants")) // quotas, namespaces or enforcement
 	}
 	if f := p.Cost.Fleet; f != nil {
 		parts = append(parts, "fleet at max size "+f.Before.money()+" → "+f.After.money())
