@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // probe pins one pod of the class to each pool in turn (all at once, one
@@ -91,7 +92,11 @@ func (fr *fleetRun) probe(c *sched.Class, ns string) {
 	}
 }
 
-// probeNamespace creates, once, a namespace with ns's LimitRanges.
+// probeNamespace creates, once, a namespace with ns's LimitRanges. Its
+// pods pin a class to each pool, which no namespace of the fleet admits:
+// it carries the admission label with a value no binding selects, so
+// neither a tenant's policies nor the unowned namespaces' policy hold it
+// (as a cluster admin, who alone may label namespaces, can exempt one).
 func (fr *fleetRun) probeNamespace(ns string) string {
 	pns := "probe-" + ns
 	if len(pns) > 63 {
@@ -102,7 +107,7 @@ func (fr *fleetRun) probeNamespace(ns string) string {
 		return pns
 	}
 	cl := fr.cp.Client.CoreV1()
-	_, err := cl.Namespaces().Create(fr.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: pns}}, metav1.CreateOptions{})
+	_, err := cl.Namespaces().Create(fr.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: pns, Labels: map[string]string{keys.LabelAdmission: "e2e-probe"}}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		fr.t.Fatal(err)
 	}
