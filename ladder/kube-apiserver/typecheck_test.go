@@ -13,7 +13,7 @@ import (
 )
 
 // typeChecker is the API server's: it resolves the schemas of the kinds a
-// policy matches and of its paramKind from the OpenAPI definitions
+// policy matches and of namespaceObject from the OpenAPI definitions
 // kube-apiserver v1.36.5 serves, as the ValidatingAdmissionPolicy status
 // controller does (pkg/controller/validatingadmissionpolicystatus).
 func typeChecker() *validating.TypeChecker {
@@ -24,7 +24,7 @@ func typeChecker() *validating.TypeChecker {
 }
 
 // TestTypeCheck: every policy's CEL type-checks against the schemas of
-// Pod, Deployment, StatefulSet, Job and ConfigMap (the params), with no
+// Pod, Deployment, StatefulSet, Job and Namespace (namespaceObject), with no
 // warning: the status controller would set each as an
 // expressionWarning on the policy.
 func TestTypeCheck(t *testing.T) {
