@@ -33,6 +33,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
 	"github.com/gpufleet/gpufleet/internal/handoff"
 )
 
@@ -351,6 +352,7 @@ func TestComposedPlace(t *testing.T) {
 	recs := readComposed(t)
 	st := &composedStats{units: map[string]int{}, admitted: map[string]int{}, pinnedBy: map[string]int{}, constrainedBy: map[string]int{}, refused: map[string]int{}, strands: map[string]int{}}
 	var bad []string
+	table := fleetgen.PairTable{}
 	eachFleet(t, recs, func(fl *composedFleet, recs []handoff.Record) bool {
 		st.fleets++
 		seen := map[[2]string]bool{}
@@ -374,6 +376,7 @@ func TestComposedPlace(t *testing.T) {
 				t.Fatalf("%s: %v", recordString(r), err)
 			}
 			st.count(r, got)
+			reached(table, fl, r, got)
 			if moved {
 				st.tieBreakMoved++
 			}
@@ -403,6 +406,12 @@ func TestComposedPlace(t *testing.T) {
 	}
 	if st.pinned == 0 {
 		t.Fatal("no pinned units")
+	}
+	gaps := pairGaps(table)
+	t.Logf("pairs of features (units placed by kube-scheduler; - impossible): %d possible, %d empty\n%s", len(fleetgen.Pairs()), len(gaps), table)
+	figures = append(figures, fmt.Sprintf("%-10s pairs of features reached: %d of %d possible", "composed", len(fleetgen.Pairs())-len(gaps), len(fleetgen.Pairs())))
+	for _, g := range gaps {
+		t.Error(g)
 	}
 	if len(bad) > 0 {
 		slices.SortFunc(bad, func(a, b string) int { return len(a) - len(b) })

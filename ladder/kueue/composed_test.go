@@ -41,12 +41,16 @@ import (
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
-var composedOut = flag.String("composed-out", "", "TestComposedAdmit writes its records for the kube-scheduler half here (JSON)")
+var (
+	composedOut = flag.String("composed-out", "", "TestComposedAdmit writes its records for the kube-scheduler half here (JSON)")
+	pairRows    = flag.Int("pair-rows", 8, "queued classes in each of the pair fleets (fleetgen.PairFleets), which cover every pair of features")
+)
 
-// composedFleets are the example fleets and the generated ones with
-// queued Deployments, StatefulSets, gangs, waves, hard spreads and
-// anti-affinity (fleetgen Options.Composed), whose specs are written into
-// dir so that the kube-scheduler half compiles the very same fleets.
+// composedFleets are the example fleets, the generated ones with queued
+// Deployments, StatefulSets, gangs, waves, hard spreads and anti-affinity
+// (fleetgen Options.Composed) and the pair fleets (fleetgen.PairFleets),
+// whose specs are written into dir so that the kube-scheduler half
+// compiles the very same fleets.
 func composedFleets(t *testing.T, dir string, seeds int) []composedFleet {
 	t.Helper()
 	_, dirs, err := testfleet.Examples("../..")
@@ -75,6 +79,18 @@ func composedFleets(t *testing.T, dir string, seeds int) []composedFleet {
 			t.Fatal(err)
 		}
 		out = append(out, composedFleet{name: fmt.Sprintf("seed %d", seed), spec: f, seed: seed})
+	}
+	// The pair fleets: a covering array of the features the kube-scheduler
+	// half's pair table counts (fleetgen features.go).
+	for i, spec := range fleetgen.PairFleets(1, fleetgen.PairOptions{Rows: *pairRows}) {
+		f, err := filepath.Abs(filepath.Join(dir, fmt.Sprintf("pairs-%d.json", i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, fleetgen.JSON(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, composedFleet{name: fmt.Sprintf("pairs %d", i+1), spec: f})
 	}
 	return out
 }
