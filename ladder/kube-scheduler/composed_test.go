@@ -149,12 +149,19 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 		cells[j] = *fl.res.Report.Cell(c.Name, p.Name)
 	}
 	nodes, _ := atMaxSize(fl.cl, cells)
+	devices := devicesAtMaxSize(fl.cl, cells)
+	if len(r.Ungated) > 0 {
+		nodes, devices = fl.tasNodes(r, nodes, devices)
+	}
 	pods := make([]*v1.Pod, r.Admitted)
 	for i := range pods {
 		p := &v1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", r.Class, i), Namespace: r.Namespace,
 				Labels: maps.Clone(tmpl.Labels), Annotations: maps.Clone(tmpl.Annotations)},
 			Spec: *tmpl.Spec.DeepCopy(),
+		}
+		if len(r.Ungated) > 0 {
+			ungate(p, r.Ungated[i])
 		}
 		p, err := limitRanged(p, fl.limits[r.Namespace])
 		if err != nil {
@@ -168,7 +175,7 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 	// names it is the DRA manager's too (the extended-resource bridge).
 	if c := fl.cl.Class(r.Class); len(tmpl.Spec.ResourceClaims) > 0 || c != nil && c.Info.Bridge.Asks() {
 		dra := draInputs(fl.t, fl.res, fl.cl)
-		dra.Slices = slicesOf(devicesAtMaxSize(fl.cl, cells))
+		dra.Slices = slicesOf(devices)
 		got, err = ScheduleDRA(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, dra, tieBreak(run))
 	} else {
 		got, err = Schedule(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, tieBreak(run))

@@ -340,7 +340,11 @@ func (k *Kueue) admitWhole(ctx context.Context, cq string, base handoff.Record, 
 	// are in use: each flavor of the ClusterQueue tried alone, the unit
 	// steered there by its pool label, as TestSplitHoldsAGang does.
 	var candidates []string
+	// The assignment Kueue admits the unit with to each flavor: its
+	// PodSetAssignment carries the TAS flavors' topology assignment.
+	byFlavor := map[string]*flavorassigner.Assignment{}
 	if base.KueueFlavor != "" {
+		byFlavor[base.KueueFlavor] = a
 		for _, f := range k.flavorsOf(cq) {
 			steered := slices.Clone(w.PodSets)
 			steered[0] = *steered[0].DeepCopy()
@@ -353,6 +357,9 @@ func (k *Kueue) admitWhole(ctx context.Context, cq string, base handoff.Record, 
 			}
 			if flavorOf(sa) == f {
 				candidates = append(candidates, f)
+				if _, ok := byFlavor[f]; !ok {
+					byFlavor[f] = sa
+				}
 			}
 		}
 	}
@@ -386,6 +393,14 @@ func (k *Kueue) admitWhole(ctx context.Context, cq string, base handoff.Record, 
 		for _, ps := range workload.NewInfo(wl).TotalRequests {
 			for res := range ps.Requests.Iter() {
 				psa.Flavors[res] = kueue.ResourceFlavorReference(f)
+			}
+		}
+		if fa := byFlavor[f]; fa != nil {
+			if api := fa.ToAPI(klog.Background()); len(api) > 0 && api[0].TopologyAssignment != nil {
+				psa = api[0]
+				if err := k.ungate(&r, &psa); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 		if err := k.pin(ctx, &r, w, &psa); err != nil {
