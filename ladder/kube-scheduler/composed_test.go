@@ -280,6 +280,9 @@ type composedStats struct {
 	// anti-affinity, and constrainedBy by kind.
 	constrained   int
 	constrainedBy map[string]int
+	// tas counts pinned units Kueue placed by topology (its ungater's
+	// pins applied), tasShort those of which fewer land than it admitted.
+	tas, tasShort int
 }
 
 func (s *composedStats) String() string {
@@ -290,10 +293,10 @@ func (s *composedStats) String() string {
 	}
 	return fmt.Sprintf("%d fleets; queued units by kind: %s; pinned units (unit × flavor) %d: %s; "+
 		"fewer placed than admitted: %d (spread or anti-affinity %d, resources %d), strands %d (spread or anti-affinity %d); Merge refused %d; "+
-		"the other tie-break moved pods in %d; agreement %d of %d",
+		"placed by topology %d (fewer than admitted %d); the other tie-break moved pods in %d; agreement %d of %d",
 		s.fleets, strings.Join(units, ", "), s.pinned, strings.Join(pinned, ", "),
 		s.refused["any"], s.refused["spread or anti-affinity"], s.refused["resources"], s.strands["any"], s.strands["spread or anti-affinity"],
-		s.pinErrors, s.tieBreakMoved, s.agreed, s.pinned)
+		s.pinErrors, s.tas, s.tasShort, s.tieBreakMoved, s.agreed, s.pinned)
 }
 
 // constrained says the template has a hard topology spread or a required
@@ -322,6 +325,12 @@ func (s *composedStats) count(r *handoff.Record, got *placed) {
 	if got.refused != "" {
 		s.pinErrors++
 		return
+	}
+	if len(r.Ungated) > 0 {
+		s.tas++
+		if got.bound < int64(r.Admitted) {
+			s.tasShort++
+		}
 	}
 	if got.bound >= int64(r.Admitted) {
 		return

@@ -5,6 +5,8 @@ package kubesched
 import (
 	"maps"
 	"slices"
+	"strings"
+	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -56,4 +58,39 @@ func (fl *composedFleet) tasNodes(r *handoff.Record, nodes []*v1.Node, devices m
 		devices[n.Name] = published
 	}
 	return out, devices
+}
+
+// TestComposedPlaceCatchesUngaterIgnored proves the TAS stage can fail: a
+// path that lifted the topology gate without the ungater's hostname pins
+// (the checker's model before Kueue's TAS was followed host by host) lets
+// kube-scheduler spread the pods over the pool, and the rung disagrees with
+// the checker on the units whose host could not hold what Kueue pinned.
+func TestComposedPlaceCatchesUngaterIgnored(t *testing.T) {
+	recs := readComposed(t)
+	var tried int
+	var caught []string
+	eachFleet(t, recs, func(fl *composedFleet, recs []handoff.Record) bool {
+		for i := range recs {
+			r := &recs[i]
+			if len(r.Ungated) == 0 || r.Checker == nil || r.Checker.Placed >= int64(r.Admitted) {
+				continue
+			}
+			tried++
+			unpinned := *r
+			unpinned.Ungated = make([]map[string]string, len(r.Ungated))
+			if _, _, b, err := fl.judge(&unpinned, r.Template); err != nil {
+				t.Fatal(err)
+			} else if len(b) > 0 {
+				caught = append(caught, recordString(r)+": "+b[0])
+			}
+		}
+		return true
+	})
+	if tried == 0 {
+		t.Fatal("no unit Kueue pins by topology to a host that cannot hold it: the pair fleets no longer combine TAS with anti-affinity or DRA")
+	}
+	if len(caught) < tried {
+		t.Fatalf("the ungater's pins dropped, and only %d of %d units disagree", len(caught), tried)
+	}
+	t.Logf("ungater's pins dropped: caught in %d of %d units, e.g.\n%s", len(caught), tried, strings.Join(caught[:min(3, len(caught))], "\n"))
 }
