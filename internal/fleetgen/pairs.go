@@ -226,8 +226,21 @@ func PairFleets(seed uint64, opts PairOptions) []*spec.Fleet {
 	var out []*spec.Fleet
 	for i := 0; i < len(rows); i += opts.Rows {
 		f := pairFleet(len(out) + 1)
+		tight := ""
 		for n, r := range rows[i:min(i+opts.Rows, len(rows))] {
 			r.add(f, n)
+			if r.gpu == FeatDRAWhole && tight == "" {
+				tight = fmt.Sprintf("class-r%d", n)
+			}
+		}
+		if tight != "" {
+			// A tenant whose quota holds one GPU runs a DRA class too:
+			// quota admission refuses its claims' devices
+			// (<class>.deviceclass.resource.k8s.io/devices), as the
+			// composed rung's quota stage judges QuotaFit.
+			one := int64(1)
+			f.Tenants["tenant-tight"] = spec.Tenant{Namespaces: []string{"ns-tight"}, Classes: []string{tight},
+				Defaults: spec.Resources{CPU: "100m", Memory: "256Mi"}, Quota: &spec.Quota{GPU: &one, CPU: "256", Memory: "2048Gi"}}
 		}
 		out = append(out, f)
 	}

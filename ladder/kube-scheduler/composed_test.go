@@ -23,6 +23,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	"k8s.io/kubernetes/pkg/apis/core"
 	corev1conv "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -87,6 +88,12 @@ type composedFleet struct {
 	cl       *sched.Cluster
 	profiles map[string]*config.KubeSchedulerProfile
 	limits   map[string][]v1.LimitRange
+	// quotas are each namespace's ResourceQuotas; dra and ext the DRA
+	// inputs and the quota evaluator's extended-resource cache, once
+	// the quota stage needs them.
+	quotas map[string][]v1.ResourceQuota
+	dra    *DRA
+	ext    *extendedresourcecache.ExtendedResourceCache
 }
 
 // eachFleet compiles the fleet of each run of records with the same spec
@@ -99,8 +106,18 @@ func eachFleet(t *testing.T, recs []handoff.Record, f func(*composedFleet, []han
 			n++
 		}
 		res, cl := fleetCase{recs[0].Fleet, recs[0].Spec}.compile(t)
-		fl := &composedFleet{t: t, res: res, cl: cl, profiles: emittedProfiles(t, recs[0].Fleet, res), limits: map[string][]v1.LimitRange{}}
+		fl := &composedFleet{t: t, res: res, cl: cl, profiles: emittedProfiles(t, recs[0].Fleet, res), limits: map[string][]v1.LimitRange{},
+			quotas: map[string][]v1.ResourceQuota{}}
 		for _, p := range res.Tree.Paths() {
+			if path.Base(p) == tree.ResourceQuotasFile {
+				for _, doc := range tree.Docs(res.Tree[p]) {
+					var q v1.ResourceQuota
+					if err := yaml.UnmarshalStrict(doc, &q); err != nil {
+						t.Fatalf("%s: %s: %v", recs[0].Fleet, p, err)
+					}
+					fl.quotas[q.Namespace] = append(fl.quotas[q.Namespace], q)
+				}
+			}
 			if path.Base(p) != tree.LimitRangesFile {
 				continue
 			}
@@ -393,6 +410,9 @@ func TestComposedPlace(t *testing.T) {
 			}
 			st.count(r, got)
 			reached(table, fl, r, got)
+			if got != nil && got.refused == "" && got.bound > 0 {
+				reachedUnits = append(reachedUnits, fleetgen.Features(fl.res.Fleet.Spec, r.Tenant, r.Class, r.Pool))
+			}
 			if moved {
 				st.tieBreakMoved++
 			}
