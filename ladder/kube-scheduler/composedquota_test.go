@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	quota "k8s.io/apiserver/pkg/quota/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
@@ -118,32 +119,13 @@ func (fl *composedFleet) quotaVerdict(t *testing.T, ten spec.Tenant, c *sched.Cl
 			// is what the evaluators match and admission enforces.
 			q := quotas[qi].DeepCopy()
 			q.Status.Hard = q.Spec.Hard
-			used := v1.ResourceList{}
+			var charged []runtime.Object
 			for _, p := range pods {
-				if opts.skipGated && len(p.Spec.SchedulingGates) > 0 {
-					continue
-				}
-				if ok, err := podEval.Matches(q, p); err != nil {
-					t.Fatal(err)
-				} else if ok {
-					u, err := podEval.Usage(p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					used = quota.Add(used, u)
+				if !opts.skipGated || len(p.Spec.SchedulingGates) == 0 {
+					charged = append(charged, p)
 				}
 			}
-			for _, cl := range claims {
-				if ok, err := claimEval.Matches(q, cl); err != nil {
-					t.Fatal(err)
-				} else if ok {
-					u, err := claimEval.Usage(cl)
-					if err != nil {
-						t.Fatal(err)
-					}
-					used = quota.Add(used, u)
-				}
-			}
+			used := quota.Add(charge(t, podEval, q, charged), charge(t, claimEval, q, claimObjects(claims)))
 			if ok, over := quota.LessThanOrEqual(quota.Mask(used, quota.ResourceNames(q.Status.Hard)), q.Status.Hard); !ok {
 				slices.Sort(over)
 				return fmt.Sprintf("namespace %s, ResourceQuota %s: exceeded quota: %v", ns, q.Name, over), gated
@@ -151,6 +133,35 @@ func (fl *composedFleet) quotaVerdict(t *testing.T, ten spec.Tenant, c *sched.Cl
 		}
 	}
 	return "", gated
+}
+
+// charge is what the evaluator charges the quota for the objects whose
+// scopes it matches.
+func charge(t *testing.T, eval quota.Evaluator, q *v1.ResourceQuota, objs []runtime.Object) v1.ResourceList {
+	used := v1.ResourceList{}
+	for _, o := range objs {
+		ok, err := eval.Matches(q, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		u, err := eval.Usage(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		used = quota.Add(used, u)
+	}
+	return used
+}
+
+func claimObjects(claims []*resourcev1.ResourceClaim) []runtime.Object {
+	out := make([]runtime.Object, len(claims))
+	for i, c := range claims {
+		out[i] = c
+	}
+	return out
 }
 
 // quotaStats count what the quota stage judged; caught counts the
