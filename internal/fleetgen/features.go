@@ -270,17 +270,23 @@ func Features(f *spec.Fleet, tenant, class, pool string) []string {
 	return out
 }
 
-// preempts says the class may preempt another of its tenant's classes:
-// its PriorityClass preempts lower priorities, and one is lower.
+// preempts says Kueue may preempt another of the tenant's classes to
+// admit this one: its ClusterQueue preempts within itself (derive's
+// preemption: withinClusterQueue LowerPriority only where no queued class
+// of the tenant has a priority that never preempts), and another queued
+// class's priority is lower.
 func preempts(f *spec.Fleet, t spec.Tenant, c spec.Class) bool {
 	pr := f.Priorities[c.Priority]
-	if pr.Preemption == "Never" {
-		return false
-	}
+	lower := false
 	for _, o := range t.Classes {
-		if oc, ok := f.Classes[o]; ok && f.Priorities[oc.Priority].Value < pr.Value {
-			return true
+		oc, ok := f.Classes[o]
+		if !ok || !oc.Queued() {
+			continue
 		}
+		if f.Priorities[oc.Priority].Preemption == "Never" {
+			return false
+		}
+		lower = lower || f.Priorities[oc.Priority].Value < pr.Value
 	}
-	return false
+	return c.Queued() && lower
 }

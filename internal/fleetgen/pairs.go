@@ -171,7 +171,7 @@ func (r pairRow) build(n int) (spec.Pool, spec.Class, spec.Tenant, *spec.Class) 
 	var victim *spec.Class
 	if r.preempt {
 		v := c
-		v.Priority = "dev"
+		v.Priority = "low" // below batch, and preempting, so that the queue preempts
 		victim = &v
 		t.Classes = append(t.Classes, fmt.Sprintf("victim-r%d", n))
 	}
@@ -204,6 +204,7 @@ func pairFleet(k int) *spec.Fleet {
 		Priorities: map[string]spec.Priority{
 			"batch": {Value: 10000, Preemption: "PreemptLowerPriority"},
 			"dev":   {Value: 100, Default: true, Preemption: "Never"},
+			"low":   {Value: 10, Preemption: "PreemptLowerPriority"},
 		},
 		Pools: map[string]spec.Pool{}, Classes: map[string]spec.Class{}, Tenants: map[string]spec.Tenant{},
 	}
@@ -242,9 +243,32 @@ func PairFleets(seed uint64, opts PairOptions) []*spec.Fleet {
 			f.Tenants["tenant-tight"] = spec.Tenant{Namespaces: []string{"ns-tight"}, Classes: []string{tight},
 				Defaults: spec.Resources{CPU: "100m", Memory: "256Mi"}, Quota: &spec.Quota{GPU: &one, CPU: "256", Memory: "2048Gi"}}
 		}
+		if len(out) == 0 {
+			gatedTenant(f)
+		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// gatedTenant adds to f a tenant whose ClusterQueue preempts a queued
+// Deployment of 4 one-GPU replicas for a gang of 4 one-GPU pods, under a
+// namespace quota of 6 GPUs: each holds alone, not the gang beside the
+// Deployment's pods the ReplicaSet recreates gated (KueueGatedQuota, which
+// the composed rung's quota stage judges).
+func gatedTenant(f *spec.Fleet) {
+	sel := map[string]string{rowLabel: "gated"}
+	f.Pools["pool-gated"] = spec.Pool{InstanceTypes: []string{"g5.12xlarge"}, Capacity: spec.OnDemand, Size: spec.Size{Max: 4}, Labels: sel}
+	queued, gang := true, int32(4)
+	base := spec.Class{Capacity: spec.OnDemand, Container: "main", Image: "registry.k8s.io/pause:3.10",
+		Resources: spec.Resources{CPU: "1", Memory: "4Gi"}, NodeSelector: sel, GPU: &spec.GPU{Count: 1}}
+	serve, train := base, base
+	serve.Priority, serve.Kind, serve.Replicas, serve.Queue = "low", keys.KindDeployment, 4, &queued
+	train.Priority, train.Kind, train.Replicas, train.Gang = "batch", keys.KindJob, 4, &gang
+	f.Classes["gated-serve"], f.Classes["gated-train"] = serve, train
+	six := int64(6)
+	f.Tenants["tenant-gated"] = spec.Tenant{Namespaces: []string{"ns-gated"}, Classes: []string{"gated-serve", "gated-train"},
+		Defaults: spec.Resources{CPU: "100m", Memory: "256Mi"}, Quota: &spec.Quota{GPU: &six, CPU: "256", Memory: "2048Gi"}}
 }
 
 // coveringRows chooses rows greedily until every possible pair is

@@ -19,7 +19,11 @@ func pairTable(fleets []*spec.Fleet) fleetgen.PairTable {
 	for _, f := range fleets {
 		for _, tn := range spec.Keys(f.Tenants) {
 			for _, c := range f.Tenants[tn].Classes {
-				row := c[strings.LastIndex(c, "-r")+2:]
+				i := strings.LastIndex(c, "-r")
+				if i < 0 {
+					continue // not a row's class
+				}
+				row := c[i+2:]
 				table.Add(fleetgen.Features(f, tn, c, "pool-r"+row))
 			}
 		}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/kubernetes/pkg/quota/v1/evaluator/core"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -59,6 +60,18 @@ type quotaOptions struct {
 // quotaVerdict is quota admission's on one class of a tenant: "" where
 // every namespace's quotas hold its unit, else the first refusal.
 func (fl *composedFleet) quotaVerdict(t *testing.T, ten spec.Tenant, c *sched.Class, opts quotaOptions) (refused string, gated int) {
+	return fl.quotaVerdictOf(t, ten, []charged{{c, max(int(c.Need()), 1)}}, opts)
+}
+
+// charged is n pods of a class, charged together with others.
+type charged struct {
+	c *sched.Class
+	n int
+}
+
+// quotaVerdictOf is quota admission's on the pods of every entry of
+// units together, in each of the tenant's namespaces.
+func (fl *composedFleet) quotaVerdictOf(t *testing.T, ten spec.Tenant, units []charged, opts quotaOptions) (refused string, gated int) {
 	if fl.dra == nil {
 		d := draInputs(t, fl.res, fl.cl)
 		fl.dra = &d
@@ -69,48 +82,50 @@ func (fl *composedFleet) quotaVerdict(t *testing.T, ten spec.Tenant, c *sched.Cl
 	}
 	dra, ext := fl.dra, fl.ext
 	podEval := core.NewPodEvaluator(nil, clocktesting.NewFakeClock(time.Unix(0, 0)))
-	n := max(int(c.Need()), 1)
 	for _, ns := range ten.Namespaces {
 		quotas := fl.quotas[ns]
 		if len(quotas) == 0 {
 			continue
 		}
-		written := c.Written
-		if written == nil {
-			written = c.Pod
-		}
 		var pods []*v1.Pod
 		var claims []*resourcev1.ResourceClaim
 		podIndex := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 		owned := map[types.UID][]*resourcev1.ResourceClaim{}
-		for i := range n {
-			p := written.DeepCopy()
-			p.Namespace, p.Name, p.UID = ns, fmt.Sprintf("%s-%d", c.Name, i), types.UID(fmt.Sprintf("%s-%s-%d", ns, c.Name, i))
-			p, err := limitRanged(p, fl.limits[ns])
-			if err != nil {
-				return "LimitRanger: " + err.Error(), 0
+		for _, u := range units {
+			c := u.c
+			written := c.Written
+			if written == nil {
+				written = c.Pod
 			}
-			if c.Queued && c.Kind != keys.KindJob {
-				p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: admissionGate})
-				gated++
-			}
-			pods = append(pods, p)
-			if err := podIndex.Add(p); err != nil {
-				t.Fatal(err)
-			}
-			var mine []*resourcev1.ResourceClaim
-			switch model := claimsOf(c); {
-			case opts.noClaims:
-			case c.Info.Claims.Asks():
-				mine, err = makeClaims(p, dra.Templates)
+			for i := range u.n {
+				p := written.DeepCopy()
+				p.Namespace, p.Name, p.UID = ns, fmt.Sprintf("%s-%d", c.Name, i), types.UID(fmt.Sprintf("%s-%s-%d", ns, c.Name, i))
+				p, err := limitRanged(p, fl.limits[ns])
 				if err != nil {
-					t.Fatalf("class %s: %v", c.Name, err)
+					return "LimitRanger: " + err.Error(), 0
 				}
-			case model.Asks():
-				mine = []*resourcev1.ResourceClaim{bridgeClaim(p, model)}
+				if c.Queued && c.Kind != keys.KindJob {
+					p.Spec.SchedulingGates = append(p.Spec.SchedulingGates, v1.PodSchedulingGate{Name: admissionGate})
+					gated++
+				}
+				pods = append(pods, p)
+				if err := podIndex.Add(p); err != nil {
+					t.Fatal(err)
+				}
+				var mine []*resourcev1.ResourceClaim
+				switch model := claimsOf(c); {
+				case opts.noClaims:
+				case c.Info.Claims.Asks():
+					mine, err = makeClaims(p, dra.Templates)
+					if err != nil {
+						t.Fatalf("class %s: %v", c.Name, err)
+					}
+				case model.Asks():
+					mine = []*resourcev1.ResourceClaim{bridgeClaim(p, model)}
+				}
+				owned[p.UID] = mine
+				claims = append(claims, mine...)
 			}
-			owned[p.UID] = mine
-			claims = append(claims, mine...)
 		}
 		byOwner := func(_ string, uid types.UID) ([]*resourcev1.ResourceClaim, error) { return owned[uid], nil }
 		claimEval := core.NewResourceClaimEvaluator(nil, ext, corev1listers.NewPodLister(podIndex), byOwner)
@@ -168,7 +183,11 @@ func claimObjects(claims []*resourcev1.ResourceClaim) []runtime.Object {
 // disagreements of each deliberately broken quota admission.
 type quotaStats struct {
 	units, refused, agreed, gated, claimed int
-	caught                                 map[string][]string
+	// preemptions count the admitted units that Kueue may admit by
+	// preempting a queued Deployment or StatefulSet, gatedRefused those
+	// whose pods quota admission refuses beside the victim's gated pods.
+	preemptions, gatedRefused int
+	caught                    map[string][]string
 }
 
 // quotaMutants are the deliberately broken quota admissions the stage
@@ -224,6 +243,67 @@ func (fl *composedFleet) judgeQuota(t *testing.T, st *quotaStats) []string {
 			}
 		}
 	}
+	return append(bad, fl.judgeGated(t, st)...)
+}
+
+// judgeGated holds KueueGatedQuota to quota admission: for every admitted
+// unit Kueue may admit by preempting a queued Deployment or StatefulSet of
+// its ClusterQueue (the report's preempts), the victim's replicas, gated
+// as the controller recreates them, and the unit's pods, charged
+// together, are refused where each alone is not.
+func (fl *composedFleet) judgeGated(t *testing.T, st *quotaStats) []string {
+	var bad []string
+	ours := map[[2]string]bool{}
+	for _, f := range fl.res.Report.Findings {
+		if f.Check == queueing.IDKueueGatedQuota {
+			ours[[2]string{f.Tenant, f.Class}] = true
+		}
+	}
+	fleet := fl.res.Fleet.Spec
+	for _, u := range fl.res.Report.Units {
+		p := fl.cl.Class(u.Class)
+		if u.Tenant == "" || u.Flavor == "" || p == nil {
+			continue
+		}
+		ten, need := fleet.Tenants[u.Tenant], max(int(p.Need()), 1)
+		victims := 0
+		theirs := map[quotaOptions]string{}
+		for _, name := range u.Preempts {
+			v := fl.cl.Class(name)
+			if v == nil || !v.Queued || v.Kind == keys.KindJob {
+				continue
+			}
+			victims++
+			for _, opts := range []quotaOptions{{}, {skipGated: true}} {
+				if theirs[opts] != "" {
+					continue
+				}
+				both, _ := fl.quotaVerdictOf(t, ten, []charged{{v, int(v.Pods)}, {p, need}}, opts)
+				alone, _ := fl.quotaVerdictOf(t, ten, []charged{{v, int(v.Pods)}}, opts)
+				mine, _ := fl.quotaVerdictOf(t, ten, []charged{{p, need}}, opts)
+				if both != "" && alone == "" && mine == "" {
+					theirs[opts] = name + ": " + both
+				}
+			}
+		}
+		if victims == 0 {
+			continue
+		}
+		st.preemptions++
+		flagged := ours[[2]string{u.Tenant, u.Class}]
+		if theirs[quotaOptions{}] != "" {
+			st.gatedRefused++
+		}
+		if flagged != (theirs[quotaOptions{skipGated: true}] != "") {
+			st.caught["gated pods charged nothing"] = append(st.caught["gated pods charged nothing"], fmt.Sprintf("tenant %s, class %s (preempting)", u.Tenant, u.Class))
+		}
+		switch {
+		case flagged && theirs[quotaOptions{}] == "":
+			bad = append(bad, fmt.Sprintf("tenant %s, class %s: KueueGatedQuota refuses it beside a preempted workload's gated pods, quota admission takes them", u.Tenant, u.Class))
+		case !flagged && theirs[quotaOptions{}] != "":
+			bad = append(bad, fmt.Sprintf("tenant %s, class %s: quota admission refuses its pods beside the gated pods of %s, KueueGatedQuota says nothing", u.Tenant, u.Class, theirs[quotaOptions{}]))
+		}
+	}
 	return bad
 }
 
@@ -241,14 +321,15 @@ func TestComposedPlaceQuota(t *testing.T) {
 		}
 		return true
 	})
-	summary := fmt.Sprintf("quota admission (pod and ResourceClaim evaluators): %d units (%d with gated pods, %d with claims), %d refused; QuotaFit agrees on %d of %d",
-		st.units, st.gated, st.claimed, st.refused, st.agreed, st.units)
+	summary := fmt.Sprintf("quota admission (pod and ResourceClaim evaluators): %d units (%d with gated pods, %d with claims), %d refused; QuotaFit agrees on %d of %d; "+
+		"%d admitted units that may preempt a queued Deployment or StatefulSet, %d refused beside its gated pods (KueueGatedQuota)",
+		st.units, st.gated, st.claimed, st.refused, st.agreed, st.units, st.preemptions, st.gatedRefused)
 	for _, m := range quotaMutants {
 		summary += fmt.Sprintf("; %s caught on %d", m.name, len(st.caught[m.name]))
 	}
 	t.Logf("%s; %s", summary, time.Since(start).Round(time.Second))
 	figures = append(figures, fmt.Sprintf("%-10s %s", "composed", summary))
-	if st.refused == 0 || st.gated == 0 || st.claimed == 0 {
+	if st.refused == 0 || st.gated == 0 || st.claimed == 0 || st.gatedRefused == 0 {
 		t.Errorf("the fleets no longer exercise quota admission: %s", summary)
 	}
 	for _, m := range quotaMutants {
