@@ -21,6 +21,7 @@ import (
 	"k8s.io/kubernetes/pkg/quota/v1/evaluator/core"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/queueing"
 	"github.com/gpufleet/gpufleet/compiler/check/resourcequota"
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
@@ -197,16 +198,22 @@ var quotaMutants = []struct {
 	opts quotaOptions
 }{{"claims charged nothing", quotaOptions{noClaims: true}}, {"gated pods charged nothing", quotaOptions{skipGated: true}}}
 
+// flagged are the (tenant, class) pairs the check has a finding for.
+func (fl *composedFleet) flagged(id check.ID) map[[2]string]bool {
+	out := map[[2]string]bool{}
+	for _, f := range fl.res.Report.Findings {
+		if f.Check == id {
+			out[[2]string{f.Tenant, f.Class}] = true
+		}
+	}
+	return out
+}
+
 // judgeQuota holds QuotaFit to quota admission on every class of every
 // tenant of the fleet, and to each of quotaMutants.
 func (fl *composedFleet) judgeQuota(t *testing.T, st *quotaStats) []string {
 	var bad []string
-	findings := map[[2]string]bool{}
-	for _, f := range fl.res.Report.Findings {
-		if f.Check == resourcequota.IDQuotaFit {
-			findings[[2]string{f.Tenant, f.Class}] = true
-		}
-	}
+	findings := fl.flagged(resourcequota.IDQuotaFit)
 	fleet := fl.res.Fleet.Spec
 	for _, tn := range spec.Keys(fleet.Tenants) {
 		ten := fleet.Tenants[tn]
@@ -253,12 +260,7 @@ func (fl *composedFleet) judgeQuota(t *testing.T, st *quotaStats) []string {
 // together, are refused where each alone is not.
 func (fl *composedFleet) judgeGated(t *testing.T, st *quotaStats) []string {
 	var bad []string
-	ours := map[[2]string]bool{}
-	for _, f := range fl.res.Report.Findings {
-		if f.Check == queueing.IDKueueGatedQuota {
-			ours[[2]string{f.Tenant, f.Class}] = true
-		}
-	}
+	ours := fl.flagged(queueing.IDKueueGatedQuota)
 	fleet := fl.res.Fleet.Spec
 	for _, u := range fl.res.Report.Units {
 		p := fl.cl.Class(u.Class)
