@@ -40,3 +40,7 @@ func (a *Admission) preempts(i int) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Preempts are the tenant's queued classes Kueue may preempt to admit one
+// of class i (preempts), for the checks that read them.
+func (a *Admission) Preempts(i int) []string { return a.preempts(i) }

@@ -128,8 +128,24 @@ func (p *pinner) place(c *sched.Class, f string, pods int32) Pinned {
 		var w sched.Worker
 		row := p.ix.Row(pc, p.cl.Pools, p.names, &w)
 		e.placed, e.reasons = sched.HoldsWhy(pc, &row, p.cl.Pools)
+		// A TAS flavor: Kueue pins the pods host by host (taspin.go).
+		if p.m.Flavors[f].TopologyName != nil {
+			if placed, reasons, ok := tasPinned(pc, p.pool(f), pods); ok && placed < e.placed {
+				e.placed, e.reasons = placed, reasons
+			}
+		}
 	})
 	return Pinned{Flavor: f, Admitted: pods, Placed: e.placed, Reasons: e.reasons}
+}
+
+// pool is the flavor's pool (a flavor is named after its pool).
+func (p *pinner) pool(f string) *sched.Pool {
+	for i := range p.cl.Pools {
+		if p.cl.Pools[i].Name == f {
+			return &p.cl.Pools[i]
+		}
+	}
+	return nil
 }
 
 // pinAll places the queued class in each flavor Kueue may admit it to:

@@ -12,6 +12,10 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check"
 )
 
+// TopologyGate is the scheduling gate Kueue's TAS puts on a pod until its
+// topology ungater assigns it a domain (kueue.TopologySchedulingGate).
+const TopologyGate = "kueue.x-k8s.io/topology"
+
 // Record is one queued unit as Kueue admitted it to one flavor:
 // the kube-scheduler half places Admitted pods of Template, the pod
 // template pinned to the flavor, and holds the checker's Pinned entry to
@@ -47,6 +51,14 @@ type Record struct {
 	Template            *corev1.PodTemplateSpec `json:"template,omitempty"`
 	WrittenNodeSelector map[string]string       `json:"writtenNodeSelector,omitempty"`
 	PinError            string                  `json:"pinError,omitempty"`
+	// Ungated is, where Kueue places the unit by topology (a TAS flavor),
+	// what its topology ungater adds to each admitted pod's nodeSelector
+	// as it lifts the pod's TopologyGate, in pod order (Template carries
+	// the gate, as Kueue's podset.Merge puts it there); TASNodes are the
+	// flavor's nodes as Kueue's TAS cache held them, whose hostnames and
+	// network-layer labels Ungated names.
+	Ungated  []map[string]string `json:"ungated,omitempty"`
+	TASNodes []corev1.Node       `json:"tasNodes,omitempty"`
 	// Checker is the checker's Pinned entry for Flavor, nil if it has none.
 	Checker *check.Pinned `json:"checker,omitempty"`
 }

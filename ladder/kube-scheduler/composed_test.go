@@ -23,6 +23,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	"k8s.io/kubernetes/pkg/apis/core"
 	corev1conv "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -33,6 +34,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/internal/fleetgen"
 	"github.com/gpufleet/gpufleet/internal/handoff"
 )
 
@@ -86,6 +88,12 @@ type composedFleet struct {
 	cl       *sched.Cluster
 	profiles map[string]*config.KubeSchedulerProfile
 	limits   map[string][]v1.LimitRange
+	// quotas are each namespace's ResourceQuotas; dra and ext the DRA
+	// inputs and the quota evaluator's extended-resource cache, once
+	// the quota stage needs them.
+	quotas map[string][]v1.ResourceQuota
+	dra    *DRA
+	ext    *extendedresourcecache.ExtendedResourceCache
 }
 
 // eachFleet compiles the fleet of each run of records with the same spec
@@ -98,8 +106,18 @@ func eachFleet(t *testing.T, recs []handoff.Record, f func(*composedFleet, []han
 			n++
 		}
 		res, cl := fleetCase{recs[0].Fleet, recs[0].Spec}.compile(t)
-		fl := &composedFleet{t: t, res: res, cl: cl, profiles: emittedProfiles(t, recs[0].Fleet, res), limits: map[string][]v1.LimitRange{}}
+		fl := &composedFleet{t: t, res: res, cl: cl, profiles: emittedProfiles(t, recs[0].Fleet, res), limits: map[string][]v1.LimitRange{},
+			quotas: map[string][]v1.ResourceQuota{}}
 		for _, p := range res.Tree.Paths() {
+			if path.Base(p) == tree.ResourceQuotasFile {
+				for _, doc := range tree.Docs(res.Tree[p]) {
+					var q v1.ResourceQuota
+					if err := yaml.UnmarshalStrict(doc, &q); err != nil {
+						t.Fatalf("%s: %s: %v", recs[0].Fleet, p, err)
+					}
+					fl.quotas[q.Namespace] = append(fl.quotas[q.Namespace], q)
+				}
+			}
 			if path.Base(p) != tree.LimitRangesFile {
 				continue
 			}
@@ -148,12 +166,19 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 		cells[j] = *fl.res.Report.Cell(c.Name, p.Name)
 	}
 	nodes, _ := atMaxSize(fl.cl, cells)
+	devices := devicesAtMaxSize(fl.cl, cells)
+	if len(r.Ungated) > 0 {
+		nodes, devices = fl.tasNodes(r, nodes, devices)
+	}
 	pods := make([]*v1.Pod, r.Admitted)
 	for i := range pods {
 		p := &v1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", r.Class, i), Namespace: r.Namespace,
 				Labels: maps.Clone(tmpl.Labels), Annotations: maps.Clone(tmpl.Annotations)},
 			Spec: *tmpl.Spec.DeepCopy(),
+		}
+		if len(r.Ungated) > 0 {
+			ungate(p, r.Ungated[i])
 		}
 		p, err := limitRanged(p, fl.limits[r.Namespace])
 		if err != nil {
@@ -167,7 +192,7 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 	// names it is the DRA manager's too (the extended-resource bridge).
 	if c := fl.cl.Class(r.Class); len(tmpl.Spec.ResourceClaims) > 0 || c != nil && c.Info.Bridge.Asks() {
 		dra := draInputs(fl.t, fl.res, fl.cl)
-		dra.Slices = slicesOf(devicesAtMaxSize(fl.cl, cells))
+		dra.Slices = slicesOf(devices)
 		got, err = ScheduleDRA(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, dra, tieBreak(run))
 	} else {
 		got, err = Schedule(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, tieBreak(run))
@@ -272,6 +297,9 @@ type composedStats struct {
 	// anti-affinity, and constrainedBy by kind.
 	constrained   int
 	constrainedBy map[string]int
+	// tas counts pinned units Kueue placed by topology (its ungater's
+	// pins applied), tasShort those of which fewer land than it admitted.
+	tas, tasShort int
 }
 
 func (s *composedStats) String() string {
@@ -282,10 +310,10 @@ func (s *composedStats) String() string {
 	}
 	return fmt.Sprintf("%d fleets; queued units by kind: %s; pinned units (unit × flavor) %d: %s; "+
 		"fewer placed than admitted: %d (spread or anti-affinity %d, resources %d), strands %d (spread or anti-affinity %d); Merge refused %d; "+
-		"the other tie-break moved pods in %d; agreement %d of %d",
+		"placed by topology %d (fewer than admitted %d); the other tie-break moved pods in %d; agreement %d of %d",
 		s.fleets, strings.Join(units, ", "), s.pinned, strings.Join(pinned, ", "),
 		s.refused["any"], s.refused["spread or anti-affinity"], s.refused["resources"], s.strands["any"], s.strands["spread or anti-affinity"],
-		s.pinErrors, s.tieBreakMoved, s.agreed, s.pinned)
+		s.pinErrors, s.tas, s.tasShort, s.tieBreakMoved, s.agreed, s.pinned)
 }
 
 // constrained says the template has a hard topology spread or a required
@@ -314,6 +342,12 @@ func (s *composedStats) count(r *handoff.Record, got *placed) {
 	if got.refused != "" {
 		s.pinErrors++
 		return
+	}
+	if len(r.Ungated) > 0 {
+		s.tas++
+		if got.bound < int64(r.Admitted) {
+			s.tasShort++
+		}
 	}
 	if got.bound >= int64(r.Admitted) {
 		return
@@ -351,6 +385,7 @@ func TestComposedPlace(t *testing.T) {
 	recs := readComposed(t)
 	st := &composedStats{units: map[string]int{}, admitted: map[string]int{}, pinnedBy: map[string]int{}, constrainedBy: map[string]int{}, refused: map[string]int{}, strands: map[string]int{}}
 	var bad []string
+	table := fleetgen.PairTable{}
 	eachFleet(t, recs, func(fl *composedFleet, recs []handoff.Record) bool {
 		st.fleets++
 		seen := map[[2]string]bool{}
@@ -374,6 +409,10 @@ func TestComposedPlace(t *testing.T) {
 				t.Fatalf("%s: %v", recordString(r), err)
 			}
 			st.count(r, got)
+			reached(table, fl, r, got)
+			if got != nil && got.refused == "" && got.bound > 0 {
+				reachedUnits = append(reachedUnits, fleetgen.Features(fl.res.Fleet.Spec, r.Tenant, r.Class, r.Pool))
+			}
 			if moved {
 				st.tieBreakMoved++
 			}
@@ -403,6 +442,12 @@ func TestComposedPlace(t *testing.T) {
 	}
 	if st.pinned == 0 {
 		t.Fatal("no pinned units")
+	}
+	gaps := pairGaps(table)
+	t.Logf("pairs of features (units placed by kube-scheduler; - impossible): %d possible, %d empty\n%s", len(fleetgen.Pairs()), len(gaps), table)
+	figures = append(figures, fmt.Sprintf("%-10s pairs of features reached: %d of %d possible", "composed", len(fleetgen.Pairs())-len(gaps), len(fleetgen.Pairs())))
+	for _, g := range gaps {
+		t.Error(g)
 	}
 	if len(bad) > 0 {
 		slices.SortFunc(bad, func(a, b string) int { return len(a) - len(b) })

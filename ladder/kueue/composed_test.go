@@ -41,12 +41,16 @@ import (
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
 
-var composedOut = flag.String("composed-out", "", "TestComposedAdmit writes its records for the kube-scheduler half here (JSON)")
+var (
+	composedOut = flag.String("composed-out", "", "TestComposedAdmit writes its records for the kube-scheduler half here (JSON)")
+	pairRows    = flag.Int("pair-rows", 8, "queued classes in each of the pair fleets (fleetgen.PairFleets), which cover every pair of features")
+)
 
-// composedFleets are the example fleets and the generated ones with
-// queued Deployments, StatefulSets, gangs, waves, hard spreads and
-// anti-affinity (fleetgen Options.Composed), whose specs are written into
-// dir so that the kube-scheduler half compiles the very same fleets.
+// composedFleets are the example fleets, the generated ones with queued
+// Deployments, StatefulSets, gangs, waves, hard spreads and anti-affinity
+// (fleetgen Options.Composed) and the pair fleets (fleetgen.PairFleets),
+// whose specs are written into dir so that the kube-scheduler half
+// compiles the very same fleets.
 func composedFleets(t *testing.T, dir string, seeds int) []composedFleet {
 	t.Helper()
 	_, dirs, err := testfleet.Examples("../..")
@@ -75,6 +79,18 @@ func composedFleets(t *testing.T, dir string, seeds int) []composedFleet {
 			t.Fatal(err)
 		}
 		out = append(out, composedFleet{name: fmt.Sprintf("seed %d", seed), spec: f, seed: seed})
+	}
+	// The pair fleets: a covering array of the features the kube-scheduler
+	// half's pair table counts (fleetgen features.go).
+	for i, spec := range fleetgen.PairFleets(1, fleetgen.PairOptions{Rows: *pairRows}) {
+		f, err := filepath.Abs(filepath.Join(dir, fmt.Sprintf("pairs-%d.json", i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, fleetgen.JSON(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, composedFleet{name: fmt.Sprintf("pairs %d", i+1), spec: f})
 	}
 	return out
 }
@@ -324,7 +340,11 @@ func (k *Kueue) admitWhole(ctx context.Context, cq string, base handoff.Record, 
 	// are in use: each flavor of the ClusterQueue tried alone, the unit
 	// steered there by its pool label, as TestSplitHoldsAGang does.
 	var candidates []string
+	// The assignment Kueue admits the unit with to each flavor: its
+	// PodSetAssignment carries the TAS flavors' topology assignment.
+	byFlavor := map[string]*flavorassigner.Assignment{}
 	if base.KueueFlavor != "" {
+		byFlavor[base.KueueFlavor] = a
 		for _, f := range k.flavorsOf(cq) {
 			steered := slices.Clone(w.PodSets)
 			steered[0] = *steered[0].DeepCopy()
@@ -337,6 +357,9 @@ func (k *Kueue) admitWhole(ctx context.Context, cq string, base handoff.Record, 
 			}
 			if flavorOf(sa) == f {
 				candidates = append(candidates, f)
+				if _, ok := byFlavor[f]; !ok {
+					byFlavor[f] = sa
+				}
 			}
 		}
 	}
@@ -370,6 +393,14 @@ func (k *Kueue) admitWhole(ctx context.Context, cq string, base handoff.Record, 
 		for _, ps := range workload.NewInfo(wl).TotalRequests {
 			for res := range ps.Requests.Iter() {
 				psa.Flavors[res] = kueue.ResourceFlavorReference(f)
+			}
+		}
+		if fa := byFlavor[f]; fa != nil {
+			if api := fa.ToAPI(klog.Background()); len(api) > 0 && api[0].TopologyAssignment != nil {
+				psa = api[0]
+				if err := k.ungate(&r, &psa); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 		if err := k.pin(ctx, &r, w, &psa); err != nil {

@@ -54,8 +54,10 @@ type Kueue struct {
 	// label (the flavor's keys.AnnotationTopologyDomains, which Kueue
 	// ignores): the labellings honour them.
 	Domains map[string]map[string]int64
-	// nodes are the names of the nodes in Kueue's TAS cache (SyncNodes).
-	nodes []string
+	// nodes are the names of the nodes in Kueue's TAS cache (SyncNodes),
+	// and standing the nodes themselves.
+	nodes    []string
+	standing []*corev1.Node
 	// draMapper is Kueue's mapping of DeviceClasses to the resources it
 	// counts their devices as, from the tree's kueue/dra-config.yaml;
 	// nil for a tree without.
@@ -220,7 +222,7 @@ func (k *Kueue) SyncNodes(ctx context.Context, nodes []*corev1.Node) error {
 			tas.DeleteNodeByName(name)
 		}
 	}
-	k.nodes = k.nodes[:0]
+	k.nodes, k.standing = k.nodes[:0], nodes
 	for _, n := range nodes {
 		tas.SyncNode(n)
 		k.nodes = append(k.nodes, n.Name)

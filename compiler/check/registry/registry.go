@@ -58,6 +58,7 @@ var Checks = []check.Check{
 	{ID: queueing.IDKueueTopologyBound, Run: check.OnQueue(queueing.KueueTopologyBound), Severity: check.Warning, Proves: "such a workload fits however EC2 places those nodes under its network nodes, not only when enough share one"},
 	{ID: queueing.IDKueueDeployment, Run: check.OnQueue(queueing.KueueDeployment), Severity: check.Error, Proves: "a queued Deployment's replicas, which Kueue admits one by one into the first flavor with quota, all run in the pool they pile into"},
 	{ID: queueing.IDKueueResourceQuota, Run: check.OnQueue(queueing.KueueResourceQuota), Severity: check.Error, Proves: "no namespace's ResourceQuota refuses the pods of what its tenant's ClusterQueue may admit"},
+	{ID: queueing.IDKueueGatedQuota, Run: check.OnQueue(queueing.KueueGatedQuota), Severity: check.Error, Proves: "no namespace's ResourceQuota refuses a preempting workload's pods for the gated pods of the queued Deployment or StatefulSet Kueue preempted for it, which the controller recreates and quota admission still charges"},
 	{ID: queueing.IDKueuePriorityQuota, Run: check.OnQueue(queueing.KueuePriorityQuota), Severity: check.Warning, Proves: "no PriorityClass-scoped quota, which Kueue does not see, is below what Kueue may admit of a queued class at that priority"},
 }
 
