@@ -191,7 +191,16 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, error) {
 		tpl, meta, c.Kind, c.Pods = &w.Spec.Template, &w.ObjectMeta, keys.KindJob, deref(w.Spec.Parallelism, 1)
 		c.Gang = w.Annotations[keys.AnnotationGang] != ""
 	default:
-		return c, fmt.Errorf("unexpected workload %T", workload)
+		r, ok := roledWorkload(workload)
+		if !ok {
+			return c, fmt.Errorf("unexpected workload %T", workload)
+		}
+		role, ok := r.primary()
+		if !ok {
+			return c, fmt.Errorf("%s without roles", r.kind)
+		}
+		// The class's row is its primary role's pods, in every copy.
+		tpl, meta, c.Kind, c.Pods = role.Template, r.meta, r.kind, role.Pods*r.copies
 	}
 	// Kueue manages the workload whose own labels name a LocalQueue (its
 	// webhooks copy the name onto a Deployment's or StatefulSet's pods).
@@ -219,7 +228,11 @@ func decodeWorkload(raw []byte) (any, error) {
 	case keys.KindJob:
 		v = &batchv1.Job{}
 	default:
-		return nil, fmt.Errorf("unexpected kind %q", kind)
+		mk, ok := roleKinds[kind]
+		if !ok {
+			return nil, fmt.Errorf("unexpected kind %q", kind)
+		}
+		v = mk()
 	}
 	return v, yaml.UnmarshalStrict(raw, v)
 }
