@@ -70,7 +70,8 @@ func escape(key string) string {
 // strategic merge would replace a Ray cluster's worker groups whole). Each
 // role's pod template takes the class's policy for that role: its
 // labels and annotations key by key, each pod spec field the class sets
-// (those it clears set null, as the strategic merge patch does), and the
+// (those it clears set null, as the strategic merge patch does, and the
+// nodeSelector, which replaces the workload's whole), and the
 // class's container's resources, after a test op that the template's
 // first container is the class's. A workload that is not shaped as the
 // class's example fails the build rather than being patched elsewhere.
@@ -87,6 +88,12 @@ func rolePatch(c *derive.Class) []map[string]any {
 	}
 	for i, r := range c.Roles {
 		spec := templateSpec(&r.Template)
+		if _, ok := spec["nodeSelector"]; !ok {
+			// A whole map replaces the workload's (a JSON patch cannot
+			// merge it): so does none, and the pods select exactly the
+			// nodes the checker placed them on.
+			spec["nodeSelector"] = nil
+		}
 		at := paths[i]
 		md := r.Template.ObjectMeta
 		for _, k := range sortedKeys(md.Labels) {

@@ -9,6 +9,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/internal/suggest"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
 )
 
 // fixedRoles are the role names a kind's API fixes, in its order: the
@@ -38,6 +39,11 @@ func (c *checker) roles(name string, cl spec.Class, products []string) {
 	}
 	if cl.Resources != (spec.Resources{}) {
 		c.errorf(p("classes", name, "resources"), "kind %s takes resources on each of its roles, not on the class", cl.Kind)
+	}
+	if cl.Kind == keys.KindPyTorchJob && cl.Container != mlkinds.PyTorchContainer {
+		// training-operator v1.9.3 pkg/webhooks/pytorch
+		// validatePyTorchReplicaSpecs: each replica's template needs it.
+		c.errorf(p("classes", name, "container"), "a PyTorchJob's container is %q, not %q: the training operator's webhook refuses a replica without it (\"must have at least one container with name pytorch\")", mlkinds.PyTorchContainer, cl.Container)
 	}
 	if cl.Replicas != 1 && cl.Kind != keys.KindLeaderWorkerSet {
 		c.errorf(p("classes", name, "replicas"), "replicas needs kind LeaderWorkerSet (its groups), not %s: a %s's pods are its roles' replicas", cl.Kind, cl.Kind)

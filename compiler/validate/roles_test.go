@@ -14,7 +14,7 @@ func TestRoles(t *testing.T) {
 		`classes: lws: {priority: "p", kind: "LeaderWorkerSet", replicas: 2, roles: [{name: "leader"}, {name: "worker", replicas: 3, ` + gpu + `}]}`,
 		`classes: ray: {priority: "p", kind: "RayJob", roles: [{name: "head", resources: cpu: "2"}, {name: "gpu-workers", replicas: 2, ` + gpu + `}]}`,
 		`classes: rc: {priority: "p", kind: "RayCluster", roles: [{name: "head"}, {name: "a", ` + gpu + `}, {name: "b", ` + gpu + `}]}`,
-		`classes: pt: {priority: "p", kind: "PyTorchJob", roles: [{name: "master", ` + gpu + `}, {name: "worker", replicas: 3, ` + gpu + `}]}`,
+		`classes: pt: {priority: "p", kind: "PyTorchJob", container: "pytorch", roles: [{name: "master", ` + gpu + `}, {name: "worker", replicas: 3, ` + gpu + `}]}`,
 		`classes: tj: {priority: "p", kind: "TrainJob", roles: [{name: "node", replicas: 2, ` + gpu + `}]}`,
 	} {
 		if err := check(t, extra); err != nil {
@@ -38,6 +38,7 @@ func TestRoles(t *testing.T) {
 		{"Ray without head", `classes: r: {priority: "p", kind: "RayCluster", roles: [{name: "w", ` + gpu + `}, {name: "x"}]}`, `a Ray cluster's first role is its "head", not "w"`},
 		{"Ray head only", `classes: r: {priority: "p", kind: "RayCluster", roles: [{name: "head", ` + gpu + `}]}`, `a RayCluster needs a worker group beside its head`},
 		{"Ray head of two", `classes: r: {priority: "p", kind: "RayCluster", roles: [{name: "head", replicas: 2}, {name: "w", ` + gpu + `}]}`, `a Ray cluster has one head, not 2`},
+		{"PyTorchJob container", `classes: pt: {priority: "p", kind: "PyTorchJob", roles: [{name: "worker", ` + gpu + `}]}`, `a PyTorchJob's container is "pytorch", not "main"`},
 		{"two masters", `classes: pt: {priority: "p", kind: "PyTorchJob", roles: [{name: "master", replicas: 2}, {name: "worker", ` + gpu + `}]}`, `a PyTorchJob has one master, not 2`},
 		{"TrainJob role", `classes: tj: {priority: "p", kind: "TrainJob", roles: [{name: "nodes", ` + gpu + `}]}`, `a TrainJob has no role "nodes"; did you mean "node"?`},
 		{"role product", `classes: js: {priority: "p", kind: "JobSet", roles: [{name: "a", gpu: {count: 1, products: ["H10"]}}]}`, `unknown GPU product "H10"; did you mean "H100"?`},
