@@ -15,8 +15,8 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/keys"
-	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
 	"github.com/gpufleet/gpufleet/internal/crdtest"
 	"github.com/gpufleet/gpufleet/internal/upstream"
 )
@@ -109,7 +109,7 @@ func TestMLKindsCRDs(t *testing.T) {
 	res := compile(t, kindsFleet)
 	ex := mlExamples(t, res)
 	for name, bug := range map[string][2]string{
-		"js":  {"replicatedJobs:", "replicatedJob:"},
+		"js": {"replicatedJobs:", "replicatedJob:"},
 		"rc": {"groupName: gpu", "name: gpu"},
 		"pt": {"pytorchReplicaSpecs:", "pytorchReplicas:"},
 	} {
