@@ -66,7 +66,7 @@ func (m *Model) AssignWith(cq string, admits Admitter, topo TopologyRequest, req
 			out.Message = podSetMessage([]string{fmt.Sprintf("resource %s unavailable in ClusterQueue", r)})
 			return out
 		}
-		flavor, reasons := m.findFlavor(cq, rg, n, admits, topo, total)
+		flavor, reasons := m.findFlavor(cq, rg, n, admits, topo, total, nil)
 		if flavor == "" {
 			out.Message = podSetMessage(reasons)
 			return out
@@ -80,7 +80,10 @@ func (m *Model) AssignWith(cq string, admits Admitter, topo TopologyRequest, req
 	return out
 }
 
-func (m *Model) findFlavor(cq string, rg *kueue.ResourceGroup, n *quotaNode, admits Admitter, topo TopologyRequest, total map[corev1.ResourceName]int64) (string, []string) {
+// findFlavor is the group's first flavor that admits the pod set and
+// whose quota holds total beyond what the workload's earlier pod sets
+// took (previous; nil for none).
+func (m *Model) findFlavor(cq string, rg *kueue.ResourceGroup, n *quotaNode, admits Admitter, topo TopologyRequest, total map[corev1.ResourceName]int64, previous map[flavorResource]int64) (string, []string) {
 	var reasons []string
 	for _, f := range rg.Flavors {
 		if reason := m.tasMismatch(cq, topo, f.Name, rg.CoveredResources, total); reason != "" {
@@ -98,11 +101,11 @@ func (m *Model) findFlavor(cq string, rg *kueue.ResourceGroup, n *quotaNode, adm
 				continue
 			}
 			fr := flavorResource{f.Name, r}
-			if max := n.potential(fr, 0); v > max {
+			if max := n.potential(fr, 0); previous[fr]+v > max {
 				fits = false
 				reasons = append(reasons, fmt.Sprintf(
 					"insufficient quota for %s in flavor %s, previously considered podsets requests (%s) + current podset request (%s) > maximum capacity (%s)",
-					r, f.Name, Format(r, 0), Format(r, v), Format(r, max)))
+					r, f.Name, Format(r, previous[fr]), Format(r, v), Format(r, max)))
 			}
 		}
 		if fits {

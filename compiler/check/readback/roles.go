@@ -6,7 +6,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
 )
 
@@ -71,4 +73,28 @@ func asksGPU(ps corev1.PodSpec) bool {
 		}
 	}
 	return false
+}
+
+// classRows are the rows of a class's example: the class's own, and for
+// an ML kind one more for each role but its primary one (sched.RoleRow),
+// each that role's pods in every copy of the workload.
+func classRows(name string, t tree.Typed, p string) ([]sched.Class, error) {
+	c, w, err := classFrom(name, t, p)
+	if err != nil || len(c.PodSets) == 0 {
+		return []sched.Class{c}, err
+	}
+	r, _ := roledWorkload(w)
+	out := []sched.Class{c}
+	for i, ps := range c.PodSets {
+		if ps.Row == name {
+			continue
+		}
+		rc := sched.Class{Name: ps.Row, Of: name, Kind: c.Kind, Pods: ps.Pods * r.copies, Queued: c.Queued, PriorityClass: c.PriorityClass}
+		tpl := r.roles[i].Template.DeepCopy()
+		rc.Pod = &corev1.Pod{ObjectMeta: tpl.ObjectMeta, Spec: tpl.Spec}
+		rc.Pod.Name = ps.Row
+		rc.Info = sched.NewPodInfo(rc.Pod)
+		out = append(out, rc)
+	}
+	return out, nil
 }
