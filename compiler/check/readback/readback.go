@@ -213,7 +213,7 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, any, error) {
 			if rl.Name != role.Name {
 				row = sched.RoleRow(name, rl.Name)
 			}
-			c.PodSets = append(c.PodSets, sched.PodSet{Name: rl.Name, Row: row, Pods: rl.Pods})
+			c.PodSets = append(c.PodSets, sched.PodSet{Name: rl.PodSet, Row: row, Pods: rl.Pods})
 		}
 	}
 	// Kueue manages the workload whose own labels name a LocalQueue (its

@@ -138,8 +138,10 @@ type ReplicaSpec struct {
 // Role is one pod template of a workload, and its pods as the kind's
 // Kueue integration counts them into the role's PodSet.
 type Role struct {
-	// Name is the spec's role name (spec.Role).
-	Name     string
+	// Name is the spec's role name (spec.Role), PodSet Kueue's name for
+	// its PodSet (the same: Kueue lowercases a PyTorchJob's replica type,
+	// which the Kueue rung caught the checker writing as "Master").
+	Name, PodSet string
 	Template *corev1.PodTemplateSpec
 	Pods     int32
 }
@@ -155,7 +157,7 @@ func (j *JobSet) Roles() []Role {
 		if c := deref(rj.Template.Spec.Completions, per); c < per {
 			per = c
 		}
-		out = append(out, Role{Name: rj.Name, Template: &rj.Template.Spec.Template, Pods: rj.Replicas * per})
+		out = append(out, Role{Name: rj.Name, PodSet: rj.Name, Template: &rj.Template.Spec.Template, Pods: rj.Replicas * per})
 	}
 	return out
 }
@@ -168,16 +170,16 @@ func (l *LeaderWorkerSet) Roles() []Role {
 	if leader == nil {
 		leader = &t.WorkerTemplate
 	}
-	return []Role{{Name: "leader", Template: leader, Pods: 1}, {Name: "worker", Template: &t.WorkerTemplate, Pods: deref(t.Size, 1) - 1}}
+	return []Role{{Name: "leader", PodSet: "leader", Template: leader, Pods: 1}, {Name: "worker", PodSet: "worker", Template: &t.WorkerTemplate, Pods: deref(t.Size, 1) - 1}}
 }
 
 // Roles are the head and each worker group's replicas (Kueue v0.19.2
 // pkg/controller/jobs/raycluster BuildPodSets).
 func (s *RayClusterSpec) Roles() []Role {
-	out := []Role{{Name: "head", Template: &s.HeadGroupSpec.Template, Pods: 1}}
+	out := []Role{{Name: "head", PodSet: "head", Template: &s.HeadGroupSpec.Template, Pods: 1}}
 	for i := range s.WorkerGroupSpecs {
 		w := &s.WorkerGroupSpecs[i]
-		out = append(out, Role{Name: w.GroupName, Template: &w.Template, Pods: deref(w.Replicas, 1)})
+		out = append(out, Role{Name: w.GroupName, PodSet: w.GroupName, Template: &w.Template, Pods: deref(w.Replicas, 1)})
 	}
 	return out
 }
@@ -188,7 +190,9 @@ func (p *PyTorchJob) Roles() []Role {
 	var out []Role
 	for _, rt := range []string{PyTorchMaster, PyTorchWorker} {
 		if rs := p.Spec.PyTorchReplicaSpecs[rt]; rs != nil {
-			out = append(out, Role{Name: PyTorchRole(rt), Template: &rs.Template, Pods: deref(rs.Replicas, 1)})
+			// Kueue names the PodSet kueue.NewPodSetReference(replica
+			// type), lowercased: "master", "worker".
+			out = append(out, Role{Name: PyTorchRole(rt), PodSet: PyTorchRole(rt), Template: &rs.Template, Pods: deref(rs.Replicas, 1)})
 		}
 	}
 	return out
