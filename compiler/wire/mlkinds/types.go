@@ -142,8 +142,8 @@ type Role struct {
 	// its PodSet (the same: Kueue lowercases a PyTorchJob's replica type,
 	// which the Kueue rung caught the checker writing as "Master").
 	Name, PodSet string
-	Template *corev1.PodTemplateSpec
-	Pods     int32
+	Template     *corev1.PodTemplateSpec
+	Pods         int32
 }
 
 // Roles are the JobSet's replicated jobs, each replicas × the pods of
