@@ -42,7 +42,7 @@ func fleetCases(t *testing.T) []fleetCase {
 	for seed := 1; seed <= *generated; seed++ {
 		f := filepath.Join(tmp, fmt.Sprintf("gen-%d.json", seed))
 		size := fleetgen.Size{Name: "queues", Pools: 4 + seed%5, Classes: 6, Tenants: 3 + seed%4}
-		spec := fleetgen.Generate(uint64(seed), size, fleetgen.Options{Queues: true, Tricky: seed%5 == 0})
+		spec := fleetgen.Generate(uint64(seed), size, fleetgen.Options{Queues: true, Kinds: seed%3 == 0, Tricky: seed%5 == 0})
 		if err := os.WriteFile(f, fleetgen.JSON(spec), 0o644); err != nil {
 			t.Fatal(err)
 		}
