@@ -207,7 +207,7 @@ func (r *Result) check() (err error) {
 // checks them in Kueue's terms.
 func (r *Result) queues() error {
 	rep := r.Report
-	queues := derive.Queues(r.Fleet, landsOn(r.Fleet, rep))
+	queues := derive.Queues(r.Fleet, rep.LandsOn)
 	// The checker reads the ClusterQueues' objects while their file is
 	// encoded.
 	return render.Queues(r.Typed(), r.Fleet, queues, func() error {

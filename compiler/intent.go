@@ -183,37 +183,3 @@ func withRoleRows(d *derive.Fleet, classes []string) []string {
 	}
 	return out
 }
-
-// landsOn names the pools a class lands on: an ML class's are those of
-// every role, so that its tenants' queues offer a flavor for each of its
-// PodSets (a CPU-only Ray head's pool beside its workers' GPU pools).
-func landsOn(d *derive.Fleet, rep *check.Report) func(string) []string {
-	return func(class string) []string {
-		out := rep.LandsOn(class)
-		c := d.Class(class)
-		if c == nil {
-			return out
-		}
-		rows := roleRows(c)
-		if len(rows) == 0 {
-			return out
-		}
-		on := map[string]bool{}
-		for _, p := range out {
-			on[p] = true
-		}
-		for _, row := range rows {
-			for _, p := range rep.LandsOn(row) {
-				on[p] = true
-			}
-		}
-		// In pool order, as LandsOn gives them.
-		var all []string
-		for _, p := range d.Pools {
-			if on[p.Name] {
-				all = append(all, p.Name)
-			}
-		}
-		return all
-	}
-}

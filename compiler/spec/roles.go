@@ -80,3 +80,7 @@ func (c Class) WithPrimaryRole() Class {
 	}
 	return c
 }
+
+// RoleRow names the checker's row of a class's role other than its
+// primary one, whose row is the class's own.
+func RoleRow(class, role string) string { return class + "/" + role }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 // Pool is a node group as the cluster will see it at max size.
@@ -147,7 +148,7 @@ type PodSet struct {
 }
 
 // RoleRow names the row of a class's role that is not its primary one.
-func RoleRow(class, role string) string { return class + "/" + role }
+func RoleRow(class, role string) string { return spec.RoleRow(class, role) }
 
 // Need is how many of the class's pods must run at once for it to make
 // progress: every replica of a Deployment or StatefulSet, a gang whole,
