@@ -30,6 +30,14 @@ func (c *checker) roles(name string, cl spec.Class, products []string) {
 		}
 		return
 	}
+	if cl.Kind == keys.KindTrainJob {
+		// Kueue's trainjob integration builds its PodSets from the
+		// TrainJob's ClusterTrainingRuntime, and runtimePatches reach
+		// only part of the pod spec (no priorityClassName, spread or
+		// schedulerName): not built yet.
+		c.errorf(p("classes", name, "kind"), "kind TrainJob is not built yet: its pods come from a ClusterTrainingRuntime's JobSet, which gpufleet does not write; use kind JobSet (Trainer v2's own base) or PyTorchJob")
+		return
+	}
 	if len(cl.Roles) == 0 {
 		c.errorf(p("classes", name, "kind"), "kind %s needs roles: %s", cl.Kind, roleShape(cl.Kind))
 		return
@@ -91,7 +99,7 @@ func (c *checker) roleShape(name string, cl spec.Class) {
 	if fixed, ok := fixedRoles[cl.Kind]; ok {
 		for i, r := range cl.Roles {
 			if !slices.Contains(fixed, r.Name) {
-				c.errorf(at(i, "name"), "a %s has no role %q%s: %s", cl.Kind, r.Name, suggest.Hint(r.Name, fixed), roleShape(cl.Kind))
+				c.errorf(at(i, "name"), "a %s has no role %q%s (its roles: %s)", cl.Kind, r.Name, suggest.Hint(r.Name, fixed), roleShape(cl.Kind))
 			}
 		}
 		for _, role := range fixed {
