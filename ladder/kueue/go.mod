@@ -8,6 +8,7 @@ module github.com/gpufleet/gpufleet/ladder/kueue
 go 1.26.0
 
 require (
+	github.com/go-logr/logr v1.4.4
 	github.com/gpufleet/gpufleet v0.0.0
 	github.com/kubeflow/training-operator v1.9.3
 	github.com/ray-project/kuberay/ray-operator v1.6.2
@@ -47,7 +48,6 @@ require (
 	github.com/fxamacker/cbor/v2 v2.9.2 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-jose/go-jose/v4 v4.1.4 // indirect
-	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/yaml"
 
@@ -53,7 +55,10 @@ func MLCRDs() ([]*crdtest.Validator, error) {
 	return out, nil
 }
 
-var mlCRDs = sync.OnceValues(MLCRDs)
+var (
+	mlCRDs = sync.OnceValues(MLCRDs)
+	quiet  sync.Once
+)
 
 // roledPodSets are the PodSets of one workload of an ML kind's example,
 // as Kueue v0.19.2's integration for the kind builds them from the object
@@ -119,6 +124,9 @@ func roledPodSets(ctx context.Context, crds []*crdtest.Validator, kind string, d
 // holding the LWS, and reads back the PodSets of the Workload it creates
 // for the first group (every group's are the same).
 func lwsPodSets(ctx context.Context, lws *leaderworkersetv1.LeaderWorkerSet) ([]kueue.PodSet, error) {
+	// The reconciler logs through controller-runtime, which otherwise
+	// warns, with a stack, that no logger was set.
+	quiet.Do(func() { ctrllog.SetLogger(logr.Discard()) })
 	objs := []client.Object{lws}
 	// The reconciler reads the workload's WorkloadPriorityClass (its
 	// value sets the Workload's priority, not its PodSets).
