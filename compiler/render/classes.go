@@ -61,11 +61,15 @@ func classFiles(c *derive.Class) ([]file, error) {
 	var out []file
 	kinds := workloadKinds
 	if g, ok := roleKinds[c.Spec.Kind]; ok {
-		// An ML kind's Component patches its own kind's roles only.
+		// An ML kind's Component patches its own kind's roles only,
+		// with a JSON patch written inline (a file of one would be a
+		// YAML list, not an object).
 		kinds = nil
-		name := "patch-" + strings.ToLower(c.Spec.Kind) + ".yaml"
-		out = append(out, file{path.Join(dir, name), []any{rolePatch(c)}})
-		comp.Patches = append(comp.Patches, types.Patch{Path: name, Target: &types.Selector{
+		ops, err := yaml.Marshal(rolePatch(c))
+		if err != nil {
+			return nil, err
+		}
+		comp.Patches = append(comp.Patches, types.Patch{Patch: string(ops), Target: &types.Selector{
 			ResId:         resid.ResId{Gvk: resid.Gvk{Group: g.Group, Kind: c.Spec.Kind}},
 			LabelSelector: keys.LabelClass + "=" + c.Name,
 		}})
