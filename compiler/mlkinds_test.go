@@ -24,19 +24,13 @@ import (
 // kindsFleet has a class of every ML kind (issue 52).
 const kindsFleet = "testdata/kinds"
 
-// mlCRDs loads the CRD of every ML kind from its pinned module.
+// mlCRDs loads the CRD of every ML kind from its pinned module, and
+// TrainJob's.
 func mlCRDs(t *testing.T) []*crdtest.Validator {
 	t.Helper()
 	var vs []*crdtest.Validator
-	for _, src := range []struct {
-		m    upstream.Module
-		file string
-	}{
-		{upstream.JobSet, upstream.JobSetCRD}, {upstream.LeaderWorkerSet, upstream.LWSCRD},
-		{upstream.KubeRay, upstream.RayClusterCRD}, {upstream.KubeRay, upstream.RayJobCRD},
-		{upstream.TrainingOp, upstream.PyTorchJobCRD}, {upstream.Trainer, upstream.TrainJobCRD},
-	} {
-		v, err := crdtest.Load(src.m, src.file)
+	for _, f := range append(upstream.MLKindCRDs, upstream.File{Module: upstream.Trainer, Path: upstream.TrainJobCRD}) {
+		v, err := crdtest.Load(f.Module, f.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

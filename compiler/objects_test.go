@@ -23,9 +23,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/tree"
-	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
 	"github.com/gpufleet/gpufleet/compiler/verify"
 	"github.com/gpufleet/gpufleet/compiler/wire/karpenter"
+	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
 )
 
 // docs splits a generated YAML stream into its documents.

@@ -92,6 +92,19 @@ const (
 	TrainJobCRD       = "manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml"
 )
 
+// A File is a file of an upstream release.
+type File struct {
+	Module Module
+	Path   string
+}
+
+// MLKindCRDs are the CRDs of the ML kinds a class may be (issue 52).
+var MLKindCRDs = []File{
+	{JobSet, JobSetCRD}, {LeaderWorkerSet, LWSCRD},
+	{KubeRay, RayClusterCRD}, {KubeRay, RayJobCRD},
+	{TrainingOp, PyTorchJobCRD},
+}
+
 type result struct {
 	dir, version string
 	err          error

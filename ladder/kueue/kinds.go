@@ -38,15 +38,8 @@ import (
 // stores it, before Kueue's integration reads it.
 func MLCRDs() ([]*crdtest.Validator, error) {
 	var out []*crdtest.Validator
-	for _, src := range []struct {
-		m    upstream.Module
-		file string
-	}{
-		{upstream.JobSet, upstream.JobSetCRD}, {upstream.LeaderWorkerSet, upstream.LWSCRD},
-		{upstream.KubeRay, upstream.RayClusterCRD}, {upstream.KubeRay, upstream.RayJobCRD},
-		{upstream.TrainingOp, upstream.PyTorchJobCRD},
-	} {
-		v, err := crdtest.Load(src.m, src.file)
+	for _, f := range upstream.MLKindCRDs {
+		v, err := crdtest.Load(f.Module, f.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -82,42 +75,52 @@ func roledPodSets(ctx context.Context, crds []*crdtest.Validator, kind string, d
 	}
 	switch kind {
 	case keys.KindJobSet:
-		var js jobsetapi.JobSet
-		if err := tree.Decode(doc, &js); err != nil {
+		js, err := decodeIn[jobsetapi.JobSet](doc, namespace)
+		if err != nil {
 			return nil, err
 		}
-		js.Namespace = namespace
-		return (*jobset.JobSet)(&js).PodSets(ctx, nil)
+		return (*jobset.JobSet)(js).PodSets(ctx, nil)
 	case keys.KindRayCluster:
-		var rc rayv1.RayCluster
-		if err := tree.Decode(doc, &rc); err != nil {
+		rc, err := decodeIn[rayv1.RayCluster](doc, namespace)
+		if err != nil {
 			return nil, err
 		}
-		rc.Namespace = namespace
-		return (*raycluster.RayCluster)(&rc).PodSets(ctx, nil)
+		return (*raycluster.RayCluster)(rc).PodSets(ctx, nil)
 	case keys.KindRayJob:
-		var rj rayv1.RayJob
-		if err := tree.Decode(doc, &rj); err != nil {
+		rj, err := decodeIn[rayv1.RayJob](doc, namespace)
+		if err != nil {
 			return nil, err
 		}
-		rj.Namespace = namespace
-		return (*rayjob.RayJob)(&rj).PodSets(ctx, nil)
+		return (*rayjob.RayJob)(rj).PodSets(ctx, nil)
 	case keys.KindPyTorchJob:
-		var pj kftraining.PyTorchJob
-		if err := tree.Decode(doc, &pj); err != nil {
+		pj, err := decodeIn[kftraining.PyTorchJob](doc, namespace)
+		if err != nil {
 			return nil, err
 		}
-		pj.Namespace = namespace
-		return (&kubeflowjob.KubeflowJob{KFJobControl: (*pytorchjob.JobControl)(&pj)}).PodSets(ctx, nil)
+		return (&kubeflowjob.KubeflowJob{KFJobControl: (*pytorchjob.JobControl)(pj)}).PodSets(ctx, nil)
 	case keys.KindLeaderWorkerSet:
-		var lws leaderworkersetv1.LeaderWorkerSet
-		if err := tree.Decode(doc, &lws); err != nil {
+		lws, err := decodeIn[leaderworkersetv1.LeaderWorkerSet](doc, namespace)
+		if err != nil {
 			return nil, err
 		}
-		lws.Namespace, lws.UID = namespace, types.UID("lws-"+lws.Name)
-		return lwsPodSets(ctx, &lws)
+		lws.UID = types.UID("lws-" + lws.Name)
+		return lwsPodSets(ctx, lws)
 	}
 	return nil, fmt.Errorf("no Kueue integration for kind %q here", kind)
+}
+
+// decodeIn decodes the object strictly into its kind's own type, in
+// namespace.
+func decodeIn[T any, P interface {
+	*T
+	client.Object
+}](doc []byte, namespace string) (*T, error) {
+	obj := P(new(T))
+	if err := tree.Decode(doc, obj); err != nil {
+		return nil, err
+	}
+	obj.SetNamespace(namespace)
+	return obj, nil
 }
 
 // lwsPodSets runs Kueue's LeaderWorkerSet reconciler on a fake client

@@ -29,9 +29,9 @@ type PodSet struct {
 // pod set assigned, the last the one that failed.
 func (m *Model) AssignPodSets(cq string, sets []PodSet) []Assignment {
 	q, n := m.Queues[cq], m.nodes[cq]
-	var out []Assignment
-	previous := map[flavorResource]int64{}
-	for _, ps := range sets {
+	out := make([]Assignment, 0, len(sets))
+	var previous map[flavorResource]int64 // what the earlier pod sets took
+	for k, ps := range sets {
 		a := Assignment{Flavors: map[corev1.ResourceName]string{}, TAS: m.TASRequested(cq, ps.Topo)}
 		if q == nil {
 			a.Message = fmt.Sprintf("ClusterQueue %s not found", cq)
@@ -61,8 +61,13 @@ func (m *Model) AssignPodSets(cq string, sets []PodSet) []Assignment {
 				}
 			}
 		}
-		for r, f := range a.Flavors {
-			previous[flavorResource{f, r}] += total[r]
+		if k+1 < len(sets) {
+			if previous == nil {
+				previous = map[flavorResource]int64{}
+			}
+			for r, f := range a.Flavors {
+				previous[flavorResource{f, r}] += total[r]
+			}
 		}
 		out = append(out, a)
 	}
