@@ -34,7 +34,7 @@ func Intent(d *derive.Fleet) check.Intent {
 		p := d.Spec.Priorities[c.Spec.Priority]
 		for _, row := range append([]string{c.Name}, roleRows(&c)...) {
 			in.OnDemandOnly[row] = c.Spec.Capacity == spec.OnDemand
-			in.Priorities[row] = check.PriorityIntent{Name: c.Spec.Priority, Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Kind == keys.KindJob}
+			in.Priorities[row] = check.PriorityIntent{Name: c.Spec.Priority, Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Batch()}
 		}
 	}
 	for _, p := range d.Pools {
