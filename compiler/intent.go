@@ -9,6 +9,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
 	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
 	"github.com/gpufleet/gpufleet/compiler/check/provisioning"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
 	"github.com/gpufleet/gpufleet/compiler/check/scheduling"
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -30,18 +31,20 @@ func Intent(d *derive.Fleet) check.Intent {
 		in.AutoscalerGPULabel = d.Cloud.AutoscalerGPULabel()
 	}
 	for _, c := range d.Classes {
-		in.OnDemandOnly[c.Name] = c.Spec.Capacity == spec.OnDemand
 		p := d.Spec.Priorities[c.Spec.Priority]
-		in.Priorities[c.Name] = check.PriorityIntent{Name: c.Spec.Priority, Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Kind == keys.KindJob}
+		for _, row := range append([]string{c.Name}, roleRows(&c)...) {
+			in.OnDemandOnly[row] = c.Spec.Capacity == spec.OnDemand
+			in.Priorities[row] = check.PriorityIntent{Name: c.Spec.Priority, Value: p.Value, Preempts: p.Preemption != "Never", Batch: c.Spec.Batch()}
+		}
 	}
 	for _, p := range d.Pools {
 		if len(p.Spec.DedicatedTo) > 0 {
-			in.Dedicated[p.Name] = p.Spec.DedicatedTo
+			in.Dedicated[p.Name] = withRoleRows(d, p.Spec.DedicatedTo)
 		}
 	}
 	for _, t := range d.Tenants {
 		ti := check.TenantIntent{
-			Name: t.Name, Classes: t.Spec.Classes, Namespaces: t.Spec.Namespaces,
+			Name: t.Name, Classes: withRoleRows(d, t.Spec.Classes), Namespaces: t.Spec.Namespaces,
 			Hard: quotaMilli(t.Hard), Nominal: quotaMilli(derive.QuotaList(t.Spec.Quota)),
 		}
 		for pr, q := range t.Spec.PriorityQuotas {
@@ -151,6 +154,32 @@ func KueueIntent(d *derive.Fleet) []kueuemodel.Queue {
 			}
 		}
 		out = append(out, q)
+	}
+	return out
+}
+
+// roleRows are the checker's rows of an ML class's roles but its primary
+// one (sched.RoleRow), which the class's own row is.
+func roleRows(c *derive.Class) []string {
+	var out []string
+	if r := c.Spec.PrimaryRole(); r != nil {
+		for _, role := range c.Spec.Roles {
+			if role.Name != r.Name {
+				out = append(out, sched.RoleRow(c.Name, role.Name))
+			}
+		}
+	}
+	return out
+}
+
+// withRoleRows is classes, each followed by its role rows.
+func withRoleRows(d *derive.Fleet, classes []string) []string {
+	var out []string
+	for _, name := range classes {
+		out = append(out, name)
+		if c := d.Class(name); c != nil {
+			out = append(out, roleRows(c)...)
+		}
 	}
 	return out
 }

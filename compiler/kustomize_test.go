@@ -212,11 +212,15 @@ spec:
 }
 
 // TestClassComponents applies every class Component to a user's Deployment
-// and Job and checks the scheduling fields that land on them.
+// and Job and checks the scheduling fields that land on them. An ML kind's
+// Component patches its own kind only: TestMLKindsComponent's.
 func TestClassComponents(t *testing.T) {
 	for _, dir := range exampleFleets(t) {
 		res := compile(t, dir)
 		for _, c := range res.Fleet.Classes {
+			if c.Spec.HasRoles() {
+				continue
+			}
 			extra := map[string]string{
 				"app/workloads.yaml":     userWorkloads(c.Name, c.Spec.Container),
 				"app/kustomization.yaml": "resources: [workloads.yaml]\ncomponents: [../classes/" + c.Name + "]\n",

@@ -25,6 +25,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/verify"
 	"github.com/gpufleet/gpufleet/compiler/wire/karpenter"
+	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
 )
 
 // docs splits a generated YAML stream into its documents.
@@ -87,6 +88,17 @@ func decodeStrict(doc []byte) (any, field.ErrorList, error) {
 		obj = &types.Kustomization{}
 	case "eksctl.io/v1alpha5/ClusterConfig":
 		return nil, nil, nil // checked against eksctl's JSON Schema elsewhere
+	// The ML kinds' examples: and against their CRDs in TestMLKindsCRDs.
+	case mlkinds.JobSetAPIVersion + "/JobSet":
+		obj = &mlkinds.JobSet{}
+	case mlkinds.LeaderWorkerSetAPIVersion + "/LeaderWorkerSet":
+		obj = &mlkinds.LeaderWorkerSet{}
+	case mlkinds.RayAPIVersion + "/RayJob":
+		obj = &mlkinds.RayJob{}
+	case mlkinds.RayAPIVersion + "/RayCluster":
+		obj = &mlkinds.RayCluster{}
+	case mlkinds.KubeflowAPIVersion + "/PyTorchJob":
+		obj = &mlkinds.PyTorchJob{}
 	}
 	if obj == nil && (strings.HasPrefix(tm.APIVersion, "karpenter.sh/") || strings.HasPrefix(tm.APIVersion, "karpenter.k8s.aws/")) {
 		return nil, nil, nil // checked against Karpenter's CRDs in render's TestKarpenterCRDs

@@ -65,6 +65,9 @@ func (fr *fleetRun) admission() {
 		ns := q.Namespace
 		for _, class := range q.Classes {
 			c := fr.cl.Class(class)
+			if mlKind(c) {
+				continue
+			}
 			a := m.Assign(q.ClusterQueue, c.Pod, m.ClassRequest(c, ns), kueuemodel.UnitPods(c))
 			want := kueueDecision{admitted: a.Admitted(), flavors: map[string]string{}, message: a.Message}
 			if want.admitted {

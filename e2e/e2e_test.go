@@ -267,7 +267,9 @@ func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def 
 		ph.mark("preemption")
 	}
 	for i := range cl.Classes {
-		fr.class(&cl.Classes[i])
+		if !mlKind(&cl.Classes[i]) {
+			fr.class(&cl.Classes[i])
+		}
 	}
 	ph.mark("classes")
 }

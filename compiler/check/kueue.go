@@ -72,6 +72,11 @@ type Queued struct {
 	// Pinned is what kube-scheduler places of it in each candidate flavor
 	// once Kueue pins it there (pinner.pinAll).
 	Pinned []Pinned
+	// PodSets are, for an ML kind, Kueue's assignment of one whole
+	// workload's pod sets (sched.Class.PodSets), in order, on an empty
+	// cluster (kueuemodel.AssignPodSets): the last is the one that failed
+	// when one did.
+	PodSets []kueuemodel.Assignment
 }
 
 // Kueue checks the ClusterQueues and ResourceFlavors in the tree in Kueue's
@@ -166,7 +171,26 @@ func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo 
 			qc.Candidates = m.Candidates(q.ClusterQueue, admits, topo, qc.Request, qc.Pods)
 			qc.Pinned = pin.pinAll(a, &qc)
 		}
+		qc.PodSets = podSets(m, cl, q, c)
 		a.Classes = append(a.Classes, qc)
 	}
 	return a
+}
+
+// podSets assigns flavors to one whole workload of an ML class's pod sets,
+// each row's pod as Kueue counts it in the queue's namespace.
+func podSets(m *kueuemodel.Model, cl *sched.Cluster, q kueuemodel.Queue, c *sched.Class) []kueuemodel.Assignment {
+	if len(c.PodSets) == 0 {
+		return nil
+	}
+	var sets []kueuemodel.PodSet
+	for _, ps := range c.PodSets {
+		row := cl.Class(ps.Row)
+		if row == nil {
+			return nil
+		}
+		sets = append(sets, kueuemodel.PodSet{Name: ps.Name, Admits: m.Admitter(row.Pod), Topo: kueuemodel.TopologyOf(row.Pod),
+			Request: m.ClassRequest(row, q.Namespace), Count: ps.Pods})
+	}
+	return m.AssignPodSets(q.ClusterQueue, sets)
 }

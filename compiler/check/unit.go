@@ -41,6 +41,17 @@ type Unit struct {
 	// Topology is how Kueue's topology-aware scheduling places the unit
 	// on its flavor's standing nodes, for a unit it places by topology.
 	Topology *UnitTopology `json:"topology,omitempty"`
+	// PodSets are an ML kind's workload, role by role, as Kueue admits it
+	// whole: each pod set's pods and the flavor it is assigned (none for
+	// the pod set, and those after it, that Kueue cannot assign).
+	PodSets []UnitPodSet `json:"podSets,omitempty"`
+}
+
+// UnitPodSet is one pod set of a unit of several.
+type UnitPodSet struct {
+	Name   string `json:"name"`
+	Pods   int32  `json:"pods"`
+	Flavor string `json:"flavor,omitempty"`
 }
 
 // UnitTopology is kueuemodel.TASFit of a unit: what it asks, the nodes
@@ -188,5 +199,12 @@ func (qc *Queued) unit(tenant string) Unit {
 		}
 	}
 	u.Waves = waves(c, u.AtOnce)
+	for i, ps := range c.PodSets {
+		ups := UnitPodSet{Name: ps.Name, Pods: ps.Pods}
+		if i < len(qc.PodSets) && qc.PodSets[i].Admitted() {
+			ups.Flavor = qc.PodSets[i].Flavor()
+		}
+		u.PodSets = append(u.PodSets, ups)
+	}
 	return u
 }

@@ -25,15 +25,48 @@ func SchedulerName(c spec.Class) string {
 }
 
 func deriveClass(name string, c spec.Class, dedicated []string, cl cloud.Cloud) Class {
+	var wl map[string]string
+	if c.Queued() {
+		wl = map[string]string{kueue.LabelQueueName: LocalQueueName, kueue.LabelPriorityClass: c.Priority}
+	}
+	out := Class{
+		Name:           name,
+		Spec:           c,
+		WorkloadLabels: wl,
+		Dedicated:      dedicated,
+		Job:            jobPolicy(c),
+		MaxUnavailable: maxUnavailable(c),
+		Strategy:       strategy(c),
+		Roles:          roles(name, c, dedicated, cl),
+	}
+	if r := c.PrimaryRole(); r != nil {
+		for _, dr := range out.Roles {
+			if dr.Spec.Name == r.Name {
+				out.Template = dr.Template
+			}
+		}
+	} else {
+		out.Template = podTemplate(name, "", c, dedicated, cl)
+	}
+	return out
+}
+
+// podTemplate is the pod template of the class, or of its role: a role's
+// pods carry its name (keys.LabelRole), and its spread and anti-affinity
+// count only them.
+func podTemplate(name, role string, c spec.Class, dedicated []string, cl cloud.Cloud) corev1.PodTemplateSpec {
 	efa, efaTaint := cl.Fabric()
 	labels := map[string]string{keys.LabelClass: name}
+	if role != "" {
+		labels[keys.LabelRole] = role
+	}
 	ps := corev1.PodSpec{
 		PriorityClassName:         c.Priority,
 		SchedulerName:             SchedulerName(c),
 		NodeSelector:              c.NodeSelector,
 		Tolerations:               tolerations(c, dedicated, efaTaint),
-		Affinity:                  affinity(name, c, dedicated),
-		TopologySpreadConstraints: spread(name, c),
+		Affinity:                  affinity(labels, c, dedicated),
+		TopologySpreadConstraints: spread(labels, c),
 		RuntimeClassName:          optString(c.RuntimeClass),
 		Overhead:                  resources(c.Overhead),
 		Containers:                []corev1.Container{mainContainer(c, efa)},
@@ -49,20 +82,7 @@ func deriveClass(name string, c spec.Class, dedicated []string, cl cloud.Cloud) 
 		}
 		ps.InitContainers = append(ps.InitContainers, ctr)
 	}
-	var wl map[string]string
-	if c.Queued() {
-		wl = map[string]string{kueue.LabelQueueName: LocalQueueName, kueue.LabelPriorityClass: c.Priority}
-	}
-	return Class{
-		Name:           name,
-		Spec:           c,
-		WorkloadLabels: wl,
-		Dedicated:      dedicated,
-		Job:            jobPolicy(c),
-		MaxUnavailable: maxUnavailable(c),
-		Strategy:       strategy(c),
-		Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations(c, cl)}, Spec: ps},
-	}
+	return corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: podAnnotations(c, cl)}, Spec: ps}
 }
 
 // tolerations uses Exists wherever the taint's value is not the point, so a
@@ -91,14 +111,14 @@ func tolerations(c spec.Class, dedicated []string, efaTaint string) []corev1.Tol
 	return ts
 }
 
-func affinity(name string, c spec.Class, dedicated []string) *corev1.Affinity {
+func affinity(own map[string]string, c spec.Class, dedicated []string) *corev1.Affinity {
 	var a corev1.Affinity
 	if na := nodeAffinity(c, dedicated); na != nil {
 		a.NodeAffinity = na
 	}
 	if c.AntiAffinity != "" {
 		term := corev1.PodAffinityTerm{
-			LabelSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: name}},
+			LabelSelector:  &metav1.LabelSelector{MatchLabels: own},
 			TopologyKey:    keys.LabelHostname,
 			MatchLabelKeys: matchLabelKeys(c),
 		}
@@ -204,7 +224,7 @@ func requirements(rs []spec.Requirement) []corev1.NodeSelectorRequirement {
 	return out
 }
 
-func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
+func spread(own map[string]string, c spec.Class) []corev1.TopologySpreadConstraint {
 	if c.Spread == nil {
 		return nil
 	}
@@ -227,7 +247,7 @@ func spread(name string, c spec.Class) []corev1.TopologySpreadConstraint {
 			MinDomains:        minDomains,
 			TopologyKey:       key,
 			WhenUnsatisfiable: when,
-			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: name}},
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: own},
 			MatchLabelKeys:    matchLabelKeys(c),
 		})
 	}
@@ -287,7 +307,7 @@ func graceSeconds(c spec.Class, cl cloud.Cloud) *int64 {
 	if c.CheckpointSecs != nil {
 		return c.CheckpointSecs
 	}
-	if c.Kind == keys.KindJob && c.Capacity != spec.OnDemand {
+	if c.Batch() && c.Capacity != spec.OnDemand {
 		s := cl.SpotNoticeSeconds()
 		return &s
 	}

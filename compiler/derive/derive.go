@@ -84,6 +84,15 @@ type Class struct {
 	Strategy *appsv1.DeploymentStrategy
 	// Claim is a DRA class's GPU claim; nil for other classes.
 	Claim *Claim
+	// Roles are an ML kind's pod templates, in the spec's order; Template
+	// is then its primary role's (spec.Class.PrimaryRole).
+	Roles []Role
+}
+
+// Role is one of an ML kind's pod templates.
+type Role struct {
+	Spec     spec.Role
+	Template corev1.PodTemplateSpec
 }
 
 // Tenant is a tenant with the classes it may use, resolved.
@@ -117,6 +126,7 @@ func (t *Tenant) HasClusterQueue() bool {
 
 // Derive computes the policy of a validated fleet.
 func Derive(f *spec.Fleet, cl cloud.Cloud, cat catalog.Catalog) *Fleet {
+	f = withPrimaryRoles(f)
 	d := &Fleet{Spec: f, Cloud: cl}
 	for _, name := range spec.Keys(f.Priorities) {
 		d.Priorities = append(d.Priorities, Priority{Name: name, Priority: f.Priorities[name]})

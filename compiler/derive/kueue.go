@@ -216,19 +216,44 @@ func needs(t spec.Tenant, classes []*Class, covered []corev1.ResourceName, d *Fl
 			whole[k] = req[r].DeepCopy()
 			whole[k].Mul(pods)
 		}
-		for _, i := range l.lands(c) {
-			p := &d.Pools[i]
-			if out[p.Name] == nil {
-				out[p.Name] = make(corev1.ResourceList, len(covered))
+		lands := l.lands(c)
+		if len(c.Roles) > 0 {
+			lands = l.landsRow(c.Name)
+		}
+		for _, i := range lands {
+			atLeast(out, d.Pools[i].Name, covered, whole)
+		}
+		// An ML kind's other roles are PodSets of the same workload,
+		// each on a flavor where it lands.
+		for _, r := range c.Roles {
+			row := spec.RoleRow(c.Name, r.Spec.Name)
+			if r.Spec.Name == c.Spec.PrimaryRole().Name {
+				continue
 			}
-			for k, r := range covered {
-				if whole[k].Cmp(out[p.Name][r]) > 0 {
-					out[p.Name][r] = whole[k]
-				}
+			req := admittedRequest(t, r.Template.Spec)
+			whole := make([]resource.Quantity, len(covered))
+			for k, res := range covered {
+				whole[k] = req[res].DeepCopy()
+				whole[k].Mul(int64(r.Spec.Pods()))
+			}
+			for _, i := range l.landsRow(row) {
+				atLeast(out, d.Pools[i].Name, covered, whole)
 			}
 		}
 	}
 	return out
+}
+
+// atLeast raises pool's need of each covered resource to whole's.
+func atLeast(out map[string]corev1.ResourceList, pool string, covered []corev1.ResourceName, whole []resource.Quantity) {
+	if out[pool] == nil {
+		out[pool] = make(corev1.ResourceList, len(covered))
+	}
+	for k, r := range covered {
+		if whole[k].Cmp(out[pool][r]) > 0 {
+			out[pool][r] = whole[k]
+		}
+	}
 }
 
 // admittedRequest is one pod's request as Kueue counts it in the tenant's

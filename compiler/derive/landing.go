@@ -85,9 +85,28 @@ func (l *landing) lands(c *Class) []int {
 	return l.landsAnew(c) // not kept: workers share l.on
 }
 
+// landsAnew asks where the class lands: an ML class's pools are those of
+// every role, so that its tenants' queues offer a flavor for each of its
+// PodSets (a CPU-only Ray head's pool beside its workers' GPU pools).
 func (l *landing) landsAnew(c *Class) []int {
+	at := l.landsRow(c.Name)
+	for _, r := range c.Roles {
+		for _, i := range l.landsRow(spec.RoleRow(c.Name, r.Spec.Name)) {
+			if !slices.Contains(at, i) {
+				at = append(at, i)
+			}
+		}
+	}
+	slices.Sort(at)
+	return at
+}
+
+// landsRow is the indexes, ascending, of the pools the checker's row of
+// that name lands on: an ML class's primary role's (its own row), or one
+// of its other roles' (spec.RoleRow).
+func (l *landing) landsRow(row string) []int {
 	at := []int{}
-	for _, p := range l.landsOn(c.Name) {
+	for _, p := range l.landsOn(row) {
 		if i, ok := l.poolAt[p]; ok {
 			at = append(at, i)
 		}

@@ -16,7 +16,9 @@ import (
 // is protected by its podFailurePolicy and checkpoints instead, and a
 // single replica's budget either blocks every drain (0) or allows it (1).
 func maxUnavailable(c spec.Class) *int32 {
-	if c.Kind == keys.KindJob || c.Replicas < 2 {
+	// An ML kind's controller replaces its pods as a group (a JobSet's
+	// Jobs, an LWS group): no PodDisruptionBudget of the class's.
+	if c.Kind == keys.KindJob || c.HasRoles() || c.Replicas < 2 {
 		return nil
 	}
 	n := int32(1)

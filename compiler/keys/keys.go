@@ -86,7 +86,21 @@ const (
 	KindDeployment  = "Deployment"
 	KindStatefulSet = "StatefulSet"
 	KindJob         = "Job"
+	// The ML kinds, whose pods come in roles (spec.Role).
+	KindJobSet          = "JobSet"
+	KindLeaderWorkerSet = "LeaderWorkerSet"
+	KindRayJob          = "RayJob"
+	KindRayCluster      = "RayCluster"
+	KindPyTorchJob      = "PyTorchJob"
+	KindTrainJob        = "TrainJob"
 )
+
+// RoleKinds are the kinds whose pods come in roles, each role a pod
+// template of its own.
+var RoleKinds = []string{KindJobSet, KindLeaderWorkerSet, KindRayJob, KindRayCluster, KindPyTorchJob, KindTrainJob}
+
+// LabelRole is the role a pod of an ML kind plays (spec.Role's name).
+const LabelRole = "gpufleet.dev/role"
 
 // ObjectMeta is the metadata every generated object carries: its name and
 // namespace, the managed-by label, and extra labels.

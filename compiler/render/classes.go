@@ -59,7 +59,22 @@ func classFiles(c *derive.Class) ([]file, error) {
 		TypeMeta: types.TypeMeta{APIVersion: types.ComponentVersion, Kind: types.ComponentKind},
 	}
 	var out []file
-	for _, wk := range workloadKinds {
+	kinds := workloadKinds
+	if g, ok := roleKinds[c.Spec.Kind]; ok {
+		// An ML kind's Component patches its own kind's roles only,
+		// with a JSON patch written inline (a file of one would be a
+		// YAML list, not an object).
+		kinds = nil
+		ops, err := yaml.Marshal(rolePatch(c))
+		if err != nil {
+			return nil, err
+		}
+		comp.Patches = append(comp.Patches, types.Patch{Patch: string(ops), Target: &types.Selector{
+			ResId:         resid.ResId{Gvk: resid.Gvk{Group: g.Group, Kind: c.Spec.Kind}},
+			LabelSelector: keys.LabelClass + "=" + c.Name,
+		}})
+	}
+	for _, wk := range kinds {
 		name := "patch-" + strings.ToLower(wk.Kind) + ".yaml"
 		// kustomize keeps the patch's own kind to find merge keys, so
 		// each kind gets its own patch rather than one shared file.
@@ -81,21 +96,8 @@ func classFiles(c *derive.Class) ([]file, error) {
 // template onto a user's workload. The main container has no image, so it
 // merges into the user's container of that name.
 func policyPatch(c *derive.Class, apiVersion, kind string) map[string]any {
-	tpl := c.Template.DeepCopy()
-	for i := range tpl.Spec.Containers {
-		tpl.Spec.Containers[i].Image = ""
-	}
-	// The class's placement replaces the workload's: fields the class leaves
-	// empty are cleared, so a stale toleration or affinity on the user's
-	// workload cannot take it where the checker did not look.
-	spec := map[string]any{}
-	b, _ := json.Marshal(tpl.Spec)
-	_ = json.Unmarshal(b, &spec)
-	for _, f := range []string{"tolerations", "affinity", "topologySpreadConstraints", "schedulerName"} {
-		if _, ok := spec[f]; !ok {
-			spec[f] = nil
-		}
-	}
+	tpl := &c.Template
+	spec := templateSpec(tpl)
 	md := map[string]any{"name": "any"}
 	if len(c.WorkloadLabels) > 0 {
 		md["labels"] = c.WorkloadLabels
@@ -124,13 +126,30 @@ func policyPatch(c *derive.Class, apiVersion, kind string) map[string]any {
 	}
 }
 
+// templateSpec is the pod template's spec as a patch sets it: its
+// containers without images, so that they merge into the user's, and
+// the placement fields the class leaves empty cleared (null), so a stale
+// toleration or affinity on the user's workload cannot take it where the
+// checker did not look.
+func templateSpec(t *corev1.PodTemplateSpec) map[string]any {
+	tpl := t.DeepCopy()
+	for i := range tpl.Spec.Containers {
+		tpl.Spec.Containers[i].Image = ""
+	}
+	spec := map[string]any{}
+	b, _ := json.Marshal(tpl.Spec)
+	_ = json.Unmarshal(b, &spec)
+	for _, f := range []string{"tolerations", "affinity", "topologySpreadConstraints", "schedulerName"} {
+		if _, ok := spec[f]; !ok {
+			spec[f] = nil
+		}
+	}
+	return spec
+}
+
 // Example builds the class's ready-to-copy workload from its kind's
 // skeleton in templates/.
 func Example(c *derive.Class) (any, error) {
-	skel, err := templates.ForKind(c.Spec.Kind)
-	if err != nil {
-		return nil, err
-	}
 	labels := map[string]string{keys.LabelClass: c.Name, "app.kubernetes.io/name": c.Name}
 	selector := &metav1.LabelSelector{MatchLabels: map[string]string{keys.LabelClass: c.Name}}
 	podTemplate := func(skeleton corev1.PodTemplateSpec) corev1.PodTemplateSpec {
@@ -145,6 +164,13 @@ func Example(c *derive.Class) (any, error) {
 		m.Name = c.Name
 		m.Labels = labels
 		return m
+	}
+	if c.Spec.HasRoles() {
+		return roleExample(c, objMeta(metav1.ObjectMeta{}))
+	}
+	skel, err := templates.ForKind(c.Spec.Kind)
+	if err != nil {
+		return nil, err
 	}
 	replicas := c.Spec.Replicas
 	switch c.Spec.Kind {

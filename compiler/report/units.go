@@ -36,6 +36,18 @@ func unitsMarkdown(b *bytes.Buffer, units []check.Unit) {
 		if u.Tenant != "" {
 			admits, tenant = strconv.Itoa(int(u.Admission))+" as one workload", u.Tenant
 		}
+		if u.Tenant != "" && len(u.PodSets) > 0 {
+			// An ML kind: every role's PodSet, admitted together.
+			var sets []string
+			for _, ps := range u.PodSets {
+				to := ps.Flavor
+				if to == "" {
+					to = "no flavor"
+				}
+				sets = append(sets, fmt.Sprintf("%s %d to %s", ps.Name, ps.Pods, to))
+			}
+			admits = strings.Join(sets, ", ") + " as one workload"
+		}
 		if t := u.Topology; t != nil {
 			fits := strconv.FormatInt(t.Worst, 10)
 			if t.Best != t.Worst {

@@ -8,8 +8,6 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // Fleet is a whole fleet spec.
@@ -254,8 +252,10 @@ type Class struct {
 	Priority string `json:"priority"`
 	Kind     string `json:"kind"`
 	Replicas int32  `json:"replicas"`
-	Gang     *int32 `json:"gang,omitempty"`
-	GPU      *GPU   `json:"gpu,omitempty"`
+	// Roles are an ML kind's pod templates (roles.go).
+	Roles []Role `json:"roles,omitempty"`
+	Gang  *int32 `json:"gang,omitempty"`
+	GPU   *GPU   `json:"gpu,omitempty"`
 	// EFA is the Elastic Fabric Adapter interfaces each pod requests
 	// (vpc.amazonaws.com/efa); 0 requests none.
 	EFA          int64     `json:"efa,omitempty"`
@@ -293,13 +293,17 @@ func (c Class) Queued() bool {
 	if c.Queue != nil {
 		return *c.Queue
 	}
-	return c.Kind == keys.KindJob
+	return c.Batch()
 }
 
-// Pods is how many pods one instance of the class runs at once.
+// Pods is how many pods one instance of the class runs at once; for an
+// ML kind, the pods of its primary role (PrimaryRole).
 func (c Class) Pods() int32 {
 	if c.Gang != nil {
 		return *c.Gang
+	}
+	if r := c.PrimaryRole(); r != nil {
+		return c.RolePods(*r)
 	}
 	return c.Replicas
 }

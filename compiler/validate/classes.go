@@ -53,8 +53,9 @@ func (c *checker) classes() {
 					c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "unknown GPU product %q%s (known: %s)", prod, suggest.Hint(prod, products), quoted(products))
 				}
 			}
-			c.gpuKind(name, *cl.GPU)
+			c.gpuKind(*cl.GPU, "classes", name, "gpu")
 		}
+		c.roles(name, cl, products)
 		c.quantity(cl.Resources.CPU, "classes", name, "resources", "cpu")
 		c.quantity(cl.Resources.Memory, "classes", name, "resources", "memory")
 		c.quantity(cl.Overhead.CPU, "classes", name, "overhead", "cpu")
@@ -85,22 +86,28 @@ func (c *checker) classes() {
 	}
 }
 
-// gpuKind checks a class's MIG profile and shared flag.
-func (c *checker) gpuKind(name string, g spec.GPU) {
+// gpuKind checks a class's (or role's) MIG profile and shared flag; at
+// is the gpu's path.
+func (c *checker) gpuKind(g spec.GPU, at ...string) {
 	if g.MIG == "" {
 		return
 	}
 	if g.Shared {
-		c.errorf(p("classes", name, "gpu", "shared"), "shared and mig are mutually exclusive: a MIG slice is not a time-sliced GPU")
+		c.errorf(under(at, "shared"), "shared and mig are mutually exclusive: a MIG slice is not a time-sliced GPU")
 	}
 	if len(catalog.LayoutsWithProfile(g.MIG)) == 0 {
-		c.errorf(p("classes", name, "gpu", "mig"), "unknown MIG profile %q, e.g. \"1g.10gb\" (A100 80 GB, H100)", g.MIG)
+		c.errorf(under(at, "mig"), "unknown MIG profile %q, e.g. \"1g.10gb\" (A100 80 GB, H100)", g.MIG)
 	}
 	for i, prod := range g.Products {
 		if !catalog.SupportsMIG(prod) {
-			c.errorf(p("classes", name, "gpu", "products", strconv.Itoa(i)), "product %q has no MIG, so never offers MIG profile %q", prod, g.MIG)
+			c.errorf(under(at, "products", strconv.Itoa(i)), "product %q has no MIG, so never offers MIG profile %q", prod, g.MIG)
 		}
 	}
+}
+
+// under is the path at, then more.
+func under(at []string, more ...string) []string {
+	return append(append([]string{}, at...), more...)
 }
 
 // schedulerProfile rejects a class that names a gpufleet profile's

@@ -48,6 +48,11 @@ type Options struct {
 	// hard spreads and anti-affinity on queued workloads, and Jobs that
 	// run in waves (composed.go): the composed differential uses it.
 	Composed bool
+	// Kinds, with Queues, turns some GPU classes into the ML kinds with
+	// roles (JobSet, LeaderWorkerSet, RayJob, RayCluster, PyTorchJob),
+	// queued, a CPU-only role beside GPU ones (kinds.go): the Kueue
+	// differential uses it.
+	Kinds bool
 	// Full covers the whole spec, each class derived from a pool it fits
 	// and some pushed just past a limit (see full.go). It ignores the
 	// other options.
@@ -121,6 +126,9 @@ func Generate(seed uint64, size Size, opts Options) *spec.Fleet {
 		g.queues(f)
 		if opts.Composed {
 			g.composed(f)
+		}
+		if opts.Kinds {
+			g.kinds(f)
 		}
 	}
 	return f

@@ -54,6 +54,13 @@ var (
 	FluxHelm   = Module{"github.com/fluxcd/helm-controller", "third_party/upstream"}
 	FluxSource = Module{"github.com/fluxcd/source-controller", "third_party/upstream"}
 	ArgoCD     = Module{"github.com/argoproj/argo-cd/v3", "third_party/upstream"}
+	// The ML kinds a class may be (issue 52): their CRDs, which the class
+	// examples are validated against.
+	JobSet          = Module{"sigs.k8s.io/jobset", "third_party/upstream"}
+	LeaderWorkerSet = Module{"sigs.k8s.io/lws", "third_party/upstream"}
+	KubeRay         = Module{"github.com/ray-project/kuberay/ray-operator", "third_party/upstream"}
+	TrainingOp      = Module{"github.com/kubeflow/training-operator", "third_party/upstream"}
+	Trainer         = Module{"github.com/kubeflow/trainer/v2", "third_party/upstream"}
 )
 
 // Well-known files, relative to their module.
@@ -77,7 +84,26 @@ const (
 	HelmReleaseCRD    = "config/crd/bases/helm.toolkit.fluxcd.io_helmreleases.yaml"
 	HelmRepositoryCRD = "config/crd/bases/source.toolkit.fluxcd.io_helmrepositories.yaml"
 	ApplicationCRD    = "manifests/crds/application-crd.yaml"
+	JobSetCRD         = "config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml"
+	LWSCRD            = "config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml"
+	RayClusterCRD     = "config/crd/bases/ray.io_rayclusters.yaml"
+	RayJobCRD         = "config/crd/bases/ray.io_rayjobs.yaml"
+	PyTorchJobCRD     = "manifests/base/crds/kubeflow.org_pytorchjobs.yaml"
+	TrainJobCRD       = "manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml"
 )
+
+// A File is a file of an upstream release.
+type File struct {
+	Module Module
+	Path   string
+}
+
+// MLKindCRDs are the CRDs of the ML kinds a class may be (issue 52).
+var MLKindCRDs = []File{
+	{JobSet, JobSetCRD}, {LeaderWorkerSet, LWSCRD},
+	{KubeRay, RayClusterCRD}, {KubeRay, RayJobCRD},
+	{TrainingOp, PyTorchJobCRD},
+}
 
 type result struct {
 	dir, version string

@@ -275,6 +275,12 @@ func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc c
 				bad = append(bad, where+": the report lists no unit")
 				continue
 			}
+			if len(u.PodSets) > 0 {
+				// An ML kind's whole workload: TestDifferentialKinds
+				// judges its admission; its placement in the composed
+				// half is issue 52's next step.
+				continue
+			}
 			w, err := ClassWorkload(ctx, res.Tree, class, q.Namespace)
 			if err != nil {
 				t.Fatalf("%s: %v", where, err)

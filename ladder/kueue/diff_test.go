@@ -42,7 +42,7 @@ func fleetCases(t *testing.T) []fleetCase {
 	for seed := 1; seed <= *generated; seed++ {
 		f := filepath.Join(tmp, fmt.Sprintf("gen-%d.json", seed))
 		size := fleetgen.Size{Name: "queues", Pools: 4 + seed%5, Classes: 6, Tenants: 3 + seed%4}
-		spec := fleetgen.Generate(uint64(seed), size, fleetgen.Options{Queues: true, Tricky: seed%5 == 0})
+		spec := fleetgen.Generate(uint64(seed), size, fleetgen.Options{Queues: true, Kinds: seed%3 == 0, Tricky: seed%5 == 0})
 		if err := os.WriteFile(f, fleetgen.JSON(spec), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -108,6 +108,12 @@ func TestDifferential(t *testing.T) {
 		bad = append(bad, b...)
 	}
 	t.Logf("tenant × queued class workloads compared: %d %v; admitted %d, refused %d %v; steered to a TAS flavor and not placed by topology: %d", st.compared, summary(st.kinds), st.admitted, st.compared-st.admitted, summary(st.reasons), st.steered)
+	for _, k := range slices.Sorted(maps.Keys(st.roled)) {
+		t.Logf("%s: %d workloads of its PodSets compared, %d admitted", k, st.roled[k][0], st.roled[k][1])
+	}
+	if len(st.roled) < 5 {
+		t.Errorf("ML kinds compared: %v, want JobSet, LeaderWorkerSet, PyTorchJob, RayCluster and RayJob", slices.Sorted(maps.Keys(st.roled)))
+	}
 	t.Logf("placed by topology with a bound: %d workloads, one in %d judged on a random labelling: %d verdicts", st.bounded, randomEvery, st.labellings)
 	if st.labellings < *tasFloor/10 {
 		t.Errorf("%d workloads with a bound judged on a random labelling (want %d or more): the random labellings no longer test the bounds", st.labellings, *tasFloor/10)
@@ -171,6 +177,18 @@ func diffFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc fl
 			}
 			st.kinds[w.Kind]++
 			c := cl.Class(class)
+			if len(c.PodSets) > 0 {
+				// An ML kind: its whole workload of several PodSets.
+				for i, opts := range broken {
+					if d := diffRoled(ctx, t, theirs, ours, cl, q, c, w, raw, opts, nil); d != nil {
+						caught[i] = append(caught[i], disagreement{fc.name, q.Tenant, class, d[0], d[1], raw, nil})
+					}
+				}
+				if d := diffRoled(ctx, t, theirs, ours, cl, q, c, w, raw, diffOptions{}, st); d != nil {
+					bad = append(bad, disagreement{fc.name, q.Tenant, class, d[0], d[1], raw, kueueObjects(res.Tree)})
+				}
+				continue
+			}
 			request, pods := ours.ClassRequest(c, ns), kueuemodel.UnitPods(c)
 			// judge compares the verdicts on the workload, or keeps it
 			// for the labellings when the checker admits it and Kueue

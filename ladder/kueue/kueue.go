@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -372,8 +373,21 @@ func ClassWorkload(ctx context.Context, tr tree.Tree, class, namespace string) (
 		if w.PodSets, err = podPodSets(ctx, d.Spec.Template, namespace); err != nil {
 			return nil, err
 		}
+	case keys.KindJobSet, keys.KindLeaderWorkerSet, keys.KindRayCluster, keys.KindRayJob, keys.KindPyTorchJob:
+		crds, err := mlCRDs()
+		if err != nil {
+			return nil, err
+		}
+		if w.PodSets, err = roledPodSets(ctx, crds, kind, docs[0], namespace); err != nil {
+			return nil, err
+		}
+		w.Name, w.Template = strings.ToLower(kind)+"-"+class, w.PodSets[0].Template
+		for _, ps := range w.PodSets {
+			w.Pods += ps.Count
+		}
+		return w, nil
 	default:
-		return nil, fmt.Errorf("a queued %s: Kueue integrations here are the Job, StatefulSet and pod (Deployment) ones", kind)
+		return nil, fmt.Errorf("a queued %s: Kueue integrations here are the Job, StatefulSet, pod (Deployment) and ML kinds' ones", kind)
 	}
 	if len(w.PodSets) != 1 {
 		return nil, fmt.Errorf("%d PodSets, want 1", len(w.PodSets))

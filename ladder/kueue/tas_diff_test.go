@@ -70,6 +70,9 @@ type diffOptions struct {
 	slicesAsPods bool
 	// undeclared has TASFit ignore the pools' declared domains.
 	undeclared bool
+	// jobSetReplicas has the checker count a JobSet's PodSet as its
+	// replicated job's replicas, not replicas × parallelism.
+	jobSetReplicas bool
 }
 
 // tasStats count the workloads placed by topology under one labelling.
@@ -94,10 +97,12 @@ type diffStats struct {
 	// bounded are the workloads whose fit is a bound, each judged again
 	// on random labellings (randomBounds).
 	bounded, labellings int
+	// roled are the ML kinds' workloads compared, and admitted, by kind.
+	roled map[string]*[2]int
 }
 
 func newDiffStats() *diffStats {
-	st := &diffStats{reasons: map[string]int{}, kinds: map[string]int{}}
+	st := &diffStats{reasons: map[string]int{}, kinds: map[string]int{}, roled: map[string]*[2]int{}}
 	for i := range st.tas {
 		st.tas[i].refused = map[string]int{}
 	}

@@ -17,6 +17,11 @@ require (
 	github.com/eksctl-io/eksctl v0.230.0
 	github.com/fluxcd/helm-controller v1.4.0
 	github.com/fluxcd/source-controller v1.7.0
+	github.com/kubeflow/trainer/v2 v2.2.1
+	github.com/kubeflow/training-operator v1.9.3
+	github.com/ray-project/kuberay/ray-operator v1.6.2
 	sigs.k8s.io/dra-driver-nvidia-gpu v0.4.1
+	sigs.k8s.io/jobset v0.12.0
 	sigs.k8s.io/kueue v0.19.2
+	sigs.k8s.io/lws v0.9.0
 )

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,40 +46,13 @@ func (m *Model) Admitter(pod *corev1.Pod) Admitter {
 // AssignWith is Assign for the pod admits decides flavors for, which a memo
 // may answer.
 func (m *Model) AssignWith(cq string, admits Admitter, topo TopologyRequest, request corev1.ResourceList, count int32) Assignment {
-	q, n := m.Queues[cq], m.nodes[cq]
-	out := Assignment{Flavors: map[corev1.ResourceName]string{}, TAS: m.TASRequested(cq, topo)}
-	if q == nil {
-		out.Message = fmt.Sprintf("ClusterQueue %s not found", cq)
-		return out
-	}
-	total := totals(request, count)
-	for _, r := range kueueOrder(total) {
-		if _, done := out.Flavors[r]; done {
-			continue
-		}
-		rg := groupOf(q, r)
-		if rg == nil {
-			if total[r] == 0 {
-				continue
-			}
-			out.Message = podSetMessage([]string{fmt.Sprintf("resource %s unavailable in ClusterQueue", r)})
-			return out
-		}
-		flavor, reasons := m.findFlavor(cq, rg, n, admits, topo, total)
-		if flavor == "" {
-			out.Message = podSetMessage(reasons)
-			return out
-		}
-		for _, c := range rg.CoveredResources {
-			if _, ok := total[c]; ok {
-				out.Flavors[c] = flavor
-			}
-		}
-	}
-	return out
+	return m.AssignPodSets(cq, []PodSet{{Name: "main", Admits: admits, Topo: topo, Request: request, Count: count}})[0]
 }
 
-func (m *Model) findFlavor(cq string, rg *kueue.ResourceGroup, n *quotaNode, admits Admitter, topo TopologyRequest, total map[corev1.ResourceName]int64) (string, []string) {
+// findFlavor is the group's first flavor that admits the pod set and
+// whose quota holds total beyond what the workload's earlier pod sets
+// took (previous; nil for none).
+func (m *Model) findFlavor(cq string, rg *kueue.ResourceGroup, n *quotaNode, admits Admitter, topo TopologyRequest, total map[corev1.ResourceName]int64, previous map[flavorResource]int64) (string, []string) {
 	var reasons []string
 	for _, f := range rg.Flavors {
 		if reason := m.tasMismatch(cq, topo, f.Name, rg.CoveredResources, total); reason != "" {
@@ -98,11 +70,11 @@ func (m *Model) findFlavor(cq string, rg *kueue.ResourceGroup, n *quotaNode, adm
 				continue
 			}
 			fr := flavorResource{f.Name, r}
-			if max := n.potential(fr, 0); v > max {
+			if max := n.potential(fr, 0); previous[fr]+v > max {
 				fits = false
 				reasons = append(reasons, fmt.Sprintf(
 					"insufficient quota for %s in flavor %s, previously considered podsets requests (%s) + current podset request (%s) > maximum capacity (%s)",
-					r, f.Name, Format(r, 0), Format(r, v), Format(r, max)))
+					r, f.Name, Format(r, previous[fr]), Format(r, v), Format(r, max)))
 			}
 		}
 		if fits {
@@ -160,13 +132,6 @@ func groupOf(q *kueue.ClusterQueue, r corev1.ResourceName) *kueue.ResourceGroup 
 		}
 	}
 	return nil
-}
-
-// podSetMessage is Kueue's Assignment.Message for the one pod set: its
-// reasons sorted and joined.
-func podSetMessage(reasons []string) string {
-	slices.Sort(reasons)
-	return "couldn't assign flavors to pod set main: " + strings.Join(reasons, ", ")
 }
 
 // Value is Kueue's resources.ResourceValue: CPU in millicores, the rest in

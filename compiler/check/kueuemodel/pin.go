@@ -19,6 +19,13 @@ func UnitPods(c *sched.Class) int32 {
 	if c.Kind == keys.KindDeployment {
 		return min(c.Pods, 1)
 	}
+	// An ML kind's row is its primary role: that PodSet's pods in one
+	// workload (an LWS admits each group on its own).
+	for _, ps := range c.PodSets {
+		if ps.Row == c.Name {
+			return ps.Pods
+		}
+	}
 	return c.Pods
 }
 

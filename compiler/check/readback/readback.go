@@ -76,13 +76,16 @@ func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*sched.C
 	}
 	bridging := bridgeClasses(dra != nil, classes)
 	names, examples := t.Examples()
-	c.Classes = make([]sched.Class, len(examples))
+	rows := make([][]sched.Class, len(examples))
 	err = forEach(len(examples), func(i int) (err error) {
-		if c.Classes[i], err = classFrom(names[i], t, examples[i]); err == nil {
-			c.Classes[i].Info.Claims, err = podClaims(c.Classes[i].Pod, templates, classes)
-		}
-		if err == nil {
-			c.Classes[i].Info.Bridge = bridgeClaims(c.Classes[i].Pod, c.Classes[i].Info, bridging)
+		rows[i], err = classRows(names[i], t, examples[i])
+		for k := range rows[i] {
+			if err == nil {
+				rows[i][k].Info.Claims, err = podClaims(rows[i][k].Pod, templates, classes)
+			}
+			if err == nil {
+				rows[i][k].Info.Bridge = bridgeClaims(rows[i][k].Pod, rows[i][k].Info, bridging)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("check: %s: %w", examples[i], err)
@@ -91,6 +94,10 @@ func FromTree(t tree.Typed, groups []nodes.Group, cat catalog.Catalog) (*sched.C
 	})
 	if err != nil {
 		return nil, err
+	}
+	c.Classes = make([]sched.Class, 0, len(examples))
+	for _, r := range rows {
+		c.Classes = append(c.Classes, r...)
 	}
 	if c.System, err = systemFrom(t); err != nil {
 		return nil, fmt.Errorf("check: %s: %w", tree.SchedulerPath, err)
@@ -164,7 +171,7 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 // document; a headless Service or a PodDisruptionBudget may follow it.
 // Render's own object is read where the tree kept it, its pod template
 // copied, since checks may change a class's pod.
-func classFrom(name string, t tree.Typed, p string) (sched.Class, error) {
+func classFrom(name string, t tree.Typed, p string) (sched.Class, any, error) {
 	c := sched.Class{Name: name, Pods: 1}
 	objs, docs := t.Documents(p)
 	var workload any
@@ -174,10 +181,10 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, error) {
 	case len(docs) > 0:
 		var err error
 		if workload, err = decodeWorkload(docs[0]); err != nil {
-			return c, err
+			return c, nil, err
 		}
 	default:
-		return c, fmt.Errorf("no workload")
+		return c, nil, fmt.Errorf("no workload")
 	}
 	var tpl *corev1.PodTemplateSpec
 	var meta *metav1.ObjectMeta
@@ -191,7 +198,23 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, error) {
 		tpl, meta, c.Kind, c.Pods = &w.Spec.Template, &w.ObjectMeta, keys.KindJob, deref(w.Spec.Parallelism, 1)
 		c.Gang = w.Annotations[keys.AnnotationGang] != ""
 	default:
-		return c, fmt.Errorf("unexpected workload %T", workload)
+		r, ok := roledWorkload(workload)
+		if !ok {
+			return c, nil, fmt.Errorf("unexpected workload %T", workload)
+		}
+		role, ok := r.primary()
+		if !ok {
+			return c, nil, fmt.Errorf("%s without roles", r.kind)
+		}
+		// The class's row is its primary role's pods, in every copy.
+		tpl, meta, c.Kind, c.Pods = role.Template, r.meta, r.kind, role.Pods*r.copies
+		for _, rl := range r.roles {
+			row := name
+			if rl.Name != role.Name {
+				row = sched.RoleRow(name, rl.Name)
+			}
+			c.PodSets = append(c.PodSets, sched.PodSet{Name: rl.PodSet, Row: row, Pods: rl.Pods})
+		}
 	}
 	// Kueue manages the workload whose own labels name a LocalQueue (its
 	// webhooks copy the name onto a Deployment's or StatefulSet's pods).
@@ -201,7 +224,7 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, error) {
 	c.Pod = &corev1.Pod{ObjectMeta: tpl.ObjectMeta, Spec: tpl.Spec}
 	c.Pod.Name = name
 	c.Info = sched.NewPodInfo(c.Pod)
-	return c, nil
+	return c, workload, nil
 }
 
 // decodeWorkload decodes an example's first document by its kind.
@@ -219,7 +242,11 @@ func decodeWorkload(raw []byte) (any, error) {
 	case keys.KindJob:
 		v = &batchv1.Job{}
 	default:
-		return nil, fmt.Errorf("unexpected kind %q", kind)
+		mk, ok := roleKinds[kind]
+		if !ok {
+			return nil, fmt.Errorf("unexpected kind %q", kind)
+		}
+		v = mk()
 	}
 	return v, yaml.UnmarshalStrict(raw, v)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
 // Pool is a node group as the cluster will see it at max size.
@@ -131,7 +132,23 @@ type Class struct {
 	// MaxSurge and MaxUnavailable are a Deployment's rolling update in
 	// pods, resolved as its controller resolves them.
 	MaxSurge, MaxUnavailable int32
+	// PodSets are an ML kind's roles, on its class's own row (its primary
+	// role's): one workload's PodSets in its Kueue integration's order,
+	// each a row of the cluster's. Of is, on a role's own row, its class.
+	PodSets []PodSet
+	Of      string
 }
+
+// PodSet is one role of an ML kind's workload: Kueue's PodSet of that
+// name, Pods of the row Row's pods in one workload.
+type PodSet struct {
+	Name string
+	Row  string
+	Pods int32
+}
+
+// RoleRow names the row of a class's role that is not its primary one.
+func RoleRow(class, role string) string { return spec.RoleRow(class, role) }
 
 // Need is how many of the class's pods must run at once for it to make
 // progress: every replica of a Deployment or StatefulSet, a gang whole,

@@ -1,0 +1,41 @@
+package queueing
+
+import (
+	"fmt"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+)
+
+const IDKueueRoles check.ID = "KueueRoles"
+
+// KueueRoles follows an ML kind's workload through Kueue as its
+// integration builds it (v0.19.2 pkg/controller/jobs/jobset,
+// leaderworkerset, raycluster, rayjob, kubeflow): one PodSet per role,
+// admitted together or not at all. Kueue's flavor assigner must assign
+// every pod set a flavor, each within the quota the earlier pod sets left
+// (kueuemodel.AssignPodSets; the message is Kueue's own), and each role
+// must land on the pool of the flavor it is assigned: Kueue pins its pods
+// there, and a CPU-only Ray head or LWS leader assigned a GPU pool's
+// flavor never tolerates its taint.
+func KueueRoles(a *check.Admission) []check.Finding {
+	var out []check.Finding
+	for i := range a.Classes {
+		qc := &a.Classes[i]
+		c := qc.Class
+		for k, as := range qc.PodSets {
+			ps := c.PodSets[k]
+			if !as.Admitted() {
+				out = append(out, check.Finding{Severity: check.Error, Check: IDKueueRoles, Tenant: a.Queue.Tenant, Class: c.Name,
+					Message: fmt.Sprintf("tenant %s: Kueue cannot admit a %s of class %s, whose %d pod sets it admits together: %s",
+						a.Queue.Tenant, c.Kind, c.Name, len(c.PodSets), as.Message)})
+				break
+			}
+			if f := as.Flavor(); !a.Report.Fits(ps.Row, f) {
+				out = append(out, check.Finding{Severity: check.Error, Check: IDKueueRoles, Tenant: a.Queue.Tenant, Class: c.Name, Pool: f,
+					Message: fmt.Sprintf("tenant %s: Kueue assigns pod set %s of class %s (%d pods) flavor %s, whose pool its pods do not land on: they stay Pending while the %s holds the quota",
+						a.Queue.Tenant, ps.Name, c.Name, ps.Pods, f, c.Kind)})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package queueing
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/check/kueuemodel"
+	"github.com/gpufleet/gpufleet/compiler/check/sched"
+	"github.com/gpufleet/gpufleet/compiler/keys"
+)
+
+// KueueRoles: an ML kind's pod sets are admitted together, each to a
+// flavor whose pool its role lands on.
+func TestKueueRoles(t *testing.T) {
+	rayCluster := sched.Class{Name: "ray", Kind: keys.KindRayCluster, PodSets: []sched.PodSet{
+		{Name: "head", Row: "ray/head", Pods: 1}, {Name: "gpu", Row: "ray", Pods: 2}}}
+	for _, tc := range []struct {
+		name     string
+		assigned []kueuemodel.Assignment
+		fits     map[string][]string // row: pools it lands on
+		want     []string
+	}{
+		{"head on cpu, workers on gpu", []kueuemodel.Assignment{flavor("cpu"), flavor("gpu")},
+			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}}, nil},
+		{"the head assigned the GPU pool's flavor", []kueuemodel.Assignment{flavor("gpu"), flavor("gpu")},
+			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}},
+			[]string{"tenant t: Kueue assigns pod set head of class ray (1 pods) flavor gpu, whose pool its pods do not land on: they stay Pending while the RayCluster holds the quota"}},
+		{"the workers find no quota", []kueuemodel.Assignment{flavor("cpu"), {Message: "couldn't assign flavors to pod set gpu: insufficient quota"}},
+			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}},
+			[]string{"tenant t: Kueue cannot admit a RayCluster of class ray, whose 2 pod sets it admits together: couldn't assign flavors to pod set gpu: insufficient quota"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := rayCluster
+			pools := []string{"cpu", "gpu"}
+			r := &check.Report{Pools: pools}
+			for _, row := range []string{"ray", "ray/head"} {
+				var cells []sched.Cell
+				for _, p := range pools {
+					cells = append(cells, sched.Cell{Class: row, Pool: p, Fits: strings.Contains(strings.Join(tc.fits[row], ","), p)})
+				}
+				r.Classes = append(r.Classes, row)
+				r.Rows = append(r.Rows, *sched.NewRow(cells))
+			}
+			a := &check.Admission{Queue: kueuemodel.Queue{Tenant: "t", ClusterQueue: "t"}, Report: r,
+				Classes: []check.Queued{{Class: &c, PodSets: tc.assigned}}}
+			var got []string
+			for _, f := range KueueRoles(a) {
+				if f.Check != IDKueueRoles || f.Severity != check.Error || f.Class != "ray" {
+					t.Errorf("finding %+v", f)
+				}
+				got = append(got, f.Message)
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+func flavor(f string) kueuemodel.Assignment {
+	return kueuemodel.Assignment{Flavors: map[corev1.ResourceName]string{corev1.ResourceCPU: f}}
+}
