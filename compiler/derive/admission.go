@@ -52,6 +52,11 @@ const (
 // AdmissionTenantKey is a tenant-wide key's annotation.
 func AdmissionTenantKey(key string) string { return AdmissionDomain + "/" + key }
 
+// AdmissionRoleKey is the annotation of a field of an ML kind's role.
+func AdmissionRoleKey(field, role, class string) string {
+	return field + "." + role + "." + AdmissionDomain + "/" + AdmissionKey(class)
+}
+
 // AdmissionClassKey is a class field's annotation.
 func AdmissionClassKey(field, class string) string {
 	return field + "." + AdmissionDomain + "/" + AdmissionKey(class)
@@ -77,63 +82,75 @@ func Admission(d *Fleet, t Tenant) map[string]string {
 			continue
 		}
 		prios = append(prios, c.Spec.Priority)
-		pod := c.Template.Spec
-		set := func(key, v string) {
-			if v != "" {
-				data[AdmissionClassKey(key, name)] = v
-			}
+		queue := c.WorkloadLabels[kueue.LabelQueueName]
+		classParams(c.Template.Spec, queue, func(field, v string) { data[AdmissionClassKey(field, name)] = v })
+		// An ML kind's roles each have their own pod template (a
+		// CPU-only head tolerates no GPU taint): a pod labelled with its
+		// role keeps to that role's.
+		for _, r := range c.Roles {
+			classParams(r.Template.Spec, queue, func(field, v string) { data[AdmissionRoleKey(field, r.Spec.Name, name)] = v })
 		}
-		set(AdmissionPriority, pod.PriorityClassName)
-		sched := pod.SchedulerName
-		if sched == "" {
-			sched = DefaultScheduler
-		}
-		set(AdmissionScheduler, sched)
-		var tols []string
-		for _, tl := range pod.Tolerations {
-			tols = append(tols, EncodeToleration(tl))
-		}
-		set(AdmissionTolerations, strings.Join(tols, AdmissionSep))
-		var sel []string
-		for _, k := range sortedKeys(pod.NodeSelector) {
-			sel = append(sel, k+"="+pod.NodeSelector[k])
-		}
-		set(AdmissionNodeSelector, strings.Join(sel, AdmissionSep))
-		var terms []string
-		if a := pod.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-			for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-				var exprs []string
-				for _, e := range term.MatchExpressions {
-					exprs = append(exprs, EncodeRequirement(e))
-				}
-				terms = append(terms, strings.Join(exprs, AdmissionTermSep))
-			}
-		}
-		set(AdmissionAffinity, strings.Join(terms, AdmissionSep))
-		var res []string
-		for _, ctr := range append(slices.Clone(pod.InitContainers), pod.Containers...) {
-			for _, rl := range []corev1.ResourceList{ctr.Resources.Requests, ctr.Resources.Limits} {
-				for r := range rl {
-					if Extended(r) && !slices.Contains(res, string(r)) {
-						res = append(res, string(r))
-					}
-				}
-			}
-		}
-		slices.Sort(res)
-		set(AdmissionResources, strings.Join(res, AdmissionSep))
-		var claims []string
-		for _, rc := range pod.ResourceClaims {
-			if rc.ResourceClaimTemplateName != nil {
-				claims = append(claims, *rc.ResourceClaimTemplateName)
-			}
-		}
-		set(AdmissionClaims, strings.Join(claims, AdmissionSep))
-		set(AdmissionQueue, c.WorkloadLabels[kueue.LabelQueueName])
 	}
 	slices.Sort(prios)
 	data[AdmissionTenantKey(AdmissionPriorities)] = strings.Join(slices.Compact(prios), AdmissionSep)
 	return data
+}
+
+// classParams are the parameters of one pod template of a class: what
+// its Component stamps there, each field put unless empty.
+func classParams(pod corev1.PodSpec, queue string, put func(field, v string)) {
+	set := func(key, v string) {
+		if v != "" {
+			put(key, v)
+		}
+	}
+	set(AdmissionPriority, pod.PriorityClassName)
+	sched := pod.SchedulerName
+	if sched == "" {
+		sched = DefaultScheduler
+	}
+	set(AdmissionScheduler, sched)
+	var tols []string
+	for _, tl := range pod.Tolerations {
+		tols = append(tols, EncodeToleration(tl))
+	}
+	set(AdmissionTolerations, strings.Join(tols, AdmissionSep))
+	var sel []string
+	for _, k := range sortedKeys(pod.NodeSelector) {
+		sel = append(sel, k+"="+pod.NodeSelector[k])
+	}
+	set(AdmissionNodeSelector, strings.Join(sel, AdmissionSep))
+	var terms []string
+	if a := pod.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			var exprs []string
+			for _, e := range term.MatchExpressions {
+				exprs = append(exprs, EncodeRequirement(e))
+			}
+			terms = append(terms, strings.Join(exprs, AdmissionTermSep))
+		}
+	}
+	set(AdmissionAffinity, strings.Join(terms, AdmissionSep))
+	var res []string
+	for _, ctr := range append(slices.Clone(pod.InitContainers), pod.Containers...) {
+		for _, rl := range []corev1.ResourceList{ctr.Resources.Requests, ctr.Resources.Limits} {
+			for r := range rl {
+				if Extended(r) && !slices.Contains(res, string(r)) {
+					res = append(res, string(r))
+				}
+			}
+		}
+	}
+	slices.Sort(res)
+	set(AdmissionResources, strings.Join(res, AdmissionSep))
+	var claims []string
+	for _, rc := range pod.ResourceClaims {
+		if rc.ResourceClaimTemplateName != nil {
+			claims = append(claims, *rc.ResourceClaimTemplateName)
+		}
+	}
+	set(AdmissionClaims, strings.Join(claims, AdmissionSep))
+	set(AdmissionQueue, queue)
 }
 
 // AdmissionKey is a class's name as its annotations spell it: its digits

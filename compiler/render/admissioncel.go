@@ -38,7 +38,7 @@ var celDigitsAsCapitals = func() string {
 // classParam is the CEL for a field of the admitted class's parameters,
 // ” when its namespace has none.
 func classParam(field string) string {
-	k := `'` + field + `.` + derive.AdmissionDomain + `/' + variables.key`
+	k := `'` + field + `.' + variables.rolePrefix + '` + derive.AdmissionDomain + `/' + variables.key`
 	return `(` + k + ` in variables.params ? variables.params[` + k + `] : '')`
 }
 
@@ -58,6 +58,7 @@ func admissionVariables(spec, meta string) []admissionv1.Variable {
 		{Name: "tenant", Expression: `has(namespaceObject.metadata.labels) && '` + keys.LabelTenant + `' in namespaceObject.metadata.labels ? namespaceObject.metadata.labels['` + keys.LabelTenant + `'] : namespaceObject.metadata.name`},
 		{Name: "classes", Expression: tenantParam(derive.AdmissionClasses) + `.split('+')`},
 		{Name: "priorities", Expression: tenantParam(derive.AdmissionPriorities) + `.split('+')`},
+		{Name: "rolePrefix", Expression: `has(` + meta + `.labels) && '` + keys.LabelRole + `' in ` + meta + `.labels ? ` + meta + `.labels['` + keys.LabelRole + `'] + '.' : ''`},
 		{Name: "class", Expression: `has(` + meta + `.labels) && 'gpufleet.dev/class' in ` + meta + `.labels ? ` + meta + `.labels['gpufleet.dev/class'] : ''`},
 		// The class's parameters' key: derive.AdmissionKey.
 		{Name: "key", Expression: `variables.class` + celDigitsAsCapitals},

@@ -16,6 +16,7 @@ import (
 	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 )
 
 // Case is one object the API server is asked to create, and whether the
@@ -125,20 +126,33 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 		add(t.Name+": a CPU pod of no class", g.pod(bare, ns, ""), "pods", true)
 		for _, c := range t.Spec.Classes {
 			ex := tr.Examples[c]
+			cls := d.Class(c)
+			// An ML kind's roles' pods, which its controller (or the Jobs
+			// or StatefulSets it makes) creates; the workload policy does
+			// not match the kind.
+			ml := len(cls.Roles) > 0
 			for _, n := range t.Spec.Namespaces {
+				if ml {
+					for _, r := range cls.Roles {
+						add(fmt.Sprintf("%s: class %s's %s pod in %s", t.Name, c, r.Spec.Name, n), g.pod(&r.Template, n, "Job"), "pods", true)
+					}
+					continue
+				}
 				w := ex.DeepCopyObject()
 				w.(metav1.Object).SetNamespace(n)
 				tpl, res, owner := template(w)
 				add(fmt.Sprintf("%s: class %s's example %s in %s", t.Name, c, res, n), w, res, true)
 				add(fmt.Sprintf("%s: class %s's pod in %s", t.Name, c, n), g.pod(tpl, n, owner), "pods", true)
 			}
-			tpl, res, owner := template(ex)
+			tpl, res, owner := &cls.Template, "", "Job"
+			if !ml {
+				tpl, res, owner = template(ex)
+			}
 			own := func(mut func(p *corev1.Pod)) *corev1.Pod {
 				p := g.pod(tpl, ns, owner)
 				mut(p)
 				return p
 			}
-			cls := d.Class(c)
 			tols := map[string]bool{}
 			for _, tl := range cls.Template.Spec.Tolerations {
 				tols[derive.EncodeToleration(tl)] = true
@@ -162,6 +176,14 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 					add(fmt.Sprintf("%s: class %s at priority %s", t.Name, c, pr.Name), own(func(p *corev1.Pod) { p.Spec.PriorityClassName = pr.Name }), "pods", false)
 				}
 			}
+			if ml {
+				add(fmt.Sprintf("%s: class %s's pod naming a role it lacks", t.Name, c), own(func(p *corev1.Pod) { p.Labels[keys.LabelRole] = "not-a-role" }), "pods", false)
+				for _, r := range cls.Roles {
+					if r.Spec.GPU == nil {
+						add(fmt.Sprintf("%s: class %s's CPU role %s tolerating its GPU roles' taints", t.Name, c, r.Spec.Name), own(func(p *corev1.Pod) { p.Labels[keys.LabelRole] = r.Spec.Name }), "pods", false)
+					}
+				}
+			}
 			add(fmt.Sprintf("%s: class %s by another scheduler", t.Name, c), own(func(p *corev1.Pod) { p.Spec.SchedulerName = "not-" + p.Spec.SchedulerName }), "pods", false)
 			add(fmt.Sprintf("%s: class %s tolerating everything", t.Name, c), own(func(p *corev1.Pod) {
 				p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Operator: corev1.TolerationOpExists})
@@ -175,11 +197,13 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 				}), "pods", false)
 			}
 			if q := cls.WorkloadLabels[labelQueue]; q != "" {
-				w := ex.DeepCopyObject()
-				w.(metav1.Object).SetNamespace(ns)
-				labels := w.(metav1.Object).GetLabels()
-				delete(labels, labelQueue)
-				add(fmt.Sprintf("%s: queued class %s's %s without its queue", t.Name, c, res), w, res, false)
+				if !ml {
+					w := ex.DeepCopyObject()
+					w.(metav1.Object).SetNamespace(ns)
+					labels := w.(metav1.Object).GetLabels()
+					delete(labels, labelQueue)
+					add(fmt.Sprintf("%s: queued class %s's %s without its queue", t.Name, c, res), w, res, false)
+				}
 				add(fmt.Sprintf("%s: queued class %s's bare pod without its queue", t.Name, c), own(func(p *corev1.Pod) { p.OwnerReferences = nil }), "pods", false)
 				add(fmt.Sprintf("%s: queued class %s's bare pod in its queue", t.Name, c), own(func(p *corev1.Pod) {
 					p.OwnerReferences = nil

@@ -3,6 +3,7 @@ package kubeapiserver
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,11 +11,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install" // the API server's defaults
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
@@ -105,7 +108,13 @@ func Read(t tree.Tree) (*Tree, error) {
 			case "Job":
 				v = &batchv1.Job{}
 			default:
-				return nil, fmt.Errorf("%s: a %s", p, kindOf(d))
+				if !slices.Contains(keys.RoleKinds, kindOf(d)) {
+					return nil, fmt.Errorf("%s: a %s", p, kindOf(d))
+				}
+				// An ML kind: its roles' pods are judged from the
+				// derived templates (Cases); the object itself is kept
+				// for its labels.
+				v = &unstructured.Unstructured{}
 			}
 			if err := decode(p, d, v); err != nil {
 				return nil, err

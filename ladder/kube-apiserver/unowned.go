@@ -80,7 +80,10 @@ func unownedCases(d *derive.Fleet, tr *Tree, g *gen, add func(string, *corev1.Po
 	}
 	t := d.Tenants[0]
 	c := t.Spec.Classes[0]
-	tpl, _, owner := template(tr.Examples[c])
+	tpl, owner := &d.Class(c).Template, "Job"
+	if len(d.Class(c).Roles) == 0 {
+		tpl, _, owner = template(tr.Examples[c])
+	}
 	add(fmt.Sprintf("unowned: class %s's pod", c), g.pod(tpl, nsUnowned, owner), false)
 	add(fmt.Sprintf("%s's namespace stripped of its admission label: class %s's pod tolerating everything", t.Name, c), func() *corev1.Pod {
 		p := g.pod(tpl, nsStripped, owner)
