@@ -18,7 +18,6 @@ func (c *checker) pools() {
 	for _, i := range duplicates(c.f.Cluster.Zones) {
 		c.errorf(p("cluster", "zones", strconv.Itoa(i)), "zone %q is listed twice", c.f.Cluster.Zones[i])
 	}
-	reservations := map[string]string{}
 	for _, name := range spec.Keys(c.f.Pools) {
 		pool := c.f.Pools[name]
 		for i, z := range pool.Zones {
@@ -67,7 +66,6 @@ func (c *checker) pools() {
 		c.karpenterPool(name, pool)
 		c.gpuSharing(name, pool)
 		c.topologyDomains(name, pool)
-		c.reserved(name, pool, reservations)
 	}
 	c.nodeGroupNames()
 }
