@@ -1,6 +1,8 @@
 package derive
 
 import (
+	"strconv"
+
 	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
@@ -13,6 +15,9 @@ func (p Pool) Reservations() []nodes.Reservation {
 		out[i] = nodes.Reservation{
 			Selector: Selector(r), Block: r.IsBlock(), InstanceType: r.InstanceType,
 			Zone: r.Zone, Count: r.Count, Start: r.Start, End: r.End,
+		}
+		if r.Price != nil {
+			out[i].Price = strconv.FormatFloat(*r.Price, 'f', -1, 64)
 		}
 	}
 	return out

@@ -20,8 +20,9 @@ type Reservation struct {
 	InstanceType string
 	Zone         string
 	Count        int32
-	// Start and End are a block's window (RFC 3339), data only.
-	Start, End string
+	// Start and End are a block's window (RFC 3339), data only; Price its
+	// USD per instance-hour as bought ("" when not given).
+	Start, End, Price string
 }
 
 // Reservation types as the record spells them.
@@ -32,7 +33,7 @@ const (
 
 // FormatReservations records reservations as one tag or annotation value
 // ("; "-separated, each "<selector> <type> <instance type> <zone> <count>
-// [<start> <end>]"): spaces, colons and = are in the characters an AWS
+// [<start> <end> [<price>]]"): spaces, colons and = are in the characters an AWS
 // tag value allows.
 func FormatReservations(rs []Reservation) string {
 	out := make([]string, len(rs))
@@ -42,8 +43,11 @@ func FormatReservations(rs []Reservation) string {
 			typ = recordBlock
 		}
 		f := []string{r.Selector, typ, r.InstanceType, r.Zone, strconv.Itoa(int(r.Count))}
-		if r.Start != "" || r.End != "" {
+		if r.Start != "" || r.End != "" || r.Price != "" {
 			f = append(f, orDash(r.Start), orDash(r.End))
+		}
+		if r.Price != "" {
+			f = append(f, r.Price)
 		}
 		out[i] = strings.Join(f, " ")
 	}
@@ -65,8 +69,8 @@ func ParseReservations(s string) ([]Reservation, error) {
 	var out []Reservation
 	for _, rec := range strings.Split(s, "; ") {
 		f := strings.Fields(rec)
-		if len(f) != 5 && len(f) != 7 {
-			return nil, fmt.Errorf("reservation %q: want <selector> <type> <instance type> <zone> <count> [<start> <end>]", rec)
+		if len(f) != 5 && len(f) != 7 && len(f) != 8 {
+			return nil, fmt.Errorf("reservation %q: want <selector> <type> <instance type> <zone> <count> [<start> <end> [<price>]]", rec)
 		}
 		n, err := strconv.ParseInt(f[4], 10, 32)
 		if err != nil || n < 1 {
@@ -76,8 +80,14 @@ func ParseReservations(s string) ([]Reservation, error) {
 			return nil, fmt.Errorf("reservation %q: type %q is neither %s nor %s", rec, f[1], recordODCR, recordBlock)
 		}
 		r := Reservation{Selector: f[0], Block: f[1] == recordBlock, InstanceType: f[2], Zone: f[3], Count: int32(n)}
-		if len(f) == 7 {
+		if len(f) >= 7 {
 			r.Start, r.End = strings.TrimPrefix(f[5], "-"), strings.TrimPrefix(f[6], "-")
+		}
+		if len(f) == 8 {
+			if _, err := strconv.ParseFloat(f[7], 64); err != nil {
+				return nil, fmt.Errorf("reservation %q: price %q is not a number", rec, f[7])
+			}
+			r.Price = f[7]
 		}
 		out = append(out, r)
 	}

@@ -25,6 +25,9 @@ type Reservation struct {
 	// InstanceMatchCriteria is an ODCR's "open" or "targeted" (a block is
 	// always targeted).
 	InstanceMatchCriteria string `json:"instanceMatchCriteria,omitempty"`
+	// Price is a Capacity Block's price per instance-hour as bought (USD),
+	// which no catalog has; an ODCR is billed at the on-demand rate.
+	Price *float64 `json:"price,omitempty"`
 	// WhenExhausted is "none" or "on-demand": whether the pool launches
 	// on-demand instances once the reservation is full.
 	WhenExhausted string `json:"whenExhausted,omitempty"`

@@ -80,6 +80,9 @@ func (v validator) reserved(name string, pool spec.Pool, seen map[string]string)
 		if r.IsBlock() {
 			v.block(at(i), name, pool, r, managed)
 		} else {
+			if r.Price != nil {
+				v.errorf(at(i, "price"), "price is a Capacity Block's: EC2 bills an On-Demand Capacity Reservation at the on-demand rate of its instance type (give that in prices)")
+			}
 			if r.Start != "" {
 				v.errorf(at(i, "start"), "start is a Capacity Block's: an On-Demand Capacity Reservation is active from when it is created")
 			}
