@@ -36,9 +36,9 @@ type Reserved struct {
 	Hourly       *float64 `json:"hourly"`
 	Monthly      *float64 `json:"monthly"`
 	// Term is a block's whole price, start to end.
-	Term *float64 `json:"term,omitempty"`
-	PriceSource  string   `json:"priceSource,omitempty"`
-	Unknown      string   `json:"unknown,omitempty"`
+	Term        *float64 `json:"term,omitempty"`
+	PriceSource string   `json:"priceSource,omitempty"`
+	Unknown     string   `json:"unknown,omitempty"`
 }
 
 // reserved prices each pool's reservations, in pool order.
