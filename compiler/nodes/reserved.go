@@ -94,15 +94,6 @@ func ParseReservations(s string) ([]Reservation, error) {
 	return out, nil
 }
 
-// ReservedCount is how many instances the group's reservations hold.
-func (g Group) ReservedCount() int32 {
-	var n int32
-	for _, r := range g.Reserved {
-		n += r.Count
-	}
-	return n
-}
-
 // TagSelector spells a reservation selected by tags as the record does:
 // "tags:k=v,…", by key.
 func TagSelector(tags map[string]string) string {

@@ -55,8 +55,7 @@ func reserved(cl *sched.Cluster, classes []ClassCost, prices catalog.Prices) []R
 				want[cc.Type] += cc.Nodes
 			}
 		}
-		_, gpus := p.ReservedGPUs()
-		instances := int64(p.ReservedCount())
+		instances, gpus := p.ReservedGPUs()
 		for _, r := range p.Reserved {
 			n := int64(r.Count)
 			rc := Reserved{Pool: p.Name, Reservation: r.Selector, Block: r.Block, InstanceType: r.InstanceType, Zone: r.Zone, Instances: n, Start: r.Start, End: r.End}

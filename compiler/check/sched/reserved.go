@@ -26,12 +26,3 @@ func (p *Pool) ReservedGPUs() (instances, gpus int64) {
 	}
 	return instances, gpus
 }
-
-// ReservedCount is how many instances the pool's reservations hold.
-func (p *Pool) ReservedCount() int32 {
-	var n int32
-	for _, r := range p.Reserved {
-		n += r.Count
-	}
-	return n
-}

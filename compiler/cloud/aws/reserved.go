@@ -64,12 +64,12 @@ func (v validator) reserved(name string, pool spec.Pool, seen map[string]string)
 			}
 		}
 		if !slices.Contains(pool.InstanceTypes, r.InstanceType) {
-			v.errorf(at(i, "instanceType"), "reservation is for %s, which the pool does not list (%s): no node of the pool launches into it", r.InstanceType, quoted(pool.InstanceTypes))
+			v.errorf(at(i, "instanceType"), "reservation is for %s, which the pool does not list (%s): no node of the pool launches into it", r.InstanceType, strings.Join(pool.InstanceTypes, ", "))
 		}
 		if !slices.Contains(zones, r.Zone) {
-			v.errorf(at(i, "zone"), "reservation is in %s, which is not one of the pool's zones (%s): no node of the pool launches into it", r.Zone, quoted(zones))
+			v.errorf(at(i, "zone"), "reservation is in %s, which is not one of the pool's zones (%s): no node of the pool launches into it", r.Zone, strings.Join(zones, ", "))
 		} else if managed && len(zones) > 1 {
-			v.errorf(p("pools", name, "zones"), "a managed node group with a reservation in %s spans %s: its instances outside %s never launch into it; set zones to [%q]", r.Zone, quoted(zones), r.Zone, r.Zone)
+			v.errorf(p("pools", name, "zones"), "a managed node group with a reservation in %s spans %s: its instances outside %s never launch into it; set zones to [%q]", r.Zone, strings.Join(zones, ", "), r.Zone, r.Zone)
 		}
 		if r.WhenExhausted != pool.Reserved[0].WhenExhausted {
 			v.errorf(at(i, "whenExhausted"), "whenExhausted is %q here and %q on the pool's first reservation: a NodePool's capacity types are the pool's", r.WhenExhausted, pool.Reserved[0].WhenExhausted)
@@ -146,12 +146,4 @@ func spanned(rs []spec.Reservation) bool {
 		}
 	}
 	return false
-}
-
-func quoted(list []string) string {
-	q := make([]string, len(list))
-	for i, s := range list {
-		q[i] = strconv.Quote(s)
-	}
-	return strings.Join(q, ", ")
 }
