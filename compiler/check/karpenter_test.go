@@ -122,7 +122,8 @@ func TestKarpenterReaderCanFail(t *testing.T) {
 	}{
 		{"both pool diverges", "gpufleet.dev/pool: cpu", "gpufleet.dev/pool: cpu2", "eksctl.yaml and nodegroups/karpenter.yaml disagree: labels"},
 		{"max nodes missing", `gpufleet.dev/max-nodes: "2"`, `example.com/x: "2"`, "annotation gpufleet.dev/max-nodes"},
-		{"two capacity types", "        - spot\n", "        - spot\n        - on-demand\n", "must name one capacity type"},
+		{"two capacity types", "        - spot\n", "        - spot\n        - on-demand\n", `want one capacity type, or "reserved" with "on-demand"`},
+		{"reserved without its record", "        - spot\n", "        - reserved\n", `capacity type "reserved" and annotation gpufleet.dev/reserved disagree`},
 		{"NotIn requirement", "operator: In", "operator: NotIn", "the checker reads only In"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -178,11 +178,17 @@ func orderFlavors(pools []string, classes []*Class, d *Fleet) []string {
 			spotFirst = true
 		}
 	}
+	// A reserved pool's flavor comes first: its instances are paid for
+	// whether used or not, and Kueue tries a ClusterQueue's flavors in
+	// order (flavorassigner).
 	rank := func(p string) int {
-		if (d.Pool(p).Spec.Capacity == spec.Spot) == spotFirst {
+		switch {
+		case d.Pool(p).Spec.IsReserved():
 			return 0
+		case (d.Pool(p).Spec.Capacity == spec.Spot) == spotFirst:
+			return 1
 		}
-		return 1
+		return 2
 	}
 	sort.SliceStable(pools, func(i, j int) bool {
 		if ri, rj := rank(pools[i]), rank(pools[j]); ri != rj {

@@ -33,6 +33,11 @@ const (
 	// AnnotationMaxNodes is a Karpenter pool's max size. Karpenter bounds a
 	// pool by resources, not nodes; the checker needs the node count.
 	AnnotationMaxNodes = Domain + "max-nodes"
+	// AnnotationReserved, on a reserved pool's NodePool and as a tag of
+	// its managed node group, records what each of its capacity
+	// reservations holds (nodes.FormatReservations): the tools' files name
+	// a reservation, not its type, zone, count or window.
+	AnnotationReserved = Domain + "reserved"
 	// AnnotationGang on a Job says its pods must all run at once: the
 	// spec's gang. A Job without it runs its completions in waves.
 	AnnotationGang = Domain + "gang"

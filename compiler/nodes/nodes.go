@@ -93,6 +93,11 @@ type Group struct {
 	// PriceRegion, set on Karpenter's groups, is the region it prices the
 	// types in: it launches none it has no price for there.
 	PriceRegion string
+	// Reserved are the capacity reservations the group launches into
+	// first, and FallsBack whether it launches on-demand once they are
+	// full (reserved.go).
+	Reserved  []Reservation
+	FallsBack bool
 }
 
 // Launched are the instance types the group's nodes are of, as the

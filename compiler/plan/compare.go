@@ -69,6 +69,11 @@ func groupOf(g nodes.Group) *Group {
 		Min: g.Standing, Desired: g.Desired, Max: g.MaxNodes, KarpenterNodes: g.KarpenterNodes,
 		NodeGroups: slices.Sorted(slices.Values(g.Names)), Image: g.Image, labels: g.Labels,
 		nodeClass: g.NodeClass, expireAfter: g.ExpireAfter, fixed: g.Fixed}
+	// A managed group of a Capacity Block is EKS's capacity type
+	// CAPACITY_BLOCK, fixed at CreateNodegroup like ON_DEMAND and SPOT.
+	for _, r := range g.Reserved {
+		out.block = out.block || r.Block && g.Fixed != nil
+	}
 	for _, t := range g.Taints {
 		out.taints = append(out.taints, t.Key+"="+t.Value+":"+string(t.Effect))
 	}
@@ -115,7 +120,7 @@ func groupFields(b, a *Group) []string {
 	add("max", b.Max != a.Max)
 	add("karpenterNodes", b.KarpenterNodes != a.KarpenterNodes)
 	add("instanceTypes", !slices.Equal(b.InstanceTypes, a.InstanceTypes))
-	add("capacityType", b.Spot != a.Spot)
+	add("capacityType", b.Spot != a.Spot || b.block != a.block)
 	add("zones", !slices.Equal(b.Zones, a.Zones))
 	add("provisioner", b.Provisioner != a.Provisioner)
 	add("nodeGroups", !slices.Equal(b.NodeGroups, a.NodeGroups))

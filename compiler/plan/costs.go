@@ -26,6 +26,7 @@ func costChange(before, after *Report) CostChange {
 			c.Tenants = append(c.Tenants, RangeChange{Name: t, Before: b, After: a})
 		}
 	}
+	c.Reservations = reservationChanges(before.Cost, after.Cost)
 	return c
 }
 

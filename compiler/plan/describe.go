@@ -31,7 +31,7 @@ func (g GroupChange) describe() string {
 		case "instanceTypes":
 			parts = append(parts, fmt.Sprintf("instance types %s → %s", strings.Join(b.InstanceTypes, ", "), strings.Join(a.InstanceTypes, ", ")))
 		case "capacityType":
-			parts = append(parts, fmt.Sprintf("%s → %s", capacity(b.Spot), capacity(a.Spot)))
+			parts = append(parts, fmt.Sprintf("%s → %s", capacityOf(b), capacityOf(a)))
 		case "zones":
 			parts = append(parts, fmt.Sprintf("zones %s → %s", zones(b.Zones), zones(a.Zones)))
 		case "provisioner":
@@ -114,6 +114,15 @@ func (t TenantChange) describe() string {
 		return ""
 	}
 	return "tenant " + t.Tenant + ": " + strings.Join(parts, "; ")
+}
+
+// capacityOf is a group's capacity type, a Capacity Block's managed
+// group's its own.
+func capacityOf(g *Group) string {
+	if g.block {
+		return "capacity-block"
+	}
+	return capacity(g.Spot)
 }
 
 func capacity(spot bool) string {

@@ -58,6 +58,7 @@ type Group struct {
 	Image      string   `json:"image,omitempty"`
 	labels     map[string]string
 	taints     []string
+	block      bool
 	// A NodePool's nodeClassRef and expireAfter, hashed with its labels
 	// and taints.
 	nodeClass, expireAfter string
@@ -183,6 +184,9 @@ type CostChange struct {
 	Fleet   *RangeChange  `json:"fleet,omitempty"`
 	Classes []RangeChange `json:"classes"`
 	Tenants []RangeChange `json:"tenants"`
+	// Reservations: each capacity reservation added, removed or repriced,
+	// paid for used or not (reserved.go).
+	Reservations []ReservationChange `json:"reservations,omitempty"`
 }
 
 // FindingsChange is the findings the change brings and those it resolves.

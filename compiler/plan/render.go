@@ -85,6 +85,9 @@ func (p *Plan) sections(diffHint string) []section {
 	for _, t := range p.Cost.Tenants {
 		costs = append(costs, "tenant "+t.Name+"'s quota at full use: "+t.describe())
 	}
+	for _, r := range p.Cost.Reservations {
+		costs = append(costs, r.describe())
+	}
 	for _, f := range p.Findings.Resolved {
 		resolved = append(resolved, finding(f))
 	}

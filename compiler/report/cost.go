@@ -60,6 +60,7 @@ func costMarkdown(b *bytes.Buffer, c *cost.Cost) {
 	if len(c.Stranded) == 0 {
 		b.WriteString("\nNo pool has GPUs.\n")
 	}
+	reservedMarkdown(b, c)
 	poolsMarkdown(b, c)
 }
 

@@ -168,6 +168,9 @@ type Pool struct {
 	// beta and on from 1.36) allocates them devices of the driver chart's
 	// DeviceClass, whose extendedResourceName is nvidia.com/gpu.
 	ExtendedResourceBridge bool `json:"extendedResourceBridge,omitempty"`
+	// Reserved is the EC2 capacity reservations the pool's nodes launch
+	// into (reserved.go).
+	Reserved []Reservation `json:"reserved,omitempty"`
 }
 
 // Sharing is a pool's GPU sharing through the NVIDIA device plugin.

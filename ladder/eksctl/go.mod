@@ -11,6 +11,8 @@ module github.com/gpufleet/gpufleet/ladder/eksctl
 go 1.26.5
 
 require (
+	github.com/aws/aws-sdk-go-v2 v1.47.1
+	github.com/aws/aws-sdk-go-v2/service/ec2 v1.336.1
 	github.com/aws/aws-sdk-go-v2/service/eks v1.101.0
 	github.com/gpufleet/gpufleet v0.0.0
 	github.com/weaveworks/eksctl v0.230.0
@@ -25,7 +27,6 @@ require (
 	cuelabs.dev/go/oci/ociregistry v0.0.0-20260601085548-328ff8e2c943 // indirect
 	cuelang.org/go v0.17.1 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
-	github.com/aws/aws-sdk-go-v2 v1.47.1 // indirect
 	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.16 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.4 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.4 // indirect
@@ -34,7 +35,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/cloudformation v1.76.1 // indirect
 	github.com/aws/aws-sdk-go-v2/service/cloudtrail v1.58.4 // indirect
 	github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs v1.82.0 // indirect
-	github.com/aws/aws-sdk-go-v2/service/ec2 v1.336.1 // indirect
 	github.com/aws/aws-sdk-go-v2/service/elasticloadbalancing v1.36.4 // indirect
 	github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2 v1.58.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/iam v1.64.1 // indirect

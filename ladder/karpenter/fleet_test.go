@@ -218,6 +218,24 @@ func load(t *testing.T, name, path string) *fleet {
 // scheduler filters them by each NodePool's requirements itself.
 func (f *fleet) instanceTypes(t *testing.T, ctx context.Context, described map[string]ec2types.InstanceTypeInfo) map[string][]*cloudprovider.InstanceType {
 	t.Helper()
+	all := f.infos(t, described)
+	out := map[string][]*cloudprovider.InstanceType{}
+	for name, nc := range f.classes {
+		WithSubnets(nc, f.zones)
+		its, err := Offered(ctx, nc, all, f.zones)
+		if err != nil {
+			t.Fatalf("%s: EC2NodeClass %s: %v", f.name, name, err)
+		}
+		WithDRADevices(ctx, its)
+		out[name] = its
+	}
+	return out
+}
+
+// infos are the EC2 data of every type the release ships and every type
+// a NodePool lists, by name.
+func (f *fleet) infos(t *testing.T, described map[string]ec2types.InstanceTypeInfo) []ec2types.InstanceTypeInfo {
+	t.Helper()
 	infos := map[string]ec2types.InstanceTypeInfo{}
 	for n, info := range described {
 		infos[n] = info
@@ -245,17 +263,7 @@ func (f *fleet) instanceTypes(t *testing.T, ctx context.Context, described map[s
 	for _, n := range slices.Sorted(maps.Keys(infos)) {
 		all = append(all, infos[n])
 	}
-	out := map[string][]*cloudprovider.InstanceType{}
-	for name, nc := range f.classes {
-		WithSubnets(nc, f.zones)
-		its, err := Offered(ctx, nc, all, f.zones)
-		if err != nil {
-			t.Fatalf("%s: EC2NodeClass %s: %v", f.name, name, err)
-		}
-		WithDRADevices(ctx, its)
-		out[name] = its
-	}
-	return out
+	return all
 }
 
 // daemons are the daemon pods the checker takes off every node it reaches

@@ -91,6 +91,10 @@ func realDrift(b, a *karpv1.NodePool, bc, ac *v1.EC2NodeClass) (reason string, d
 			types = r.Values
 		case "topology.kubernetes.io/zone":
 			zones = r.Values
+		case karpv1.CapacityTypeLabelKey:
+			// Karpenter labels each node with the capacity type it
+			// launched as: one of a reserved pool's [reserved, on-demand].
+			labels[r.Key] = r.Values[0]
 		default:
 			if len(r.Values) == 1 {
 				labels[r.Key] = r.Values[0]

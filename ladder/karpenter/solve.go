@@ -18,6 +18,7 @@ import (
 	kubeletcel "github.com/aws/karpenter-provider-aws/pkg/cel"
 	"github.com/aws/karpenter-provider-aws/pkg/operator/options"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/arczonalshift"
+	"github.com/aws/karpenter-provider-aws/pkg/providers/capacityreservation"
 	instancefilter "github.com/aws/karpenter-provider-aws/pkg/providers/instance/filter"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/instancetype"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/instancetype/offering"
@@ -79,6 +80,14 @@ func WithSubnets(nc *v1.EC2NodeClass, zones []string) {
 // never comes). Every type is assumed offered in every zone, as the checker
 // assumes too: the release ships no DescribeInstanceTypeOfferings data.
 func Offered(ctx context.Context, nc *v1.EC2NodeClass, infos []ec2types.InstanceTypeInfo, zones []string) ([]*cloudprovider.InstanceType, error) {
+	return OfferedReserved(ctx, nc, infos, zones, nil)
+}
+
+// OfferedReserved is Offered with Karpenter's capacity-reservation
+// provider, whose reservations (the EC2NodeClass's status) its
+// ReservedCapacityResolver offers as capacity type "reserved", each
+// available while the provider counts instances left in it.
+func OfferedReserved(ctx context.Context, nc *v1.EC2NodeClass, infos []ec2types.InstanceTypeInfo, zones []string, crp capacityreservation.Provider) ([]*cloudprovider.InstanceType, error) {
 	cel, err := kubeletcel.NewEnvironment()
 	if err != nil {
 		return nil, err
@@ -101,7 +110,7 @@ func Offered(ctx context.Context, nc *v1.EC2NodeClass, infos []ec2types.Instance
 		}
 	}
 	offerings := offering.NewDefaultProvider(
-		pricing.NewDefaultProvider(nil, nil, Region, false), nil, nil,
+		pricing.NewDefaultProvider(nil, nil, Region, false), crp, nil,
 		awscache.NewUnavailableOfferings(),
 		cache.New(awscache.InstanceTypesZonesAndOfferingsTTL, awscache.DefaultCleanupInterval),
 		arczonalshift.NewNoopProvider(), nil)

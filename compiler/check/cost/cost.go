@@ -34,6 +34,9 @@ type Cost struct {
 	// all of them.
 	Pools []PoolCost `json:"pools"`
 	Fleet *FleetCost `json:"fleet"`
+	// Reserved: each pool's capacity reservations, paid for used or not
+	// (reserved.go); by pool, in the pools' order.
+	Reserved []Reserved `json:"reserved,omitempty"`
 }
 
 // ClassCost is a class's workload on one pool it lands on.
@@ -158,6 +161,9 @@ func Costs(cl *sched.Cluster, rows []sched.Row, tenants []Tenant, prices catalog
 	}
 	sort.SliceStable(c.Stranded, func(i, j int) bool { return c.Stranded[i].Pool < c.Stranded[j].Pool })
 	c.Pools, c.Fleet = poolCosts(cl, prices)
+	if r := reserved(cl, c.Classes, prices); len(r) > 0 {
+		c.Reserved = r
+	}
 	return c
 }
 

@@ -121,6 +121,7 @@ func poolFrom(ng nodes.Group, cat catalog.Catalog, sharing map[string]deviceplug
 		replicas, p.MPS = s.Replicas, s.MPS
 	}
 	p.KarpenterNodes, p.NoKarpenterDRA = ng.KarpenterNodes, ng.NoKarpenterDRA
+	p.Reserved, p.FallsBack = ng.Reserved, ng.FallsBack
 	if replicas > 1 {
 		p.Replicas = replicas
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/catalog"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 )
 
@@ -78,6 +79,11 @@ type Pool struct {
 	Live bool
 	// Unpriced are listed types Karpenter never launches (KarpenterUnpriced).
 	Unpriced *Unpriced
+	// Reserved are the capacity reservations the pool launches into
+	// first, paid for whether used or not; FallsBack pools launch
+	// on-demand beyond them (nodes.Group).
+	Reserved  []nodes.Reservation
+	FallsBack bool
 }
 
 // NodesInZone is how many of the pool's nodes run in zone: the auto scaling

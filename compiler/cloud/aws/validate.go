@@ -48,6 +48,7 @@ func p(parts ...string) []string { return parts }
 func (Cloud) Validate(f *spec.Fleet, cat catalog.Catalog, errorf func(path []string, format string, args ...any)) {
 	v := validator{f: f, cat: cat, errorf: errorf}
 	v.cluster()
+	reservations := map[string]string{}
 	for _, name := range spec.Keys(f.Pools) {
 		pool := f.Pools[name]
 		for i, t := range pool.Taints {
@@ -61,6 +62,7 @@ func (Cloud) Validate(f *spec.Fleet, cat catalog.Catalog, errorf func(path []str
 		v.zoneGroups(name, pool)
 		v.karpenterPool(name, pool)
 		v.gpuSharing(name, pool)
+		v.reserved(name, pool, reservations)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/encode"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 )
@@ -51,10 +52,28 @@ func eksctlConfig(d *derive.Fleet, out *encode.Batch) {
 			for _, t := range p.Taints {
 				ng.Taints = append(ng.Taints, eksctl.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
 			}
+			reserve(&ng, p)
 			cfg.ManagedNodeGroups = append(cfg.ManagedNodeGroups, ng)
 		}
 	}
 	out.YAML(EksctlPath, &cfg)
+}
+
+// reserve points a reserved pool's group at its reservation (validation
+// leaves a managed pool one, by ID, in the group's one zone): eksctl
+// writes it into the group's own launch template, and for a Capacity
+// Block the market type and the one instance type too, and makes the node
+// group CAPACITY_BLOCK. A block's group starts at 0 nodes (validation).
+func reserve(ng *eksctl.ManagedNodeGroup, p derive.Pool) {
+	if len(p.Spec.Reserved) == 0 {
+		return
+	}
+	r := p.Spec.Reserved[0]
+	ng.CapacityReservation = &eksctl.CapacityReservation{CapacityReservationTarget: &eksctl.CapacityReservationTarget{CapacityReservationID: r.ID}}
+	if r.IsBlock() {
+		ng.InstanceMarketOptions = &eksctl.InstanceMarketOptions{MarketType: eksctl.MarketCapacityBlock}
+	}
+	ng.Tags[keys.AnnotationReserved] = nodes.FormatReservations(p.Reservations())
 }
 
 func desired(p derive.Pool) int32 {

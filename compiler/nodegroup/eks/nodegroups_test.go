@@ -2,6 +2,7 @@ package eks_test
 
 import (
 	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/nodegroup/eks"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 	tfwire "github.com/gpufleet/gpufleet/compiler/wire/terraform"
 )
@@ -129,9 +131,14 @@ func TestNodeGroupsAgree(t *testing.T) {
 					t.Errorf("%s: a group per zone spans %v", ng.Name, ng.AvailabilityZones)
 				}
 				want := wantTags(p)
-				if diff := cmp.Diff(want, ng.Tags); diff != "" {
+				wantEksctl := maps.Clone(want)
+				if p.Spec.IsReserved() {
+					wantEksctl["gpufleet.dev/reserved"] = nodes.FormatReservations(p.Reservations())
+				}
+				if diff := cmp.Diff(wantEksctl, ng.Tags); diff != "" {
 					t.Errorf("%s: eksctl scale-from-zero tags (-want +got):\n%s", p.Name, diff)
 				}
+				sameReservation(t, p, ng, g)
 				if diff := cmp.Diff(want, tfTags[ng.Name]); diff != "" {
 					t.Errorf("%s: Terraform ASG tags (-want +got):\n%s", p.Name, diff)
 				}
@@ -154,7 +161,8 @@ func TestNodeGroupsAgree(t *testing.T) {
 					}
 				}
 				spot := g.CapacityType == "SPOT"
-				if spot != ng.Spot || (g.CapacityType != "ON_DEMAND" && !spot) {
+				block := g.CapacityType == "CAPACITY_BLOCK"
+				if spot != ng.Spot || (g.CapacityType != "ON_DEMAND" && !spot && !block) {
 					t.Errorf("%s: capacity_type %s, eksctl spot %v", p.Name, g.CapacityType, ng.Spot)
 				}
 				if g.MinSize != ng.MinSize || g.MaxSize != ng.MaxSize || g.DesiredSize != ng.DesiredCapacity {
@@ -210,5 +218,37 @@ func TestNodeGroupDefaults(t *testing.T) {
 	}
 	if g := tf.Groups["general"]; g.AMIType != "AL2023_x86_64_STANDARD" || g.DiskSize != 100 {
 		t.Errorf("general (CPU, defaults): ami %s disk %d; want AL2023_x86_64_STANDARD 100", g.AMIType, g.DiskSize)
+	}
+}
+
+// sameReservation holds eksctl's and Terraform's group of a pool to the
+// one reservation the spec gives it: the same ID in both launch
+// templates, and for a Capacity Block the market type in both and
+// CAPACITY_BLOCK in Terraform (eksctl derives it from the market type).
+func sameReservation(t *testing.T, p derive.Pool, ng eksctl.ManagedNodeGroup, g tfwire.NodeGroup) {
+	t.Helper()
+	if !p.Spec.IsReserved() {
+		if ng.CapacityReservation != nil || ng.InstanceMarketOptions != nil || g.CapacityReservationSpecification != nil || g.InstanceMarketOptions != nil || g.CapacityType == tfwire.CapacityBlock {
+			t.Errorf("%s: a pool without reservations has a reservation or market type", p.Name)
+		}
+		return
+	}
+	r := p.Spec.Reserved[0]
+	if ng.CapacityReservation == nil || ng.CapacityReservation.CapacityReservationTarget == nil || ng.CapacityReservation.CapacityReservationTarget.CapacityReservationID != r.ID {
+		t.Errorf("%s: eksctl capacityReservation %+v, want target %s", p.Name, ng.CapacityReservation, r.ID)
+	}
+	if g.CapacityReservationSpecification == nil || g.CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationID != r.ID {
+		t.Errorf("%s: Terraform capacity_reservation_specification %+v, want target %s", p.Name, g.CapacityReservationSpecification, r.ID)
+	}
+	if g.UseCustomLaunchTemplate == nil || !*g.UseCustomLaunchTemplate {
+		t.Errorf("%s: Terraform group without its own launch template drops the reservation", p.Name)
+	}
+	block := ng.InstanceMarketOptions != nil && ng.InstanceMarketOptions.MarketType == "capacity-block"
+	tfBlock := g.InstanceMarketOptions != nil && g.InstanceMarketOptions.MarketType == "capacity-block" && g.CapacityType == tfwire.CapacityBlock
+	if block != r.IsBlock() || tfBlock != r.IsBlock() {
+		t.Errorf("%s: reservation %s is a block: %v; eksctl's market type says %v, Terraform's %v", p.Name, r.ID, r.IsBlock(), block, tfBlock)
+	}
+	if r.IsBlock() && (ng.DesiredCapacity != 0 || g.DesiredSize != 0 || len(ng.InstanceTypes) != 1) {
+		t.Errorf("%s: a block's group starts at %d (Terraform %d) nodes of %v, want 0 of one type", p.Name, ng.DesiredCapacity, g.DesiredSize, ng.InstanceTypes)
 	}
 }

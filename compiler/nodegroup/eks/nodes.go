@@ -47,12 +47,38 @@ func (Provisioner) NodeGroups(t tree.Typed) ([]nodes.Group, error) {
 		if ng.MinSize == 0 {
 			g.FromZero = []string{ng.Name}
 		}
+		rs, err := reserved(ng)
+		if err != nil {
+			return nil, fmt.Errorf("check: %s: node group %s: %w", EksctlPath, ng.Name, err)
+		}
+		g.Reserved = rs
 		for _, t := range ng.Taints {
 			g.Taints = append(g.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
 		}
 		out = append(out, g)
 	}
 	return out, nil
+}
+
+// reserved reads a group's reservation: the one its capacityReservation
+// targets, as its gpufleet.dev/reserved tag records it.
+func reserved(ng eksctl.ManagedNodeGroup) ([]nodes.Reservation, error) {
+	rs, err := nodes.ParseReservations(ng.Tags[keys.AnnotationReserved])
+	if err != nil {
+		return nil, fmt.Errorf("tag %s: %w", keys.AnnotationReserved, err)
+	}
+	cr := ng.CapacityReservation
+	switch {
+	case cr == nil && len(rs) == 0:
+		return nil, nil
+	case cr == nil || cr.CapacityReservationTarget == nil || cr.CapacityReservationTarget.CapacityReservationID == "":
+		return nil, fmt.Errorf("tag %s records a reservation but capacityReservation.capacityReservationTarget.capacityReservationID names none", keys.AnnotationReserved)
+	case len(rs) != 1 || rs[0].Selector != cr.CapacityReservationTarget.CapacityReservationID:
+		return nil, fmt.Errorf("capacityReservationID %s is not the one reservation tag %s records", cr.CapacityReservationTarget.CapacityReservationID, keys.AnnotationReserved)
+	case rs[0].Block != (ng.InstanceMarketOptions != nil && ng.InstanceMarketOptions.MarketType == eksctl.MarketCapacityBlock):
+		return nil, fmt.Errorf("instanceMarketOptions.marketType disagrees with tag %s on whether %s is a Capacity Block", keys.AnnotationReserved, rs[0].Selector)
+	}
+	return rs, nil
 }
 
 // each runs f in turn: eksctl's file is one document.

@@ -26,7 +26,7 @@ func terraformVars(d *derive.Fleet, out *encode.Batch) {
 		for _, g := range groups(p) {
 			ng := terraform.NodeGroup{
 				AMIType:          amiType(p),
-				CapacityType:     "ON_DEMAND",
+				CapacityType:     terraform.CapacityOnDemand,
 				InstanceTypes:    p.Spec.InstanceTypes,
 				MinSize:          g.min,
 				MaxSize:          g.max,
@@ -36,8 +36,9 @@ func terraformVars(d *derive.Fleet, out *encode.Batch) {
 				EnableEFASupport: p.Spec.EFA,
 			}
 			if p.Spec.Capacity == spec.Spot {
-				ng.CapacityType = "SPOT"
+				ng.CapacityType = terraform.CapacitySpot
 			}
+			reserveTF(&ng, p)
 			// Bottlerocket's root volume holds only the OS; images and pods
 			// live on its data volume.
 			dev := "xvda"
@@ -75,4 +76,22 @@ func amiType(p derive.Pool) string {
 		return "AL2023_x86_64_NVIDIA"
 	}
 	return "AL2023_x86_64_STANDARD"
+}
+
+// reserveTF is reserve's Terraform half: the same reservation in the
+// module's launch template, and a block's group CAPACITY_BLOCK.
+func reserveTF(ng *terraform.NodeGroup, p derive.Pool) {
+	if len(p.Spec.Reserved) == 0 {
+		return
+	}
+	r := p.Spec.Reserved[0]
+	custom := true
+	ng.UseCustomLaunchTemplate = &custom
+	ng.CapacityReservationSpecification = &terraform.CapacityReservationSpecification{
+		CapacityReservationTarget: terraform.CapacityReservationTarget{CapacityReservationID: r.ID},
+	}
+	if r.IsBlock() {
+		ng.CapacityType = terraform.CapacityBlock
+		ng.InstanceMarketOptions = &terraform.InstanceMarketOptions{MarketType: eksctl.MarketCapacityBlock}
+	}
 }

@@ -19,6 +19,17 @@ import (
 var nodeGroupAttrs = map[string]string{
 	"ami_type":      "string",
 	"capacity_type": "string",
+	"capacity_reservation_specification": `object({
+      capacity_reservation_preference = optional(string)
+      capacity_reservation_target = optional(object({
+        capacity_reservation_id                 = optional(string)
+        capacity_reservation_resource_group_arn = optional(string)
+      }))
+    })`,
+	"instance_market_options": `object({
+      market_type = optional(string)
+    })`,
+	"use_custom_launch_template": "bool",
 	"block_device_mappings": `map(object({
       device_name = optional(string)
       ebs = optional(object({
@@ -54,8 +65,8 @@ func rootModule() string {
 %s
   }))
   validation {
-    condition     = alltrue([for g in values(var.%[1]s) : contains(["ON_DEMAND", "SPOT"], g.capacity_type)])
-    error_message = "capacity_type must be ON_DEMAND or SPOT."
+    condition     = alltrue([for g in values(var.%[1]s) : contains(["ON_DEMAND", "SPOT", "CAPACITY_BLOCK"], g.capacity_type)])
+    error_message = "capacity_type must be ON_DEMAND, SPOT or CAPACITY_BLOCK."
   }
   validation {
     condition     = alltrue([for g in values(var.%[1]s) : contains(["AL2023_x86_64_STANDARD", "AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64", "BOTTLEROCKET_x86_64_NVIDIA"], g.ami_type)])
@@ -218,7 +229,7 @@ func TestTerraformRejects(t *testing.T) {
 		mutate     func(file map[string]any)
 	}{
 		{"min_size not a number", "a number is required", func(f map[string]any) { a100Train(f)["min_size"] = "two" }},
-		{"capacity_type in Kubernetes spelling", "capacity_type must be ON_DEMAND or SPOT", func(f map[string]any) { a100Train(f)["capacity_type"] = "spot" }},
+		{"capacity_type in Kubernetes spelling", "capacity_type must be ON_DEMAND, SPOT or CAPACITY_BLOCK", func(f map[string]any) { a100Train(f)["capacity_type"] = "spot" }},
 		{"taint effect in Kubernetes casing", "taint effect must be NO_SCHEDULE", func(f map[string]any) {
 			for _, taint := range a100Train(f)["taints"].(map[string]any) {
 				taint.(map[string]any)["effect"] = "NoSchedule"

@@ -65,7 +65,12 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 			}
 		}
 	}
+	terms := map[string][]wire.CapacityReservationSelectorTerm{}
+	for _, nc := range classes {
+		terms[nc.Name] = nc.Spec.CapacityReservationSelectorTerms
+	}
 	for _, np := range pools {
+		var capacities []string
 		g := nodes.Group{
 			Pool: np.Name, Names: []string{np.Name}, Source: Path, Taints: np.Spec.Template.Spec.Taints,
 			Labels:           map[string]string{},
@@ -89,12 +94,14 @@ func nodePools(tr tree.Typed) ([]nodes.Group, error) {
 			case keys.LabelZone:
 				g.Zones = r.Values
 			case wire.LabelKarpenterCapacity:
-				if len(r.Values) != 1 {
-					return nil, fmt.Errorf("NodePool %s: %s must name one capacity type, got %v", np.Name, r.Key, r.Values)
+				if err := capacityTypes(&g, r.Values); err != nil {
+					return nil, fmt.Errorf("NodePool %s: %s: %w", np.Name, r.Key, err)
 				}
-				g.Spot = r.Values[0] == "spot"
-				g.OwnLabels[r.Key] = r.Values[0]
+				capacities = r.Values
 			}
+		}
+		if g.Reserved, err = reservations(np, capacities, terms[g.NodeClass]); err != nil {
+			return nil, fmt.Errorf("NodePool %s: %w", np.Name, err)
 		}
 		n, err := strconv.ParseInt(np.Annotations[keys.AnnotationMaxNodes], 10, 32)
 		if err != nil || n < 1 {

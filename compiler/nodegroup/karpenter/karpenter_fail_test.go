@@ -62,6 +62,12 @@ func TestKarpenterCRDsCanFail(t *testing.T) {
 		{"unsupported alias", class, []*crdtest.Validator{nodeClass}, func(s map[string]any) {
 			s["amiSelectorTerms"] = []any{map[string]any{"alias": "ubuntu@latest"}}
 		}, "family is not supported", nil},
+		{"reservation by id and tags", class, []*crdtest.Validator{nodeClass}, func(s map[string]any) {
+			s["capacityReservationSelectorTerms"] = []any{map[string]any{"id": "cr-0a", "tags": map[string]any{"team": "ml"}}}
+		}, "'id' is mutually exclusive", nil},
+		{"reservation ID misspelled", class, []*crdtest.Validator{nodeClass}, func(s map[string]any) {
+			s["capacityReservationSelectorTerms"] = []any{map[string]any{"id": "cap-0a"}}
+		}, "should match '^cr-[0-9a-z]+$'", nil},
 		{"no subnets", class, []*crdtest.Validator{nodeClass}, func(s map[string]any) { s["subnetSelectorTerms"] = []any{} },
 			"subnetSelectorTerms cannot be empty", nil},
 	} {

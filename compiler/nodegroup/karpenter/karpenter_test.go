@@ -159,13 +159,18 @@ func TestKarpenterCRDs(t *testing.T) {
 func checkNodePool(t *testing.T, d *derive.Fleet, np *wire.NodePool) {
 	t.Helper()
 	p := d.Pool(np.Name)
-	capacity := "on-demand"
-	if p.Spec.Capacity == "spot" {
-		capacity = "spot"
+	capacity := []string{"on-demand"}
+	switch {
+	case p.Spec.Capacity == "spot":
+		capacity = []string{"spot"}
+	case p.Spec.FallsBack():
+		capacity = []string{"reserved", "on-demand"}
+	case p.Spec.IsReserved():
+		capacity = []string{"reserved"}
 	}
 	want := []corev1.NodeSelectorRequirement{
 		{Key: "node.kubernetes.io/instance-type", Operator: "In", Values: p.Spec.InstanceTypes},
-		{Key: "karpenter.sh/capacity-type", Operator: "In", Values: []string{capacity}},
+		{Key: "karpenter.sh/capacity-type", Operator: "In", Values: capacity},
 		{Key: "topology.kubernetes.io/zone", Operator: "In", Values: p.Zones},
 	}
 	tpl := np.Spec.Template
@@ -199,10 +204,13 @@ func checkNodePool(t *testing.T, d *derive.Fleet, np *wire.NodePool) {
 		}
 	}
 	policy := np.Spec.Disruption.ConsolidationPolicy
-	if capacity == "spot" && (policy != "WhenEmptyOrUnderutilized" || np.Spec.Weight <= 40) {
+	if capacity[0] == "spot" && (policy != "WhenEmptyOrUnderutilized" || np.Spec.Weight <= 40) {
 		t.Errorf("%s: spot pool: %s, weight %d; want WhenEmptyOrUnderutilized above every on-demand pool", np.Name, policy, np.Spec.Weight)
 	}
-	if capacity == "on-demand" && len(p.Spec.DedicatedTo) == 0 && (policy != "WhenEmpty" || len(np.Spec.Disruption.Budgets) == 0 || np.Spec.Weight > 40) {
+	if capacity[0] == "reserved" && np.Spec.Weight <= 40+20+10 {
+		t.Errorf("%s: reserved pool: weight %d; want it above every pool that is not (its instances are paid for)", np.Name, np.Spec.Weight)
+	}
+	if capacity[0] == "on-demand" && len(p.Spec.DedicatedTo) == 0 && (policy != "WhenEmpty" || len(np.Spec.Disruption.Budgets) == 0 || np.Spec.Weight > 40) {
 		t.Errorf("%s: shared on-demand pool: %s, budgets %v, weight %d", np.Name, policy, np.Spec.Disruption.Budgets, np.Spec.Weight)
 	}
 }

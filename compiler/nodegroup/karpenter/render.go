@@ -13,6 +13,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/encode"
 	"github.com/gpufleet/gpufleet/compiler/keys"
+	"github.com/gpufleet/gpufleet/compiler/nodes"
 	"github.com/gpufleet/gpufleet/compiler/spec"
 	"github.com/gpufleet/gpufleet/compiler/wire/eksctl"
 	wire "github.com/gpufleet/gpufleet/compiler/wire/karpenter"
@@ -26,6 +27,9 @@ const (
 	weightBase      = 10
 	weightSpot      = 40
 	weightDedicated = 20
+	// weightReserved puts a reserved pool first of all: its instances
+	// are paid for whether they run pods or not.
+	weightReserved = 60
 )
 
 // Render writes the NodePools and EC2NodeClasses of the pools Karpenter
@@ -67,6 +71,16 @@ func nodePool(d *derive.Fleet, p derive.Pool, nodeClass string) *wire.NodePool {
 	if len(p.Spec.DedicatedTo) > 0 {
 		weight += weightDedicated
 	}
+	capacities := []string{capacity}
+	if p.Spec.IsReserved() {
+		// Karpenter launches into the reservations its EC2NodeClass selects
+		// only under capacity type "reserved"; on-demand beside it is the
+		// fallback once they are full (validation keeps spot out).
+		capacities, weight = []string{wire.CapacityReserved}, weight+weightReserved
+		if p.Spec.FallsBack() {
+			capacities = append(capacities, wire.CapacityOnDemand)
+		}
+	}
 	np := &wire.NodePool{
 		TypeMeta:   metav1.TypeMeta{APIVersion: wire.NodePoolAPIVersion, Kind: "NodePool"},
 		ObjectMeta: keys.ObjectMeta(p.Name, "", nil),
@@ -76,7 +90,7 @@ func nodePool(d *derive.Fleet, p derive.Pool, nodeClass string) *wire.NodePool {
 				Spec: wire.NodeClaimTemplateSpec{
 					Requirements: []corev1.NodeSelectorRequirement{
 						{Key: keys.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: p.Spec.InstanceTypes},
-						{Key: wire.LabelKarpenterCapacity, Operator: corev1.NodeSelectorOpIn, Values: []string{capacity}},
+						{Key: wire.LabelKarpenterCapacity, Operator: corev1.NodeSelectorOpIn, Values: capacities},
 						{Key: keys.LabelZone, Operator: corev1.NodeSelectorOpIn, Values: p.Zones},
 					},
 					Taints:       p.Taints,
@@ -90,6 +104,9 @@ func nodePool(d *derive.Fleet, p derive.Pool, nodeClass string) *wire.NodePool {
 		},
 	}
 	np.Annotations = map[string]string{keys.AnnotationMaxNodes: strconv.Itoa(int(p.Spec.KarpenterMax()))}
+	if p.Spec.IsReserved() {
+		np.Annotations[keys.AnnotationReserved] = nodes.FormatReservations(p.Reservations())
+	}
 	return np
 }
 
@@ -161,7 +178,8 @@ func limits(p derive.Pool) corev1.ResourceList {
 }
 
 // nodeClass is the EC2NodeClass a pool's nodes launch from. Pools with the
-// same AMI family and volume share one, named after both.
+// same AMI family and volume share one, named after both; a reserved pool
+// has its own, named after it, whose selector terms are its reservations.
 func nodeClass(cl spec.Cluster, p derive.Pool) *wire.EC2NodeClass {
 	family := aws.AMIFamily(p.Spec)
 	alias := "al2023"
@@ -171,16 +189,25 @@ func nodeClass(cl spec.Cluster, p derive.Pool) *wire.EC2NodeClass {
 	size := p.VolumeGiB()
 	role := aws.KarpenterRole(cl)
 	discovery := []wire.TagSelectorTerm{{Tags: map[string]string{wire.DiscoveryTag: cl.Name}}}
+	name := fmt.Sprintf("gpufleet-%s-%dgi", alias, size)
+	var terms []wire.CapacityReservationSelectorTerm
+	for _, r := range p.Spec.Reserved {
+		terms = append(terms, wire.CapacityReservationSelectorTerm{ID: r.ID, Tags: r.Tags})
+	}
+	if len(terms) > 0 {
+		name = "gpufleet-" + p.Name + "-reserved"
+	}
 	return &wire.EC2NodeClass{
 		TypeMeta:   metav1.TypeMeta{APIVersion: wire.EC2NodeClassAPIVersion, Kind: "EC2NodeClass"},
-		ObjectMeta: keys.ObjectMeta(fmt.Sprintf("gpufleet-%s-%dgi", alias, size), "", nil),
+		ObjectMeta: keys.ObjectMeta(name, "", nil),
 		Spec: wire.EC2NodeClassSpec{
 			// The alias picks the NVIDIA variant on GPU instance types.
-			AMISelectorTerms:           []wire.AMISelectorTerm{{Alias: alias + "@latest"}},
-			Role:                       role,
-			SubnetSelectorTerms:        discovery,
-			SecurityGroupSelectorTerms: discovery,
-			BlockDeviceMappings:        blockDevices(family, size),
+			AMISelectorTerms:                 []wire.AMISelectorTerm{{Alias: alias + "@latest"}},
+			Role:                             role,
+			SubnetSelectorTerms:              discovery,
+			SecurityGroupSelectorTerms:       discovery,
+			BlockDeviceMappings:              blockDevices(family, size),
+			CapacityReservationSelectorTerms: terms,
 		},
 	}
 }

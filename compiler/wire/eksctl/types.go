@@ -56,7 +56,34 @@ type ManagedNodeGroup struct {
 	// PropagateASGTags copies tags to the node group's Auto Scaling group,
 	// where cluster-autoscaler reads them.
 	PropagateASGTags bool `json:"propagateASGTags,omitempty"`
+	// CapacityReservation targets the reservation the group's launch
+	// template launches into; InstanceMarketOptions says it is a Capacity
+	// Block (eksctl then makes the node group CAPACITY_BLOCK, and puts
+	// the one instance type in its own launch template: pkg/cfn/builder/
+	// managed_nodegroup.go, managed_launch_template.go).
+	CapacityReservation   *CapacityReservation   `json:"capacityReservation,omitempty"`
+	InstanceMarketOptions *InstanceMarketOptions `json:"instanceMarketOptions,omitempty"`
 }
+
+// CapacityReservation is eksctl's capacityReservation. Its keys are
+// case-sensitive: eksctl's strict check folds case, its decode does not,
+// so a misspelled capacityReservationId is accepted and dropped (eksctl
+// issues #7906, #8320, #8542); ladder/eksctl holds the tree to the
+// canonical spelling.
+type CapacityReservation struct {
+	CapacityReservationTarget *CapacityReservationTarget `json:"capacityReservationTarget,omitempty"`
+}
+
+type CapacityReservationTarget struct {
+	CapacityReservationID string `json:"capacityReservationID"`
+}
+
+type InstanceMarketOptions struct {
+	MarketType string `json:"marketType"`
+}
+
+// MarketCapacityBlock is the only market type eksctl accepts.
+const MarketCapacityBlock = "capacity-block"
 
 type Taint struct {
 	Key    string `json:"key"`

@@ -84,7 +84,25 @@ type EC2NodeClassSpec struct {
 	SubnetSelectorTerms        []TagSelectorTerm    `json:"subnetSelectorTerms"`
 	SecurityGroupSelectorTerms []TagSelectorTerm    `json:"securityGroupSelectorTerms"`
 	BlockDeviceMappings        []BlockDeviceMapping `json:"blockDeviceMappings"`
+	// CapacityReservationSelectorTerms select the reservations the
+	// class's nodes launch into (ORed); a NodePool launches into them
+	// with capacity type "reserved".
+	CapacityReservationSelectorTerms []CapacityReservationSelectorTerm `json:"capacityReservationSelectorTerms,omitempty"`
 }
+
+// CapacityReservationSelectorTerm selects reservations by ID or by tags
+// (karpenter-provider-aws v1.15.1 pkg/apis/v1/ec2nodeclass.go).
+type CapacityReservationSelectorTerm struct {
+	ID   string            `json:"id,omitempty"`
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// Karpenter's capacity types, as karpenter.sh/capacity-type spells them.
+const (
+	CapacityReserved = "reserved"
+	CapacityOnDemand = "on-demand"
+	CapacitySpot     = "spot"
+)
 
 type AMISelectorTerm struct {
 	Alias string `json:"alias"`

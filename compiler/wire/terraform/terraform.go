@@ -33,7 +33,34 @@ type NodeGroup struct {
 	DiskSize            int32                  `json:"disk_size"`
 	BlockDeviceMappings map[string]BlockDevice `json:"block_device_mappings"`
 	EnableEFASupport    bool                   `json:"enable_efa_support,omitempty"`
+	// A reserved group's launch template targets its reservation and, for
+	// a Capacity Block, its market; the module writes both into the
+	// launch template it makes, which UseCustomLaunchTemplate keeps (its
+	// default, written out: without it the module's EKS default template
+	// would drop them).
+	UseCustomLaunchTemplate          *bool                             `json:"use_custom_launch_template,omitempty"`
+	CapacityReservationSpecification *CapacityReservationSpecification `json:"capacity_reservation_specification,omitempty"`
+	InstanceMarketOptions            *InstanceMarketOptions            `json:"instance_market_options,omitempty"`
 }
+
+type CapacityReservationSpecification struct {
+	CapacityReservationTarget CapacityReservationTarget `json:"capacity_reservation_target"`
+}
+
+type CapacityReservationTarget struct {
+	CapacityReservationID string `json:"capacity_reservation_id"`
+}
+
+type InstanceMarketOptions struct {
+	MarketType string `json:"market_type"`
+}
+
+// Capacity types of aws_eks_node_group.
+const (
+	CapacityOnDemand = "ON_DEMAND"
+	CapacitySpot     = "SPOT"
+	CapacityBlock    = "CAPACITY_BLOCK"
+)
 
 type Taint struct {
 	Key    string `json:"key"`
