@@ -116,6 +116,17 @@ lint-ladder: ## go vet every rung of the ladder (its own code; not in CI)
 align-pins: ## Raise every module's lower pin of a shared dependency to the highest, so all build one set (scripts/align-pins.sh)
 	scripts/align-pins.sh
 
+# goreleaser through the Go module proxy, as .github/workflows/release.yml
+# runs it. Not in CI: its cold install took 16.5 min here (docs/install.md).
+GORELEASER := $(GO) run github.com/goreleaser/goreleaser/v2@v2.17.0
+
+.PHONY: release-check release-snapshot
+release-check: ## goreleaser check on .goreleaser.yaml
+	$(GORELEASER) check
+
+release-snapshot: ## goreleaser's snapshot release into dist/ (the four binaries, archives, checksums), publishing nothing
+	$(GORELEASER) release --snapshot --clean --skip=publish
+
 .PHONY: lint
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }

@@ -50,18 +50,26 @@ func Commits(cl *sched.Cluster, in Intent) []Commit {
 // live pool: its nodes), in milli-units.
 func fleetCapacity(cl *sched.Cluster, r corev1.ResourceName) float64 {
 	var total float64
-	for _, p := range cl.Pools {
-		var best int64
-		for _, n := range p.Nodes {
-			q := n.Status.Allocatable[r]
-			if p.Live {
-				total += float64(q.MilliValue()) // each live node once
-			}
-			best = max(best, q.MilliValue())
+	for i := range cl.Pools {
+		total += PoolCapacity(&cl.Pools[i], r)
+	}
+	return total
+}
+
+// PoolCapacity is one pool's allocatable r at max size, on its largest
+// instance type (a live pool: its nodes), in milli-units.
+func PoolCapacity(p *sched.Pool, r corev1.ResourceName) float64 {
+	var total float64
+	var best int64
+	for _, n := range p.Nodes {
+		q := n.Status.Allocatable[r]
+		if p.Live {
+			total += float64(q.MilliValue()) // each live node once
 		}
-		if !p.Live {
-			total += float64(best) * float64(p.MaxNodes)
-		}
+		best = max(best, q.MilliValue())
+	}
+	if !p.Live {
+		total += float64(best) * float64(p.MaxNodes)
 	}
 	return total
 }

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
@@ -95,9 +94,8 @@ func tenantRanges(c *cost.Cost) map[string]*Range {
 // no change to a reviewer.
 func sameRange(a, b *Range) bool { return a.money() == b.money() }
 
-// HoursPerMonth is the month a budget is priced in: 8,760 hours a year
-// over 12, as AWS's pricing calculator counts it.
-const HoursPerMonth = 730
+// HoursPerMonth is the month a budget is priced in (cost.HoursPerMonth).
+const HoursPerMonth = cost.HoursPerMonth
 
 // money is a price range per hour: "$1.20/h", "$0.61–$8.97/h",
 // "unknown", or "none" where there was nothing to price.
@@ -116,7 +114,7 @@ func (r *Range) monthly() string {
 	if r == nil || r.Low == nil || r.High == nil {
 		return ""
 	}
-	return span(*r.Low*HoursPerMonth, *r.High*HoursPerMonth, dollars) + "/month"
+	return span(*r.Low*HoursPerMonth, *r.High*HoursPerMonth, cost.Dollars) + "/month"
 }
 
 // span is one figure where low is high, else "low–high".
@@ -128,18 +126,6 @@ func span(low, high float64, f func(float64) string) string {
 }
 
 func usd(f float64) string { return "$" + strconv.FormatFloat(f, 'f', 2, 64) }
-
-// dollars is whole dollars with thousands separated: "$6,548".
-func dollars(f float64) string {
-	s := strconv.FormatFloat(math.Abs(f), 'f', 0, 64)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if f < 0 && s != "0" {
-		return "-$" + s
-	}
-	return "$" + s
-}
 
 // signed is a change in USD per hour: "+$1.20", "-$0.40".
 func signed(f float64) string {
@@ -181,9 +167,9 @@ func (c RangeChange) describe() string {
 	low, high, ok := c.delta()
 	month := func(f float64) string {
 		if f < 0 {
-			return dollars(f)
+			return cost.Dollars(f)
 		}
-		return "+" + dollars(f)
+		return "+" + cost.Dollars(f)
 	}
 	switch {
 	case !ok:

@@ -85,7 +85,8 @@ func poolsMarkdown(b *bytes.Buffer, c *cost.Cost) {
 	if c.Fleet.Low == nil {
 		b.WriteString("\nThe fleet at max size: unknown, since a pool's price is (below).\n")
 	} else {
-		fmt.Fprintf(b, "\nThe fleet at max size: %s to %s per hour.\n", money(c.Fleet.Low, true), money(c.Fleet.High, true))
+		fmt.Fprintf(b, "\nThe fleet at max size: %s to %s per hour (%s to %s per month of %d hours).\n",
+			money(c.Fleet.Low, true), money(c.Fleet.High, true), monthly(c.Fleet.Low), monthly(c.Fleet.High), cost.HoursPerMonth)
 	}
 	notes(b, unknown)
 }
@@ -115,6 +116,14 @@ func money(usd *float64, total bool) string {
 	default:
 		return "$" + strconv.FormatFloat(*usd, 'f', -1, 64)
 	}
+}
+
+// monthly is an hourly figure over a month of cost.HoursPerMonth.
+func monthly(hourly *float64) string {
+	if hourly == nil {
+		return "unknown"
+	}
+	return cost.Dollars(*hourly * cost.HoursPerMonth)
 }
 
 func notes(b *bytes.Buffer, lines []string) {

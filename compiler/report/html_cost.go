@@ -89,7 +89,11 @@ func (p *page) cost(c *cost.Cost) {
 			p.raw(money(f.Low, true))
 			p.raw("</strong> to <strong>")
 			p.raw(money(f.High, true))
-			p.raw("</strong> per hour")
+			p.raw("</strong> per hour (")
+			p.raw(monthly(f.Low))
+			p.raw(" to ")
+			p.raw(monthly(f.High))
+			p.raw(" per month of " + strconv.Itoa(cost.HoursPerMonth) + " hours)")
 		}
 		p.raw(".</p>\n")
 	}

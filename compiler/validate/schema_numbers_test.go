@@ -130,7 +130,7 @@ func TestSchemaEFATypes(t *testing.T) {
 	if m == nil {
 		t.Fatal("the schema lists no EFA-capable types")
 	}
-	documented := regexp.MustCompile(`\b[a-z]+[0-9]+[a-z]*\b`).FindAllString(m[1], -1)
+	documented := regexp.MustCompile(`\b[a-z]+[0-9]+[a-z]*(-[a-z]+[0-9]+)?\b`).FindAllString(m[1], -1)
 	slices.Sort(documented)
 	var families []string
 	for name, in := range aws.Catalog(nil) {

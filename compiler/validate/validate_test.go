@@ -49,7 +49,7 @@ func TestValid(t *testing.T) {
 }
 
 // Topology takes the types EC2 topology describes, built in or declared
-// with networkLayers (p6-b200, which the built-in table lacks, gets its
+// with networkLayers (p6-b200, declared over the built-in type, keeps its
 // four layers by name).
 func TestValidTopology(t *testing.T) {
 	for _, extra := range []string{
@@ -119,7 +119,7 @@ func TestErrors(t *testing.T) {
 		{"reserved namespace", `namespaces: ["t"] => namespaces: ["kube-system"]`, `namespace "kube-system" is reserved`},
 		{"unknown instance", `["m7i.large"] => ["m9z.huge"]`, `unknown instance type "m9z.huge"`},
 		{"mixed GPU products", `pools: g: {instanceTypes: ["g4dn.xlarge", "g5.xlarge"], size: {min: 0, max: 1}}`, `must share one GPU product`},
-		{"unknown product", `classes: web: gpu: {count: 1, products: ["B200"]}`, `unknown GPU product "B200"`},
+		{"unknown product", `classes: web: gpu: {count: 1, products: ["MI300X"]}`, `unknown GPU product "MI300X"`},
 		{"bad quantity", `classes: web: resources: cpu: "lots"`, `invalid quantity "lots"`},
 		{"negative quantity", `classes: web: resources: memory: "-1Gi"`, `must not be negative`},
 		{"gang on deployment", `classes: web: gang: 2`, `gang needs kind Job`},

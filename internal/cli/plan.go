@@ -103,6 +103,10 @@ older gpufleet wrote in a schema this one does not read).`,
 			if err := printPlan(stdout, stderr, format, p, res.Entries, hint); err != nil {
 				return err
 			}
+			cl := res.Fleet.Spec.Cluster
+			if err := printEksctl(stdout, format, eksctlCommands(p, cl.Name, cl.Region, dir), fmt.Sprintf("gpufleet build %s -o %s", joinArgs(args), joinArgs([]string{dir}))); err != nil {
+				return err
+			}
 			switch {
 			case res.Report.Errors() > 0:
 				fmt.Fprintf(stderr, "gpufleet plan: the placement checker found %s (see 'gpufleet explain')\n", plural(res.Report.Errors(), "error", "errors"))

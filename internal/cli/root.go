@@ -95,7 +95,7 @@ Exit codes: 0 ok, 1 a check found problems, 2 bad usage or an invalid spec,
 	})
 	root.AddCommand(newBuildCmd(stdout, stderr), newCheckCmd(stdout, stderr), newDriftCmd(stdout, stderr), newExplainCmd(stdout, stderr),
 		newDiffCmd(stdout, stderr), newPlanCmd(stdout, stderr), newVetCmd(stdout, stderr), newSchemaCmd(stdout), newVersionCmd(stdout), newInitCmd(stdout, stderr),
-		newRenderClassCmd(stdout, stderr))
+		newRenderClassCmd(stdout, stderr), newPricesCmd(stdout))
 	// cobra's completion command prints its help and exits 0 for a shell
 	// it does not know; a script that pipes it into source would then
 	// load nothing without a word. Its shells are its subcommands, so

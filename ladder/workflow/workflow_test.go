@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,15 +62,7 @@ func (m mutant) apply(t *testing.T, src []byte) []byte {
 // without them.
 func lint(t *testing.T, name string, src []byte) []*actionlint.Error {
 	t.Helper()
-	l, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{Shellcheck: "", Pyflakes: ""})
-	if err != nil {
-		t.Fatal(err)
-	}
-	errs, err := l.Lint(name, src, nil)
-	if err != nil {
-		t.Fatalf("actionlint: %v", err)
-	}
-	return errs
+	return lintProject(t, "", name, src)
 }
 
 func format(errs []*actionlint.Error) string {

@@ -8,10 +8,6 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/check/sched"
 )
 
-// HoursPerMonth is the month the report prices reserved capacity over:
-// 730 hours, as AWS's pricing pages count one.
-const HoursPerMonth = 730
-
 // Reserved is one capacity reservation: paid for while it is active
 // whether instances run in it or not. Used are the instances the classes
 // landing on its pool take of it (each class's workload on the pool, as

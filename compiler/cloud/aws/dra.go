@@ -38,6 +38,8 @@ var draGPUs = map[string]map[int64]draGPU{
 	},
 	h100: {80: {"NVIDIA H100 80GB HBM3", "Hopper", "9.0.0", "81152Mi"}},
 	h200: {141: {"NVIDIA H200", "Hopper", "9.0.0", "140Gi"}},
+	b200: {180: {"NVIDIA B200", "Blackwell", "10.0.0", "182784Mi"}},
+	b300: {268: {"NVIDIA B300 SXM6 AC", "Blackwell", "10.3.0", "268Gi"}},
 }
 
 // DRADevices are DRADevices, for the cloud seam.

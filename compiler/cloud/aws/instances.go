@@ -32,7 +32,9 @@ var efaInterfaces = map[string]int64{
 	"g5.8xlarge": 1, "g5.12xlarge": 1, "g5.16xlarge": 1, "g5.24xlarge": 1, "g5.48xlarge": 1,
 	"g6.8xlarge": 1, "g6.12xlarge": 1, "g6.16xlarge": 1, "g6.24xlarge": 1, "g6.48xlarge": 1,
 	"g6e.8xlarge": 1, "g6e.12xlarge": 1, "g6e.16xlarge": 1, "g6e.24xlarge": 2, "g6e.48xlarge": 4,
+	"gr6.8xlarge": 1, "p5.4xlarge": 1,
 	"p4d.24xlarge": 4, "p4de.24xlarge": 4, "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16,
+	"p6-b200.48xlarge": 8, "p6-b300.48xlarge": 16,
 }
 
 // networkLayers are the types EC2 topology describes, with the network
@@ -123,6 +125,8 @@ const (
 	a100 = "A100"
 	h100 = "H100"
 	h200 = "H200"
+	b200 = "B200"
+	b300 = "B300"
 )
 
 // row is an Instance as the table lists it.
@@ -167,6 +171,9 @@ var builtin = []row{
 	{"g6.16xlarge", 64, 256, 737, gpu(1, l4, 24)},
 	{"g6.24xlarge", 96, 384, 737, gpu(4, l4, 24)},
 	{"g6.48xlarge", 192, 768, 737, gpu(8, l4, 24)},
+	// NVIDIA L4 with more memory per vCPU (gr6).
+	{"gr6.4xlarge", 16, 128, 234, gpu(1, l4, 24)},
+	{"gr6.8xlarge", 32, 256, 234, gpu(1, l4, 24)},
 	// NVIDIA L40S
 	{"g6e.xlarge", 4, 32, 58, gpu(1, l40s, 48)},
 	{"g6e.2xlarge", 8, 64, 58, gpu(1, l40s, 48)},
@@ -176,12 +183,15 @@ var builtin = []row{
 	{"g6e.16xlarge", 64, 512, 737, gpu(1, l40s, 48)},
 	{"g6e.24xlarge", 96, 768, 492, gpu(4, l40s, 48)},
 	{"g6e.48xlarge", 192, 1536, 492, gpu(8, l40s, 48)},
-	// NVIDIA A100, H100, H200
+	// NVIDIA A100, H100, H200, B200, B300
 	{"p4d.24xlarge", 96, 1152, 737, gpu(8, a100, 40)},
 	{"p4de.24xlarge", 96, 1152, 737, gpu(8, a100, 80)},
+	{"p5.4xlarge", 16, 256, 118, gpu(1, h100, 80)},
 	{"p5.48xlarge", 192, 2048, 100, gpu(8, h100, 80)},
 	{"p5e.48xlarge", 192, 2048, 100, gpu(8, h200, 141)},
 	{"p5en.48xlarge", 192, 2048, 198, gpu(8, h200, 141)},
+	{"p6-b200.48xlarge", 192, 2048, 198, gpu(8, b200, 180)},
+	{"p6-b300.48xlarge", 192, 4096, 198, gpu(8, b300, 268)},
 	// General purpose, compute and memory optimised (Nitro; same ENI limits per size).
 	{"m7i.large", 2, 8, 29, nil},
 	{"m7i.xlarge", 4, 16, 58, nil},
