@@ -88,11 +88,13 @@ func admissionValidations(spec, meta string, pod bool) []admissionv1.Validation 
 	tenant := `'tenant ' + variables.tenant + ': ' + `
 	ofClass := `(variables.known ? 'class ' + variables.class : 'a pod of no class')`
 	queued := `(has(` + meta + `.labels) && 'kueue.x-k8s.io/queue-name' in ` + meta + `.labels && ` + meta + `.labels['kueue.x-k8s.io/queue-name'] == ` + d(derive.AdmissionQueue) + `)`
-	queueWhere := "the workload"
+	// The Job controller's, ReplicaSet's or StatefulSet's pods, and the
+	// Jobs a JobSet makes or the StatefulSets a LeaderWorkerSet makes,
+	// carry no queue label: their owner's admission checked it (Kueue
+	// queues the owner, not them).
+	queued = `(` + queued + ` || has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, has(o.controller) && o.controller))`
+	queueWhere := "a workload no controller owns"
 	if pod {
-		// The Job controller's, ReplicaSet's or StatefulSet's pods carry
-		// no queue label: the workload's admission checked it.
-		queued = `(` + queued + ` || has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, has(o.controller) && o.controller))`
 		queueWhere = "a pod no controller owns"
 	}
 	return []admissionv1.Validation{{

@@ -135,6 +135,13 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 				if ml {
 					for _, r := range cls.Roles {
 						add(fmt.Sprintf("%s: class %s's %s pod in %s", t.Name, c, r.Spec.Name, n), g.pod(&r.Template, n, "Job"), "pods", true)
+						if w, res := child(cls.Spec.Kind, r.Template, n, true); w != nil {
+							add(fmt.Sprintf("%s: class %s's %s %s its %s makes in %s", t.Name, c, r.Spec.Name, res, cls.Spec.Kind, n), w, res, true)
+							if cls.WorkloadLabels[labelQueue] != "" {
+								w, _ := child(cls.Spec.Kind, r.Template, n, false)
+								add(fmt.Sprintf("%s: queued class %s's %s %s with no owner and no queue in %s", t.Name, c, r.Spec.Name, res, n), w, res, false)
+							}
+						}
 					}
 					continue
 				}
@@ -240,4 +247,22 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 	}
 	unownedCases(d, tr, g, func(name string, p *corev1.Pod, admit bool) { add(name, p, "pods", admit) })
 	return out
+}
+
+// child is the workload an ML kind's controller makes of a role's
+// template, as the API server sees it (a JobSet's Jobs, a
+// LeaderWorkerSet's StatefulSets), owned by it or, for a hostile case,
+// by nothing; nil for kinds whose controller makes pods.
+func child(kind string, tpl corev1.PodTemplateSpec, ns string, owned bool) (runtime.Object, string) {
+	meta := metav1.ObjectMeta{Name: "w", Namespace: ns}
+	if owned {
+		meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "x/v1", Kind: kind, Name: "w", UID: "u", Controller: ptr(true)}}
+	}
+	switch kind {
+	case keys.KindJobSet:
+		return &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: meta, Spec: batchv1.JobSpec{Template: tpl}}, "jobs"
+	case keys.KindLeaderWorkerSet:
+		return &appsv1.StatefulSet{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"}, ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Template: tpl}}, "statefulsets"
+	}
+	return nil, ""
 }
