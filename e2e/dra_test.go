@@ -175,7 +175,7 @@ func TestDRAAllocation(t *testing.T) {
 			yield(k)
 		}
 	})
-	want := []string{"A100 40Gi", "A10G 24Gi", "H100 80Gi", "H200 141Gi", "L4 24Gi", "L40S 48Gi", "T4 16Gi"}
+	want := []string{"A100 40Gi", "A10G 24Gi", "B200 180Gi", "H100 80Gi", "H200 141Gi", "L4 24Gi", "L40S 48Gi", "T4 16Gi"}
 	if !slices.Equal(got, want) {
 		t.Errorf("a memory selector at the catalog's label fails on %v, want %v", got, want)
 	}
