@@ -70,13 +70,32 @@ func admissionVariables(spec, meta string) []admissionv1.Variable {
 		{Name: "allowedTolerations", Expression: `variables.known ? ` + d(derive.AdmissionTolerations) + `.split('+') : []`},
 		{Name: "badTolerations", Expression: `variables.tolerations.filter(t, !t.startsWith('` + celConditionTaint + `') && !(t in variables.allowedTolerations))`},
 		{Name: "terms", Expression: sp(`has($SPEC.affinity) && has($SPEC.affinity.nodeAffinity) && has($SPEC.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution) ? $SPEC.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.map(term, has(term.matchExpressions) ? term.matchExpressions.map(x, ` + celRequirement + `) : []) : []`)},
-		{Name: "containers", Expression: sp(`$SPEC.containers + (has($SPEC.initContainers) ? $SPEC.initContainers : [])`)},
+		{Name: "containers", Expression: celContainers(spec)},
 		{Name: "allowedResources", Expression: `variables.known ? ` + d(derive.AdmissionResources) + `.split('+') : []`},
-		// A zero is no request: the tenant's LimitRange gives every
-		// container nvidia.com/gpu: 0 (render's limitRange).
-		{Name: "badResources", Expression: `variables.containers.filter(c, has(c.resources) && (has(c.resources.requests) && c.resources.requests.exists(r, r.contains('/') && string(c.resources.requests[r]) != '0' && !(r in variables.allowedResources)) || has(c.resources.limits) && c.resources.limits.exists(r, r.contains('/') && string(c.resources.limits[r]) != '0' && !(r in variables.allowedResources)))).map(c, c.name)`},
+		{Name: "badResources", Expression: celBadResources(`!(r in variables.allowedResources)`)},
 		{Name: "allowedClaims", Expression: `variables.known ? ` + d(derive.AdmissionClaims) + `.split('+') : []`},
 	}
+}
+
+// celContainers are the containers and init containers of the pod spec
+// at spec.
+func celContainers(spec string) string {
+	return spec + `.containers + (has(` + spec + `.initContainers) ? ` + spec + `.initContainers : [])`
+}
+
+// celBadResources names the containers of variables.containers that
+// request or limit a device (an extended resource: its name has a "/")
+// the CEL predicate allowed refuses for r ("" allows none). A zero is no request: the
+// tenant's LimitRange gives every container nvidia.com/gpu: 0 (render's
+// limitRange).
+func celBadResources(allowed string) string {
+	if allowed != "" {
+		allowed = " && " + allowed
+	}
+	dev := func(field string) string {
+		return `has(c.resources.` + field + `) && c.resources.` + field + `.exists(r, r.contains('/') && string(c.resources.` + field + `[r]) != '0'` + allowed + `)`
+	}
+	return `variables.containers.filter(c, has(c.resources) && (` + dev("requests") + ` || ` + dev("limits") + `)).map(c, c.name)`
 }
 
 // admissionValidations are the rules, each with a message in the spec's

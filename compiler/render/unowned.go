@@ -44,8 +44,8 @@ func (r *renderer) unownedObjects() []any {
 			Variables: []admissionv1.Variable{
 				{Name: "taintKeys", Expression: "[" + strings.Join(quoted, ", ") + "]"},
 				{Name: "badTolerations", Expression: `has(object.spec.tolerations) ? object.spec.tolerations.filter(t, !has(t.key) || t.key == '' || t.key in variables.taintKeys).map(t, !has(t.key) || t.key == '' ? 'every taint (operator Exists, no key)' : ` + celTolerationEnc + `) : []`},
-				{Name: "containers", Expression: `object.spec.containers + (has(object.spec.initContainers) ? object.spec.initContainers : [])`},
-				{Name: "badResources", Expression: `variables.containers.filter(c, has(c.resources) && (has(c.resources.requests) && c.resources.requests.exists(r, r.contains('/') && string(c.resources.requests[r]) != '0') || has(c.resources.limits) && c.resources.limits.exists(r, r.contains('/') && string(c.resources.limits[r]) != '0'))).map(c, c.name)`},
+				{Name: "containers", Expression: celContainers("object.spec")},
+				{Name: "badResources", Expression: celBadResources("")},
 			},
 			Validations: []admissionv1.Validation{{
 				Expression:        `!has(object.metadata.labels) || !('` + keys.LabelClass + `' in object.metadata.labels)`,
