@@ -1,21 +1,17 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"path"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
+	"github.com/gpufleet/gpufleet/internal/component"
 )
 
 // maxManifests bounds what render-class reads from stdin: a chart's
@@ -30,8 +26,7 @@ func newRenderClassCmd(stdout, stderr io.Writer) *cobra.Command {
 rendered output, labels every workload of a kind the class patches
 (Deployment, StatefulSet and Job, or the class's own ML kind) with the
 class, applies the class's kustomize Component to them, and writes the
-result to stdout: the edits its Component makes, with kustomize's own
-code. Other objects pass through. Helm runs it as a post-renderer.`,
+result to stdout: the edits its Component makes, as kustomize builds it. Other objects pass through. Helm runs it as a post-renderer.`,
 		Example: `  helm template vllm ./chart | gpufleet render-class fleets/llm-serving llm-tp4
   helm install vllm ./chart --post-renderer ./render.sh  # render.sh: exec gpufleet render-class fleet llm-tp4`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -80,60 +75,14 @@ func orTooBig(err error) error {
 }
 
 // renderClass labels the workloads of kinds in manifests with the class
-// and builds them with kustomize, the class's Component applied.
+// and applies the class's Component to them, as kustomize builds them.
 func renderClass(tr map[string][]byte, class string, kinds []string, manifests []byte) ([]byte, error) {
-	var labelled [][]byte
+	// Syntax first, so that an error names its document.
 	for i, doc := range tree.Docs(manifests) {
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		var obj map[string]any
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
+		var v any
+		if err := yaml.Unmarshal(doc, &v); err != nil {
 			return nil, fmt.Errorf("document %d: %v", i+1, err)
 		}
-		if obj == nil {
-			continue
-		}
-		if kind, _ := obj["kind"].(string); slices.Contains(kinds, kind) {
-			md, _ := obj["metadata"].(map[string]any)
-			if md == nil {
-				md = map[string]any{}
-				obj["metadata"] = md
-			}
-			labels, _ := md["labels"].(map[string]any)
-			if labels == nil {
-				labels = map[string]any{}
-				md["labels"] = labels
-			}
-			labels[keys.LabelClass] = class
-		}
-		b, err := yaml.Marshal(obj)
-		if err != nil {
-			return nil, err
-		}
-		labelled = append(labelled, b)
 	}
-	fs := filesys.MakeFsInMemory()
-	dir := path.Join(tree.ClassesDir, class)
-	for p, b := range tr {
-		if strings.HasPrefix(p, dir+"/") {
-			if err := fs.WriteFile(path.Join("/tree", p), b); err != nil {
-				return nil, err
-			}
-		}
-	}
-	files := map[string][]byte{
-		"/in/manifests.yaml":     bytes.Join(labelled, []byte("---\n")),
-		"/in/kustomization.yaml": []byte("resources: [manifests.yaml]\ncomponents: [../tree/" + dir + "]\n"),
-	}
-	for p, b := range files {
-		if err := fs.WriteFile(p, b); err != nil {
-			return nil, err
-		}
-	}
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, "/in")
-	if err != nil {
-		return nil, err
-	}
-	return m.AsYaml()
+	return component.Apply(tr, path.Join(tree.ClassesDir, class), manifests, kinds, keys.LabelClass, class)
 }
