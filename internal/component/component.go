@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/builtins"
 	"sigs.k8s.io/kustomize/api/ifc"
 	"sigs.k8s.io/kustomize/api/provider"
@@ -26,11 +27,19 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Apply reads manifests into kustomize's ResMap, puts label=value on
-// the workloads of kinds, applies the Component in dir (files holds its
+// Workloads chooses the objects that take the class: of Kinds, whose
+// labels Select matches (nil: all), labelled Label=Value.
+type Workloads struct {
+	Kinds        []string
+	Select       labels.Selector
+	Label, Value string
+}
+
+// Apply reads manifests into kustomize's ResMap, labels the workloads w
+// chooses, applies the Component in dir (files holds its
 // kustomization.yaml and patch files by path) and writes the result as
 // kustomize's AsYaml does, in the manifests' order.
-func Apply(files map[string][]byte, dir string, manifests []byte, kinds []string, label, value string) ([]byte, error) {
+func Apply(files map[string][]byte, dir string, manifests []byte, w Workloads) ([]byte, error) {
 	var k types.Kustomization
 	kb, ok := files[path.Join(dir, "kustomization.yaml")]
 	if !ok {
@@ -49,9 +58,12 @@ func Apply(files map[string][]byte, dir string, manifests []byte, kinds []string
 		return nil, err
 	}
 	for _, r := range m.Resources() {
-		if slices.Contains(kinds, r.GetKind()) {
-			l := r.GetLabels()
-			l[label] = value
+		l := r.GetLabels()
+		if slices.Contains(w.Kinds, r.GetKind()) && (w.Select == nil || w.Select.Matches(labels.Set(l))) {
+			if l == nil {
+				l = map[string]string{}
+			}
+			l[w.Label] = w.Value
 			if err := r.SetLabels(l); err != nil {
 				return nil, err
 			}

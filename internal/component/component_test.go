@@ -113,7 +113,7 @@ func kustomize(tc testCase) ([]byte, error) {
 }
 
 func ours(tc testCase) ([]byte, error) {
-	return Apply(tc.tree, path.Join(tree.ClassesDir, tc.class), []byte(tc.manifests), nil, "", "")
+	return Apply(tc.tree, path.Join(tree.ClassesDir, tc.class), []byte(tc.manifests), Workloads{})
 }
 
 // disagreements counts the cases whose manifests differ, document by
