@@ -87,6 +87,7 @@ func TestActionlintCatchesBugs(t *testing.T) {
 		{"unknown runner label", "runs-on: ubuntu-latest", "runs-on: ubuntu-lates", `label "ubuntu-lates" is unknown`},
 		{"unknown job key", "timeout-minutes:", "timeout-minute:", `unexpected key "timeout-minute" for "job" section`},
 		{"unknown action input", "go-version:", "go_version:", `input "go_version" is not defined in action "actions/setup-go@v6"`},
+		{"unknown action output", "steps.page.outputs.artifact-url", "steps.page.outputs.artifact_url", `property "artifact_url" is not defined`},
 		{"untrusted input in a script", "run: gpufleet diff", `run: echo "${{ github.event.pull_request.title }}"; gpufleet diff`, `"github.event.pull_request.title" is potentially untrusted`},
 	} {
 		t.Run(m.name, func(t *testing.T) {
@@ -166,12 +167,14 @@ var contract = map[string]struct {
 	formats []string
 	bools   []string
 	out     string // "required", "allowed" or ""
+	noSpec  bool   // takes no SPEC (version)
 }{
-	"plan":  {[]string{"text", "markdown", "json", "github"}, []string{"--exit-code", "--fail-disruptive"}, "required"},
-	"diff":  {[]string{"text", "json", "github"}, nil, "required"},
-	"build": {[]string{"text", "json", "github"}, nil, "allowed"},
-	"check": {[]string{"text", "json", "github", "sarif"}, nil, ""},
-	"vet":   {[]string{"text", "json", "github", "sarif"}, nil, ""},
+	"plan":    {[]string{"text", "markdown", "json", "github"}, []string{"--exit-code", "--fail-disruptive"}, "required", false},
+	"diff":    {[]string{"text", "json", "github"}, nil, "required", false},
+	"build":   {[]string{"text", "json", "github"}, nil, "allowed", false},
+	"check":   {[]string{"text", "json", "github", "sarif"}, nil, "", false},
+	"vet":     {[]string{"text", "json", "github", "sarif"}, nil, "", false},
+	"version": {nil, nil, "", true},
 }
 
 // command is one gpufleet invocation: subcommand, specs, flags.
@@ -250,8 +253,11 @@ func checkCommand(line string) (command, error) {
 			return c, fmt.Errorf("gpufleet %s has no flag %s", c.sub, a)
 		}
 	}
-	if len(c.specs) == 0 {
+	if len(c.specs) == 0 && !spec.noSpec {
 		return c, fmt.Errorf("gpufleet %s needs a SPEC", c.sub)
+	}
+	if len(c.specs) > 0 && spec.noSpec {
+		return c, fmt.Errorf("gpufleet %s takes no arguments", c.sub)
 	}
 	if spec.out == "required" && c.out == "" {
 		return c, fmt.Errorf("gpufleet %s needs -o DIR", c.sub)
