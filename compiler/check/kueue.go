@@ -77,6 +77,9 @@ type Queued struct {
 	// cluster (kueuemodel.AssignPodSets): the last is the one that failed
 	// when one did.
 	PodSets []kueuemodel.Assignment
+	// RolePinned is, for an admitted ML kind, what kube-scheduler places
+	// of each pod set's pods pinned to its flavor (pinner.pinRoles).
+	RolePinned []Pinned
 }
 
 // Kueue checks the ClusterQueues and ResourceFlavors in the tree in Kueue's
@@ -172,6 +175,7 @@ func admission(q kueuemodel.Queue, cl *sched.Cluster, m *kueuemodel.Model, memo 
 			qc.Pinned = pin.pinAll(a, &qc)
 		}
 		qc.PodSets = podSets(m, cl, q, c)
+		qc.RolePinned = pin.pinRoles(cl, &qc)
 		a.Classes = append(a.Classes, qc)
 	}
 	return a

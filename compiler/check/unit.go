@@ -52,6 +52,12 @@ type UnitPodSet struct {
 	Name   string `json:"name"`
 	Pods   int32  `json:"pods"`
 	Flavor string `json:"flavor,omitempty"`
+	// Row is the checker's row of the role's pods (the class's own for
+	// its first role), and Pinned what kube-scheduler places of them once
+	// Kueue pins them to Flavor, each role on its own, when the whole
+	// workload is admitted.
+	Row    string  `json:"row"`
+	Pinned *Pinned `json:"pinned,omitempty"`
 }
 
 // UnitTopology is kueuemodel.TASFit of a unit: what it asks, the nodes
@@ -200,11 +206,33 @@ func (qc *Queued) unit(tenant string) Unit {
 	}
 	u.Waves = waves(c, u.AtOnce)
 	for i, ps := range c.PodSets {
-		ups := UnitPodSet{Name: ps.Name, Pods: ps.Pods}
+		ups := UnitPodSet{Name: ps.Name, Pods: ps.Pods, Row: ps.Row}
 		if i < len(qc.PodSets) && qc.PodSets[i].Admitted() {
 			ups.Flavor = qc.PodSets[i].Flavor()
+		}
+		if i < len(qc.RolePinned) {
+			ups.Pinned = &qc.RolePinned[i]
 		}
 		u.PodSets = append(u.PodSets, ups)
 	}
 	return u
+}
+
+// pinRoles places each role of an ML kind's admitted workload in the
+// flavor Kueue assigned its pod set, as its pods are pinned there: each
+// role on the fleet at max size, alone.
+func (p *pinner) pinRoles(cl *sched.Cluster, qc *Queued) []Pinned {
+	c := qc.Class
+	if n := len(qc.PodSets); n == 0 || n != len(c.PodSets) || !qc.PodSets[n-1].Admitted() {
+		return nil
+	}
+	var out []Pinned
+	for i, ps := range c.PodSets {
+		row := cl.Class(ps.Row)
+		if row == nil {
+			return nil
+		}
+		out = append(out, p.place(row, qc.PodSets[i].Flavor(), ps.Pods))
+	}
+	return out
 }

@@ -16,7 +16,11 @@ const IDKueueRoles check.ID = "KueueRoles"
 // (kueuemodel.AssignPodSets; the message is Kueue's own), and each role
 // must land on the pool of the flavor it is assigned: Kueue pins its pods
 // there, and a CPU-only Ray head or LWS leader assigned a GPU pool's
-// flavor never tolerates its taint.
+// flavor never tolerates its taint. Where a role lands, all its pods must
+// then run at once, as the kind's controller creates them together:
+// kube-scheduler must place every pod of the pod set pinned to its flavor
+// (pinner.pinRoles, judged by the composed rung), else the rest stay
+// Pending while the workload holds the quota.
 func KueueRoles(a *check.Admission) []check.Finding {
 	var out []check.Finding
 	for i := range a.Classes {
@@ -34,6 +38,11 @@ func KueueRoles(a *check.Admission) []check.Finding {
 				out = append(out, check.Finding{Severity: check.Error, Check: IDKueueRoles, Tenant: a.Queue.Tenant, Class: c.Name, Pool: f,
 					Message: fmt.Sprintf("tenant %s: Kueue assigns pod set %s of class %s (%d pods) flavor %s, whose pool its pods do not land on: they stay Pending while the %s holds the quota",
 						a.Queue.Tenant, ps.Name, c.Name, ps.Pods, f, c.Kind)})
+			} else if k < len(qc.RolePinned) && qc.RolePinned[k].Placed < int64(ps.Pods) {
+				p := qc.RolePinned[k]
+				out = append(out, check.Finding{Severity: check.Error, Check: IDKueueRoles, Tenant: a.Queue.Tenant, Class: c.Name, Pool: f,
+					Message: fmt.Sprintf("tenant %s: Kueue admits class %s's %s whole, pod set %s to flavor %s; then kube-scheduler places %d of its %d pods%s; the rest stay Pending, holding the quota",
+						a.Queue.Tenant, c.Name, c.Kind, ps.Name, f, p.Placed, ps.Pods, because(p.Reasons))})
 			}
 		}
 	}

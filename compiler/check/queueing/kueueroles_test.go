@@ -21,15 +21,20 @@ func TestKueueRoles(t *testing.T) {
 		name     string
 		assigned []kueuemodel.Assignment
 		fits     map[string][]string // row: pools it lands on
+		pinned   []check.Pinned
 		want     []string
 	}{
 		{"head on cpu, workers on gpu", []kueuemodel.Assignment{flavor("cpu"), flavor("gpu")},
-			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}}, nil},
-		{"the head assigned the GPU pool's flavor", []kueuemodel.Assignment{flavor("gpu"), flavor("gpu")},
+			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}}, []check.Pinned{{Flavor: "cpu", Admitted: 1, Placed: 1}, {Flavor: "gpu", Admitted: 2, Placed: 2}}, nil},
+		{"one worker placed of two", []kueuemodel.Assignment{flavor("cpu"), flavor("gpu")},
 			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}},
+			[]check.Pinned{{Flavor: "cpu", Admitted: 1, Placed: 1}, {Flavor: "gpu", Admitted: 2, Placed: 1, Reasons: []string{"1 Insufficient nvidia.com/gpu"}}},
+			[]string{"tenant t: Kueue admits class ray's RayCluster whole, pod set gpu to flavor gpu; then kube-scheduler places 1 of its 2 pods: 1 Insufficient nvidia.com/gpu; the rest stay Pending, holding the quota"}},
+		{"the head assigned the GPU pool's flavor", []kueuemodel.Assignment{flavor("gpu"), flavor("gpu")},
+			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}}, nil,
 			[]string{"tenant t: Kueue assigns pod set head of class ray (1 pods) flavor gpu, whose pool its pods do not land on: they stay Pending while the RayCluster holds the quota"}},
 		{"the workers find no quota", []kueuemodel.Assignment{flavor("cpu"), {Message: "couldn't assign flavors to pod set gpu: insufficient quota"}},
-			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}},
+			map[string][]string{"ray/head": {"cpu"}, "ray": {"gpu"}}, nil,
 			[]string{"tenant t: Kueue cannot admit a RayCluster of class ray, whose 2 pod sets it admits together: couldn't assign flavors to pod set gpu: insufficient quota"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,7 +50,7 @@ func TestKueueRoles(t *testing.T) {
 				r.Rows = append(r.Rows, *sched.NewRow(cells))
 			}
 			a := &check.Admission{Queue: kueuemodel.Queue{Tenant: "t", ClusterQueue: "t"}, Report: r,
-				Classes: []check.Queued{{Class: &c, PodSets: tc.assigned}}}
+				Classes: []check.Queued{{Class: &c, PodSets: tc.assigned, RolePinned: tc.pinned}}}
 			var got []string
 			for _, f := range KueueRoles(a) {
 				if f.Check != IDKueueRoles || f.Severity != check.Error || f.Class != "ray" {
