@@ -31,6 +31,10 @@ type Record struct {
 	Namespace string `json:"namespace"`
 	Class     string `json:"class"`
 	Kind      string `json:"kind"`
+	// Role is an ML kind's pod set, and Row the checker's row of its pods
+	// (the class's own for its first role).
+	Role string `json:"role,omitempty"`
+	Row  string `json:"row,omitempty"`
 	Gang      bool   `json:"gang,omitempty"`
 	// Pods are the class's replicas, or a Job's parallelism.
 	Pods int32 `json:"pods"`

@@ -42,10 +42,22 @@ var composedIn = flag.String("composed-in", "", "TestComposedPlace reads the Kue
 
 func recordString(r *handoff.Record) string {
 	s := fmt.Sprintf("%s: tenant %s, class %s (%s", r.Fleet, r.Tenant, r.Class, unitKind(r))
+	if r.Role != "" {
+		s += ", pod set " + r.Role
+	}
 	if r.Seed > 0 {
 		s += fmt.Sprintf(", seed %d", r.Seed)
 	}
 	return s + fmt.Sprintf("), flavor %s, %d admitted", r.Flavor, r.Admitted)
+}
+
+// rowOf is the checker's row of the record's pods: an ML kind's role's,
+// or the class's own.
+func rowOf(r *handoff.Record) string {
+	if r.Row != "" {
+		return r.Row
+	}
+	return r.Class
 }
 
 func unitKind(r *handoff.Record) string {
@@ -157,9 +169,9 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 	if r.PinError != "" {
 		return &placed{refused: "Kueue: " + r.PinError}, nil, nil
 	}
-	c := fl.cl.Class(r.Class)
+	c := fl.cl.Class(rowOf(r))
 	if c == nil {
-		return nil, nil, fmt.Errorf("class %s not in the checker's cluster", r.Class)
+		return nil, nil, fmt.Errorf("class %s not in the checker's cluster", rowOf(r))
 	}
 	cells := make([]sched.Cell, len(fl.cl.Pools))
 	for j, p := range fl.cl.Pools {
@@ -173,7 +185,7 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 	pods := make([]*v1.Pod, r.Admitted)
 	for i := range pods {
 		p := &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", r.Class, i), Namespace: r.Namespace,
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", strings.ReplaceAll(rowOf(r), "/", "-"), i), Namespace: r.Namespace,
 				Labels: maps.Clone(tmpl.Labels), Annotations: maps.Clone(tmpl.Annotations)},
 			Spec: *tmpl.Spec.DeepCopy(),
 		}
@@ -190,7 +202,7 @@ func (fl *composedFleet) place(r *handoff.Record, tmpl *v1.PodTemplateSpec, run 
 	var err error
 	// A pod asking nvidia.com/gpu where the driver chart's DeviceClass
 	// names it is the DRA manager's too (the extended-resource bridge).
-	if c := fl.cl.Class(r.Class); len(tmpl.Spec.ResourceClaims) > 0 || c != nil && c.Info.Bridge.Asks() {
+	if len(tmpl.Spec.ResourceClaims) > 0 || c.Info.Bridge.Asks() {
 		dra := draInputs(fl.t, fl.res, fl.cl)
 		dra.Slices = slicesOf(devices)
 		got, err = ScheduleDRA(fl.profiles[tmpl.Spec.SchedulerName], pods, nodes, dra, tieBreak(run))
@@ -304,7 +316,13 @@ type composedStats struct {
 
 func (s *composedStats) String() string {
 	var units, pinned []string
-	for _, k := range unitKinds {
+	kinds := slices.Clone(unitKinds)
+	for _, k := range slices.Sorted(maps.Keys(s.units)) {
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k) // the ML kinds: a pinned unit is one role
+		}
+	}
+	for _, k := range kinds {
 		units = append(units, fmt.Sprintf("%s %d (%d admitted)", k, s.units[k], s.admitted[k]))
 		pinned = append(pinned, fmt.Sprintf("%s %d (%d with a hard spread or anti-affinity)", k, s.pinnedBy[k], s.constrainedBy[k]))
 	}
@@ -475,7 +493,7 @@ func TestComposedPlaceCatchesUnpinned(t *testing.T) {
 			// A unit pinned where the class lands on other pools too.
 			fits := 0
 			for _, p := range fl.cl.Pools {
-				if c := fl.res.Report.Cell(r.Class, p.Name); c != nil && c.Fits {
+				if c := fl.res.Report.Cell(rowOf(r), p.Name); c != nil && c.Fits {
 					fits++
 				}
 			}

@@ -65,6 +65,12 @@ func composedFleets(t *testing.T, dir string, seeds int) []composedFleet {
 		}
 		out = append(out, composedFleet{name: filepath.Base(d), spec: abs})
 	}
+	// A queued class of each ML kind, its roles admitted and placed.
+	kinds, err := filepath.Abs("../../compiler/testdata/kinds/fleet.cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, composedFleet{name: "kinds", spec: kinds})
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +133,13 @@ func unitKind(kind string, gang bool) string {
 
 func (s composedStats) String() string {
 	var kinds []string
-	for _, k := range []string{"Job gang", "Job waves", keys.KindStatefulSet, keys.KindDeployment} {
+	order := []string{"Job gang", "Job waves", keys.KindStatefulSet, keys.KindDeployment}
+	for _, k := range slices.Sorted(maps.Keys(s.units)) {
+		if !slices.Contains(order, k) {
+			order = append(order, k) // the ML kinds, whole workloads
+		}
+	}
+	for _, k := range order {
 		kinds = append(kinds, fmt.Sprintf("%s %d (%d admitted)", k, s.units[k], s.admitted[k]))
 	}
 	return fmt.Sprintf("%d fleets, queued units by kind: %s; Deployments over several flavors %d, Deployments admitted in part %d; %d records",
@@ -275,12 +287,6 @@ func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc c
 				bad = append(bad, where+": the report lists no unit")
 				continue
 			}
-			if len(u.PodSets) > 0 {
-				// An ML kind's whole workload: TestDifferentialKinds
-				// judges its admission; its placement in the composed
-				// half is issue 52's next step.
-				continue
-			}
 			w, err := ClassWorkload(ctx, res.Tree, class, q.Namespace)
 			if err != nil {
 				t.Fatalf("%s: %v", where, err)
@@ -288,6 +294,22 @@ func admitFleet(ctx context.Context, t *testing.T, crds *crdtest.Validator, fc c
 			base := handoff.Record{Fleet: fc.name, Spec: fc.spec, Seed: fc.seed, Tenant: q.Tenant, Namespace: q.Namespace,
 				Class: class, Kind: w.Kind, Gang: u.Gang, Pods: w.Pods, WrittenNodeSelector: w.Template.Spec.NodeSelector}
 			where += " (" + w.Kind + ")"
+			if len(u.PodSets) > 0 {
+				// An ML kind's whole workload, role by role.
+				recs, b, err := k.admitRoled(ctx, q.ClusterQueue, base, w, u)
+				if err != nil {
+					t.Fatalf("%s: %v", where, err)
+				}
+				for _, d := range b {
+					bad = append(bad, where+": "+d)
+				}
+				st.units[w.Kind]++
+				if recs[0].KueueFlavor != "" {
+					st.admitted[w.Kind]++
+				}
+				records = append(records, recs...)
+				continue
+			}
 			if w.Kind != u.Kind {
 				bad = append(bad, fmt.Sprintf("%s: the report's unit is a %s", where, u.Kind))
 			}
