@@ -49,9 +49,9 @@ func HTML(r *check.Report) []byte {
 	if len(r.Units) > 0 {
 		p.raw(" · <a href=\"#admission\">Admission</a>")
 	}
-	p.raw(" · <a href=\"#quota\">Quota against capacity</a>")
+	p.raw(" · <a href=\"#quota\">Quota against capacity</a> · <a href=\"#cost\">Cost</a>")
 	if r.Cost != nil {
-		p.raw(" · <a href=\"#cost\">Cost</a> · <a href=\"#stranded\">Stranded GPUs</a>")
+		p.raw(" · <a href=\"#stranded\">Stranded GPUs</a>")
 		if len(r.Cost.Reserved) > 0 {
 			p.raw(" · <a href=\"#reserved\">Reserved capacity</a>")
 		}
@@ -66,9 +66,7 @@ func HTML(r *check.Report) []byte {
 	p.findings(r)
 	p.admission(r.Units)
 	p.quota(r.Capacity)
-	if r.Cost != nil {
-		p.cost(r)
-	}
+	p.cost(r)
 	p.tenants(r)
 	p.raw("<footer>report/placement.json holds every figure on this page and every class × pool cell; <code>gpufleet explain SPEC CLASS --pool POOL</code> shows each filter for one class on one pool.</footer>\n</body>\n</html>\n")
 	return p.b.Bytes()

@@ -52,6 +52,14 @@ func percent(v, top float64) string {
 	return strconv.FormatFloat(math.Round(min(v/top, 1)*1000)/10, 'f', 1, 64) + "%"
 }
 
+// firstRows are the rows of a table the page draws, HTMLRows at most,
+// after a note of how many it leaves out (rowsCut).
+func firstRows[T any](p *page, all []T, what string) []T {
+	shown := all[:min(len(all), HTMLRows)]
+	p.rowsCut(len(shown), len(all), what)
+	return shown
+}
+
 // rowsCut says how many of a table's rows are left out.
 func (p *page) rowsCut(shown, all int, what string) {
 	if shown == all {
@@ -103,8 +111,7 @@ func (p *page) cost(r *check.Report) {
 	p.classCosts(r)
 
 	p.raw("<h3>Tenants</h3>\n<p class=\"note\">Each tenant&#39;s nominal quota at full use (GPUs, or CPUs for a tenant without GPU quota), priced per unit a node advertises: the dark bar at the cheapest pool its classes land on, the light one at the dearest.</p>\n")
-	tenants := c.Tenants[:min(len(c.Tenants), HTMLRows)]
-	p.rowsCut(len(tenants), len(c.Tenants), "tenants")
+	tenants := firstRows(p, c.Tenants, "tenants")
 	var top float64
 	for _, t := range c.Tenants {
 		if t.High != nil && t.High.Hourly != nil {
@@ -179,8 +186,7 @@ func (p *page) stranded(c *cost.Cost) {
 		p.raw("<p id=\"no-stranded\">No pool has GPUs.</p>\n</section>\n")
 		return
 	}
-	shown := c.Stranded[:min(len(c.Stranded), HTMLRows)]
-	p.rowsCut(len(shown), len(c.Stranded), "pool and instance type pairs")
+	shown := firstRows(p, c.Stranded, "pool and instance type pairs")
 	var top float64
 	for _, s := range c.Stranded {
 		top = max(top, float64(s.Stranded*s.Nodes))

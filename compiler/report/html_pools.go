@@ -98,8 +98,7 @@ func (p *page) reserved(c *cost.Cost) {
 	p.raw("<section id=\"reserved\">\n<h3>Reserved capacity</h3>\n<p class=\"note\">Each capacity reservation, paid for while active whether instances run in it or not: a Capacity Block at its own price, an ODCR at its type&#39;s on-demand rate; a month is ")
 	p.raw(strconv.Itoa(cost.HoursPerMonth))
 	p.raw(" hours, a block is paid for its term. Used are the instances the workloads of the classes landing on its pool take of it, stranded the rest.</p>\n")
-	shown := c.Reserved[:min(len(c.Reserved), HTMLRows)]
-	p.rowsCut(len(shown), len(c.Reserved), "reservations")
+	shown := firstRows(p, c.Reserved, "reservations")
 	rows := make([][]string, len(shown))
 	for i, r := range shown {
 		typ, term := "odcr", "-"
@@ -121,8 +120,7 @@ func (p *page) pools(r *check.Report) {
 		return
 	}
 	p.raw("<section id=\"pool-cost\">\n<h3>Pools at max size</h3>\n<p class=\"note\">Every node of each pool, all of its cheapest instance type and all of its dearest.</p>\n")
-	shown := c.Pools[:min(len(c.Pools), HTMLRows)]
-	p.rowsCut(len(shown), len(c.Pools), "pools")
+	shown := firstRows(p, c.Pools, "pools")
 	rows := make([][]string, len(shown))
 	for i, pc := range shown {
 		what := capacityType(pc.Spot)

@@ -17,8 +17,7 @@ func (p *page) findings(r *check.Report) {
 		p.raw("<p id=\"no-findings\">None.</p>\n</section>\n")
 		return
 	}
-	shown := r.Findings[:min(len(r.Findings), HTMLRows)]
-	p.rowsCut(len(shown), len(r.Findings), "findings")
+	shown := firstRows(p, r.Findings, "findings")
 	p.raw("<ul class=\"findings\">\n")
 	for _, f := range shown {
 		p.raw("<li")
@@ -49,8 +48,7 @@ func (p *page) admission(units []check.Unit) {
 	}
 	p.raw("<section id=\"admission\">\n<h2>Admission, then placement</h2>\n")
 	p.raw("<p>Kueue admits a queued workload as one unit (a Job&#39;s pods, a StatefulSet&#39;s replicas, each pod of a Deployment) and pins it to one flavor&#39;s pool; kube-scheduler then places the pinned pods there. A class may preempt, within its ClusterQueue, the tenant&#39;s classes listed; the others are protected from it.</p>\n")
-	shown := units[:min(len(units), HTMLRows)]
-	p.rowsCut(len(shown), len(units), "units")
+	shown := firstRows(p, units, "units")
 	rows := make([][]string, len(shown))
 	for i, u := range shown {
 		rows[i] = unitRow(u)

@@ -48,8 +48,7 @@ func (p *page) tenants(r *check.Report) {
 		return
 	}
 	p.raw("<p>Each tenant: its nominal quota and what it costs at full use (cheapest to dearest pool its classes land on), each class Kueue admits for it and the flavors it is pinned to (placed of admitted), and the findings that name it.</p>\n")
-	shown := names[:min(len(names), HTMLRows)]
-	p.rowsCut(len(shown), len(names), "tenants")
+	shown := firstRows(p, names, "tenants")
 	p.raw("<table class=\"plain\" id=\"per-tenant\">\n<thead><tr><th>tenant</th><th>quota</th><th>USD per hour</th><th>classes admitted (flavors)</th><th>findings</th></tr></thead>\n<tbody>\n")
 	for _, t := range shown {
 		quota, usd := "none", "unknown"

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"image"
-	"image/png"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -180,14 +178,7 @@ func renderWhole(t *testing.T, path, name string) (*html.Node, image.Image) {
 	t.Helper()
 	shot := filepath.Join(t.ArtifactDir(), name+".png")
 	out := chromium(t, "--dump-dom", "--screenshot="+shot, fmt.Sprintf("--window-size=%d,%d", shotW, pageH), fileURL(t, path))
-	b, err := os.ReadFile(shot)
-	if err != nil {
-		t.Fatalf("chromium wrote no screenshot of %s: %v", path, err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("screenshot of %s: %v", path, err)
-	}
+	_, img := decodeShot(t, path, shot)
 	t.Logf("screenshot of the whole page: %s", shot)
 	first, ok := img.(interface {
 		SubImage(image.Rectangle) image.Image
