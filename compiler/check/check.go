@@ -25,8 +25,11 @@ import (
 
 // Report is everything the checker proves about a fleet.
 type Report struct {
-	Pools   []string `json:"pools"`
-	Classes []string `json:"classes"`
+	Pools []string `json:"pools"`
+	// PoolInfo is each pool's product, capacity type, instance types and
+	// size, in Pools' order (PoolInfos).
+	PoolInfo []PoolInfo `json:"poolInfo,omitempty"`
+	Classes  []string   `json:"classes"`
 	// Rows are the classes' verdicts on the pools, in class order; the
 	// report package writes them as cells.
 	Rows     []sched.Row `json:"-"`
@@ -185,6 +188,7 @@ func RunCluster(cl *sched.Cluster, in Intent, checks []Check) *Report {
 		r.Findings = append(r.Findings, run.cluster(cl, r.Rows, in)...)
 	}
 	r.Capacity = Commits(cl, in)
+	r.PoolInfo = PoolInfos(cl)
 	r.Sort()
 	return r
 }

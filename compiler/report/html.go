@@ -44,11 +44,30 @@ func HTML(r *check.Report) []byte {
 	p.count(errs, "error", "errors")
 	p.raw(", ")
 	p.count(len(r.Findings)-errs, "warning", "warnings")
-	p.raw(" (report/placement.md lists the findings).</p>\n")
-	p.raw("<nav><a href=\"#matrix\">Classes × pools</a> · <a href=\"#cost\">Cost</a> · <a href=\"#stranded\">Stranded GPUs</a></nav>\n")
+	p.raw(": every section of report/placement.md, with the matrix shaded by pods, GPUs or dollars, and a view per tenant.</p>\n")
+	p.raw("<nav><a href=\"#matrix\">Classes × pools</a> · <a href=\"#findings\">Findings</a>")
+	if len(r.Units) > 0 {
+		p.raw(" · <a href=\"#admission\">Admission</a>")
+	}
+	p.raw(" · <a href=\"#quota\">Quota against capacity</a> · <a href=\"#cost\">Cost</a>")
+	if r.Cost != nil {
+		p.raw(" · <a href=\"#stranded\">Stranded GPUs</a>")
+		if len(r.Cost.Reserved) > 0 {
+			p.raw(" · <a href=\"#reserved\">Reserved capacity</a>")
+		}
+		if r.Cost.Fleet != nil {
+			p.raw(" · <a href=\"#pool-cost\">Pools at max size</a>")
+		}
+	}
+	p.raw(" · <a href=\"#tenants\">Per tenant</a></nav>\n")
+	// The matrix first, as the Markdown's table of classes, then the
+	// Markdown's sections in its order, then the view per tenant.
 	p.matrix(r)
-	p.cost(r.Cost)
-	p.stranded(r.Cost)
+	p.findings(r)
+	p.admission(r.Units)
+	p.quota(r.Capacity)
+	p.cost(r)
+	p.tenants(r)
 	p.raw("<footer>report/placement.json holds every figure on this page and every class × pool cell; <code>gpufleet explain SPEC CLASS --pool POOL</code> shows each filter for one class on one pool.</footer>\n</body>\n</html>\n")
 	return p.b.Bytes()
 }
@@ -75,7 +94,10 @@ table.matrix thead th{position:sticky;top:0;background:#f6f8fa;z-index:1;vertica
 table.matrix thead th.pool{writing-mode:vertical-rl;transform:rotate(180deg);padding:6px 2px}
 table.matrix tbody th{position:sticky;left:0;background:#f6f8fa;text-align:left;white-space:nowrap;z-index:1}
 table.matrix td.lands{background:#f6f8fa}
-td.no{background:#f3f4f6;color:#8c959f}
+td.no{background:#f3f4f6;color:#8c959f}td.unk{background:#fff8c5;color:#9a6700}
+table.matrix thead tr.info th{position:static;font-weight:400;color:var(--muted);font-size:11px}
+nav.views a{margin-left:6px}table.plain{font-size:13px}table.plain th{background:#f6f8fa;text-align:left}
+tr.group th{background:#f6f8fa;text-align:left}ul.findings li.error strong{color:#cf222e}ul.findings li.warning strong{color:#9a6700}
 .h0{background:#f7fcf0}.h1{background:#edf8b1}.h2{background:#c7e9b4}.h3{background:#7fcdbb}.h4{background:#41b6c4}
 .h5{background:#1d91c0;color:#fff}.h6{background:#225ea8;color:#fff}.h7{background:#253494;color:#fff}.h8{background:#081d58;color:#fff}
 .scale span{display:inline-block;min-width:3.2em;padding:1px 6px;margin-right:2px;border:1px solid var(--line);text-align:center;font-size:12px}

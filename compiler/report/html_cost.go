@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpufleet/gpufleet/compiler/check"
 	"github.com/gpufleet/gpufleet/compiler/check/cost"
 )
 
@@ -51,6 +52,14 @@ func percent(v, top float64) string {
 	return strconv.FormatFloat(math.Round(min(v/top, 1)*1000)/10, 'f', 1, 64) + "%"
 }
 
+// firstRows are the rows of a table the page draws, HTMLRows at most,
+// after a note of how many it leaves out (rowsCut).
+func firstRows[T any](p *page, all []T, what string) []T {
+	shown := all[:min(len(all), HTMLRows)]
+	p.rowsCut(len(shown), len(all), what)
+	return shown
+}
+
 // rowsCut says how many of a table's rows are left out.
 func (p *page) rowsCut(shown, all int, what string) {
 	if shown == all {
@@ -66,7 +75,8 @@ func (p *page) rowsCut(shown, all int, what string) {
 }
 
 // cost is each class's and each tenant's cost as bars, and the fleet's.
-func (p *page) cost(c *cost.Cost) {
+func (p *page) cost(r *check.Report) {
+	c := r.Cost
 	p.raw("<section id=\"cost\">\n<h2>Cost</h2>\n")
 	if c == nil {
 		p.raw("<p>The report has no cost figures.</p>\n</section>\n")
@@ -98,52 +108,11 @@ func (p *page) cost(c *cost.Cost) {
 		p.raw(".</p>\n")
 	}
 
-	p.raw("<h3>Classes</h3>\n<p class=\"note\">Each class&#39;s workload (its replicas, or its gang) on each pool it lands on, as if that pool ran all of it.</p>\n")
-	shown := c.Classes[:min(len(c.Classes), HTMLRows)]
-	p.rowsCut(len(shown), len(c.Classes), "class and pool pairs")
-	var top float64
-	for _, cc := range c.Classes {
-		if cc.Hourly != nil {
-			top = max(top, *cc.Hourly)
-		}
-	}
-	p.raw("<table class=\"bars\" id=\"class-cost\">\n<thead><tr><th>class</th><th>pool</th><th>instance type</th><th>capacity</th><th>nodes</th><th>per node</th><th>USD per hour</th></tr></thead>\n<tbody>\n")
-	for _, cc := range shown {
-		p.raw("<tr")
-		p.attr("data-class", cc.Class)
-		p.attr("data-pool", cc.Pool)
-		p.attr("data-type", cc.Type)
-		p.attr("data-nodes", strconv.FormatInt(cc.Nodes, 10))
-		p.attr("data-hourly", usdAttr(cc.Hourly))
-		p.raw("><td>")
-		p.text(cc.Class)
-		p.raw("</td><td>")
-		p.text(cc.Pool)
-		p.raw("</td><td>")
-		p.text(cc.Type)
-		p.raw("</td><td>")
-		if cc.Spot {
-			p.raw("spot")
-		} else {
-			p.raw("on-demand")
-		}
-		p.raw("</td><td class=\"num\">")
-		p.int(cc.Nodes)
-		p.raw("</td><td class=\"num\">")
-		p.raw(money(cc.NodeHourly, false))
-		p.raw("</td>")
-		p.bar(cc.Hourly, top, cc.Unknown, nil)
-		p.raw("</tr>\n")
-	}
-	if len(c.Classes) == 0 {
-		p.raw("<tr><td colspan=\"7\">No class lands on a pool.</td></tr>\n")
-	}
-	p.raw("</tbody>\n</table>\n")
+	p.classCosts(r)
 
 	p.raw("<h3>Tenants</h3>\n<p class=\"note\">Each tenant&#39;s nominal quota at full use (GPUs, or CPUs for a tenant without GPU quota), priced per unit a node advertises: the dark bar at the cheapest pool its classes land on, the light one at the dearest.</p>\n")
-	tenants := c.Tenants[:min(len(c.Tenants), HTMLRows)]
-	p.rowsCut(len(tenants), len(c.Tenants), "tenants")
-	top = 0
+	tenants := firstRows(p, c.Tenants, "tenants")
+	var top float64
 	for _, t := range c.Tenants {
 		if t.High != nil && t.High.Hourly != nil {
 			top = max(top, *t.High.Hourly)
@@ -201,24 +170,23 @@ func (p *page) cost(c *cost.Cost) {
 	if len(c.Tenants) == 0 {
 		p.raw("<tr><td colspan=\"5\">No tenant.</td></tr>\n")
 	}
-	p.raw("</tbody>\n</table>\n</section>\n")
+	p.raw("</tbody>\n</table>\n")
+	p.stranded(c)
+	p.reserved(c)
+	p.pools(r)
+	p.raw("</section>\n")
 }
 
 // stranded is each GPU pool's stranded GPUs as bars: per node, and over
 // the pool at max size.
 func (p *page) stranded(c *cost.Cost) {
-	p.raw("<section id=\"stranded\">\n<h2>Stranded GPUs</h2>\n")
-	if c == nil {
-		p.raw("<p>The report has no cost figures.</p>\n</section>\n")
-		return
-	}
+	p.raw("<section id=\"stranded\">\n<h3>Stranded GPUs</h3>\n")
 	p.raw("<p>GPUs (or their shared replicas or MIG slices) on each node that no packing of the classes landing on the pool can use; the bar is the pool at max size.</p>\n")
 	if len(c.Stranded) == 0 {
 		p.raw("<p id=\"no-stranded\">No pool has GPUs.</p>\n</section>\n")
 		return
 	}
-	shown := c.Stranded[:min(len(c.Stranded), HTMLRows)]
-	p.rowsCut(len(shown), len(c.Stranded), "pool and instance type pairs")
+	shown := firstRows(p, c.Stranded, "pool and instance type pairs")
 	var top float64
 	for _, s := range c.Stranded {
 		top = max(top, float64(s.Stranded*s.Nodes))

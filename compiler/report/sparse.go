@@ -24,15 +24,16 @@ import (
 // sparseDoc is the document around the placement, which is spliced in
 // where it says null.
 type sparseDoc struct {
-	SchemaVersion int             `json:"schemaVersion"`
-	Pools         []string        `json:"pools"`
-	Classes       []string        `json:"classes"`
-	Placement     *struct{}       `json:"placement"`
-	Findings      []check.Finding `json:"findings"`
-	Capacity      []check.Commit  `json:"capacity"`
-	Units         []check.Unit    `json:"units,omitempty"`
-	Cost          *cost.Cost      `json:"cost,omitempty"`
-	Summary       Summary         `json:"summary"`
+	SchemaVersion int              `json:"schemaVersion"`
+	Pools         []string         `json:"pools"`
+	PoolInfo      []check.PoolInfo `json:"poolInfo,omitempty"`
+	Classes       []string         `json:"classes"`
+	Placement     *struct{}        `json:"placement"`
+	Findings      []check.Finding  `json:"findings"`
+	Capacity      []check.Commit   `json:"capacity"`
+	Units         []check.Unit     `json:"units,omitempty"`
+	Cost          *cost.Cost       `json:"cost,omitempty"`
+	Summary       Summary          `json:"summary"`
 }
 
 // refusal is the pools of one class refused for one reason set.
@@ -130,7 +131,7 @@ func same(a, b []string) bool {
 // copying them in cost several times the document in allocation).
 func sparseJSON(r *check.Report, rows []row) ([]byte, error) {
 	doc, err := json.MarshalIndent(sparseDoc{
-		SchemaVersion: SchemaVersion, Pools: r.Pools, Classes: r.Classes,
+		SchemaVersion: SchemaVersion, Pools: r.Pools, PoolInfo: r.PoolInfo, Classes: r.Classes,
 		Findings: r.Findings, Capacity: r.Capacity, Units: r.Units, Cost: r.Cost,
 		Summary: Summary{Errors: r.Errors(), Warnings: len(r.Findings) - r.Errors()},
 	}, "", "  ")

@@ -79,10 +79,15 @@ func TestExampleFleetPages(t *testing.T) {
 				t.Fatalf("%s: %v", report.JSONPath, err)
 			}
 			page := filepath.Join(tree, report.HTMLPath)
-			doc, shot := render(t, page)
+			doc, shot := renderWhole(t, page, filepath.Base(spec))
 			if bad := checkPage(doc, rep); len(bad) > 0 {
 				t.Errorf("the page disagrees with placement.json:\n%s", report1(bad))
 			}
+			md := readFile(t, filepath.Join(tree, report.MarkdownPath))
+			if bad := checkSections(doc, md); len(bad) > 0 {
+				t.Errorf("the page lacks what placement.md says:\n%s", report1(bad))
+			}
+			t.Logf("%d sections of placement.md on the page", len(parseMarkdown(md)))
 			cells := len(find(doc, func(n *xhtml.Node) bool {
 				_, ok := attr(n, "data-fits")
 				return n.DataAtom == atom.Td && ok

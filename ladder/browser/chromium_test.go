@@ -160,14 +160,7 @@ const shotW, shotH = 1280, 900
 // copy in $BROWSER_SHOTS if set.
 func readShot(t *testing.T, path, shot string) image.Image {
 	t.Helper()
-	b, err := os.ReadFile(shot)
-	if err != nil {
-		t.Fatalf("chromium wrote no screenshot of %s: %v", path, err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("screenshot of %s: %v", path, err)
-	}
+	b, img := decodeShot(t, path, shot)
 	if r := img.Bounds(); r.Dx() != shotW || r.Dy() != shotH {
 		t.Errorf("screenshot of %s is %dx%d, want %dx%d", path, r.Dx(), r.Dy(), shotW, shotH)
 	}
@@ -178,4 +171,18 @@ func readShot(t *testing.T, path, shot string) image.Image {
 		}
 	}
 	return img
+}
+
+// decodeShot reads and decodes the PNG Chromium took of the page at path.
+func decodeShot(t *testing.T, path, shot string) ([]byte, image.Image) {
+	t.Helper()
+	b, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatalf("chromium wrote no screenshot of %s: %v", path, err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot of %s: %v", path, err)
+	}
+	return b, img
 }

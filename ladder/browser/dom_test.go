@@ -437,7 +437,7 @@ func rows(doc *html.Node, id string) ([]*html.Node, error) {
 	var out []*html.Node
 	for _, tbody := range elements(table, atom.Tbody) {
 		for _, tr := range children(tbody, atom.Tr) {
-			if len(tr.Attr) > 0 { // not a "none" row
+			if len(tr.Attr) > 0 && !hasClass(tr, "group") { // not a "none" row, nor a group's head
 				out = append(out, tr)
 			}
 		}
@@ -470,15 +470,36 @@ func checkCost(doc *html.Node, rep *placementJSON) []string {
 	if len(trs) != min(len(c.Classes), report.HTMLRows) {
 		bad = append(bad, fmt.Sprintf("%d class cost rows, the JSON %d", len(trs), len(c.Classes)))
 	}
-	for i, tr := range trs[:min(len(trs), len(c.Classes))] {
-		w := c.Classes[i]
+	// The rows are grouped by pool, in the report's pool order, each
+	// pool's classes in the JSON's order.
+	want := map[[2]string]int{}
+	for i, w := range c.Classes {
+		want[[2]string{w.Class, w.Pool}] = i
+	}
+	poolAt := map[string]int{}
+	for j, p := range rep.Pools {
+		poolAt[p] = j
+	}
+	last, lastPool := -1, -1
+	for i, tr := range trs {
 		class, _ := attr(tr, "data-class")
 		pool, _ := attr(tr, "data-pool")
 		hourly, _ := attr(tr, "data-hourly")
+		k, ok := want[[2]string{class, pool}]
+		if !ok {
+			bad = append(bad, fmt.Sprintf("class cost row %d is %s on %s, which the JSON does not price", i, class, pool))
+			continue
+		}
+		w := c.Classes[k]
+		if j := poolAt[pool]; j < lastPool || (j == lastPool && k < last) {
+			bad = append(bad, fmt.Sprintf("class cost row %d (%s on %s) is out of the pools' order", i, class, pool))
+		} else {
+			last, lastPool = k, j
+		}
 		tds := children(tr, atom.Td)
 		where := w.Class + " on " + w.Pool
-		if class != w.Class || pool != w.Pool || len(tds) != 7 || text(tds[0]) != w.Class || text(tds[1]) != w.Pool || text(tds[2]) != w.Type {
-			bad = append(bad, fmt.Sprintf("class cost row %d is %s on %s, the JSON's %s", i, class, pool, where))
+		if len(tds) != 7 || text(tds[0]) != w.Class || text(tds[1]) != w.Pool || text(tds[2]) != w.Type {
+			bad = append(bad, fmt.Sprintf("class cost row %d shows %s, the JSON's %s", i, text(tr), where))
 			continue
 		}
 		if text(tds[4]) != strconv.FormatInt(w.Nodes, 10) {
