@@ -26,7 +26,10 @@ var workloads = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v
 type kueueDecision struct {
 	admitted bool
 	flavors  map[string]string
-	message  string
+	// podSets is each PodSet's flavor (its GPUs', else any resource's),
+	// by name: an ML kind's several.
+	podSets map[string]string
+	message string
 	// workload is the Workload's name.
 	workload string
 	// topology is the admission's topology assignment, where Kueue's
@@ -66,6 +69,9 @@ func (fr *fleetRun) admission() {
 		for _, class := range q.Classes {
 			c := fr.cl.Class(class)
 			if mlKind(c) {
+				if u := unitOf(fr.res.Report, q.Tenant, class); u != nil && len(u.PodSets) > 0 && mlAdmitted(c.Kind) {
+					fr.mlAdmission(dyn, q.Tenant, ns, class, u)
+				}
 				continue
 			}
 			a := m.Assign(q.ClusterQueue, c.Pod, m.ClassRequest(c, ns), kueuemodel.UnitPods(c))
@@ -328,11 +334,13 @@ func decisionOf(w *unstructured.Unstructured) (kueueDecision, bool) {
 			continue
 		}
 		if cond["status"] == "True" {
-			d := kueueDecision{admitted: true, flavors: map[string]string{}, workload: w.GetName()}
+			d := kueueDecision{admitted: true, flavors: map[string]string{}, podSets: map[string]string{}, workload: w.GetName()}
 			psas, _, _ := unstructured.NestedSlice(w.Object, "status", "admission", "podSetAssignments")
 			for _, psa := range psas {
 				fl, _, _ := unstructured.NestedStringMap(psa.(map[string]any), "flavors")
 				maps.Copy(d.flavors, fl)
+				name, _ := psa.(map[string]any)["name"].(string)
+				d.podSets[name] = kueueDecision{flavors: fl}.flavor()
 				if raw, ok := psa.(map[string]any)["topologyAssignment"]; ok && raw != nil {
 					ta, err := parseTopologyAssignment(raw)
 					switch {

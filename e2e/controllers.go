@@ -159,6 +159,11 @@ func (fr *fleetRun) clearExamplesOnce(dyn dynamic.Interface) {
 			if err := deleteApps(); err != nil {
 				fr.t.Fatalf("namespace %s: %v", ns, err)
 			}
+			// The ML kinds' first too: Kueue makes their Workloads again
+			// while they are there.
+			if err := clearMLExamples(fr, dyn, ns); err != nil {
+				fr.t.Fatalf("namespace %s: %v", ns, err)
+			}
 			if err := clearJobs(fr, dyn, ns, ""); err != nil {
 				fr.t.Fatalf("namespace %s: %v", ns, err)
 			}

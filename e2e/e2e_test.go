@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,6 +154,16 @@ func TestEndToEnd(t *testing.T) {
 		sum(st.Queued), st.Queued[kinds[0]], st.Queued[kinds[1]], st.Queued[kinds[2]], st.Workloads, sum(st.Admitted), st.Admitted[kinds[0]], st.Admitted[kinds[1]], st.Admitted[kinds[2]], sum(st.Queued)-sum(st.Admitted),
 		sum(st.UnitPods), st.UnitPods[kinds[0]], st.UnitPods[kinds[1]], st.UnitPods[kinds[2]], st.UnitBound, st.UnitPending, st.UnitGated, st.Preempted, st.Protected,
 		st.TASAdmitted, st.TASRefused, st.TASUnmatched, st.Waves, st.WavesBound, st.OverQuota, st.DevicePluginNodes, st.MPSNodes, st.DRANodes, st.EFANodes, st.DRAClaims, st.DriftNodes, st.Evictions, st.SystemPods, st.NoScheduler, st.Rollouts, st.RolloutsStalled, st.CAScaleUps, st.CANodes, st.CAMaxSize, st.CAUnready, st.KarpenterNodes, st.KarpenterLaunches, st.KarpenterTypeAgrees, st.KarpenterTypeDiffers, st.KarpenterBound, st.KarpenterRefused, st.KarpenterDRA, st.KarpenterLaunch)
+	var ml []string
+	for _, k := range slices.Sorted(maps.Keys(st.Queued)) {
+		if _, ok := mlResources[k]; ok {
+			ml = append(ml, fmt.Sprintf("%s %d (%d admitted)", k, st.Queued[k], st.Admitted[k]))
+		}
+	}
+	t.Logf("e2e: ML kinds' workloads through the running Kueue's own integrations (no controller of theirs runs), each admitted whole or not at all and each PodSet to its flavor as the checker said: %s; a checker giving every role its first role's flavor disagrees on %d of the %d admitted with several pod sets", strings.Join(ml, ", "), st.MLCaught, st.MLCompared)
+	if st.MLCompared > 0 && st.MLCaught == 0 {
+		t.Error("a checker giving every role of an ML kind its first role's flavor went unnoticed")
+	}
 }
 
 func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def *proc, kq *kueues, fc fleetCase, st *Stats) {

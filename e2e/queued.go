@@ -175,7 +175,13 @@ func (fr *fleetRun) create(ns, class, name string, tweak func(*metav1.ObjectMeta
 			meta = got.ObjectMeta
 		}
 	default:
-		return nil, fmt.Errorf("class %s: Kueue queues no %s here", class, kind)
+		if !mlAdmitted(kind) {
+			return nil, fmt.Errorf("class %s: Kueue queues no %s here", class, kind)
+		}
+		if err := fr.createML(s, kind, doc); err != nil {
+			return nil, fmt.Errorf("create %s: %w", kind, err)
+		}
+		return s, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", kind, err)

@@ -33,6 +33,10 @@ type Stats struct {
 	// Workloads are Kueue's Workloads of them (a Deployment's one a pod).
 	Queued, Admitted map[string]int
 	Workloads        int
+	// MLCompared are the admitted ML workloads of several pod sets, and
+	// MLCaught those a checker giving every role its first role's flavor
+	// would have disagreed on.
+	MLCompared, MLCaught int
 	// ByController is kind → the pods its controller made of the classes'
 	// user workloads; Held counts the queued ones Kueue held.
 	ByController map[string]int
