@@ -224,14 +224,7 @@ func (k *Kueue) admitAll(ctx context.Context, cq string, j *batchv1.Job) (steps 
 		return nil, 0, "", err
 	}
 	var assumed []*kueue.Workload
-	defer func() {
-		for _, wl := range assumed {
-			_ = k.cache.DeleteWorkload(log, workload.Key(wl))
-		}
-		if s, serr := k.cache.Snapshot(ctx); serr == nil {
-			k.snapshot = s
-		}
-	}()
+	defer func() { k.forget(ctx, assumed) }()
 	for i := 0; i < 256; i++ {
 		snap, err := k.cache.Snapshot(ctx)
 		if err != nil {
