@@ -40,8 +40,9 @@ const (
 // a run admitted late in the block still needs the block to have that
 // much left, which no build can know.
 const (
-	reasonReservedRunTimeNone = "class %s can land on pool %s, whose Capacity Block %s is %s long, but has no maxRunTime: %s, and the run dies with them; give the class a maxRunTime under %s, so that Kueue ends it first (\"exceeding the maximum execution time\")"
-	reasonReservedRunTimeLong = "class %s can land on pool %s, whose Capacity Block %s is %s long, but its maxRunTime (%s) is not shorter than the %s left before %s; give the class a maxRunTime under %s"
+	reasonReservedRunTimeNone     = "class %s can land on pool %s, whose Capacity Block %s is %s long, but has no maxRunTime: %s, and the run dies with them; give the class a maxRunTime under %s, so that Kueue ends it first (\"exceeding the maximum execution time\")"
+	reasonReservedRunTimeUnqueued = "class %s can land on pool %s, whose Capacity Block %s is %s long, but Kueue does not queue it, so nothing ends its run: %s, and the run dies with them; set queue: true and a maxRunTime under %s, so that Kueue ends it first (\"exceeding the maximum execution time\")"
+	reasonReservedRunTimeLong     = "class %s can land on pool %s, whose Capacity Block %s is %s long, but its maxRunTime (%s) is not shorter than the %s left before %s; give the class a maxRunTime under %s"
 )
 
 // drains is who takes a pool's block nodes away, and how long before the
@@ -84,6 +85,8 @@ func reservedRunTime(c *sched.Class, w *sched.Row, pools []sched.Pool, drains fu
 		run := time.Duration(c.MaxExecSeconds) * time.Second
 		var msg string
 		switch {
+		case !c.Queued:
+			msg = fmt.Sprintf(reasonReservedRunTimeUnqueued, c.Name, p.Name, b.Selector, dur(length), gone, dur(room))
 		case c.MaxExecSeconds == 0:
 			msg = fmt.Sprintf(reasonReservedRunTimeNone, c.Name, p.Name, b.Selector, dur(length), gone, dur(room))
 		case run >= room:

@@ -58,7 +58,7 @@ func runTimeCases() []runTimeCase {
 }
 
 func runRunTime(tc runTimeCase, drains func(*sched.Pool) (time.Duration, string)) []check.Finding {
-	cls := &sched.Class{Name: "c", Kind: tc.kind, Of: tc.of, MaxExecSeconds: tc.seconds}
+	cls := &sched.Class{Name: "c", Kind: tc.kind, Of: tc.of, MaxExecSeconds: tc.seconds, Queued: true}
 	p := sched.Pool{Name: "p", Reserved: tc.reserved}
 	if tc.karpenter {
 		p.KarpenterNodes = 2
@@ -104,5 +104,16 @@ func TestReservedRunTimeCatchesBugs(t *testing.T) {
 		if n != bug.want {
 			t.Errorf("%s: caught by %d cases, want %d", bug.name, n, bug.want)
 		}
+	}
+}
+
+// A Job Kueue does not queue cannot carry a run time (vet refuses it):
+// nothing ends its run before the block's nodes go.
+func TestReservedRunTimeUnqueued(t *testing.T) {
+	day := runTimeCases()[0].reserved
+	cls := &sched.Class{Name: "c", Kind: keys.KindJob}
+	f := ReservedRunTime(cls, sched.NewRow([]sched.Cell{{Fits: true, Type: "p5.48xlarge"}}), []sched.Pool{{Name: "p", Reserved: day}})
+	if want := "but Kueue does not queue it, so nothing ends its run: EC2 terminates"; len(f) != 1 || !strings.Contains(f[0].Message, want) || !strings.Contains(f[0].Message, "set queue: true and a maxRunTime under 23h30m") {
+		t.Errorf("findings %+v, want one containing %q", f, want)
 	}
 }
