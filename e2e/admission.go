@@ -37,6 +37,10 @@ type kueueDecision struct {
 	// group's), or why it could not be read.
 	topology    *tasAssignment
 	topologyErr error
+	// maxExec is the Workload's spec.maximumExecutionTimeSeconds, which
+	// Kueue's job reconciler copies from the workload's
+	// kueue.x-k8s.io/max-exec-time-seconds label (0: none).
+	maxExec int64
 }
 
 func (d kueueDecision) String() string {
@@ -106,6 +110,11 @@ func (fr *fleetRun) admission() {
 			}
 			fr.count(s)
 			got := s.first(want.flavor())
+			if int64(c.MaxExecSeconds) != got.maxExec {
+				fr.fail("tenant %s, class %s: the running Kueue's Workload %s has maximumExecutionTimeSeconds %d, the tree's label %d", q.Tenant, class, got.workload, got.maxExec, c.MaxExecSeconds)
+			} else if got.maxExec > 0 {
+				fr.t.Logf("tenant %s, class %s: the running Kueue's Workload %s runs at most %ds, as the class's label says", q.Tenant, class, got.workload, got.maxExec)
+			}
 			fr.t.Logf("tenant %s, class %s (%s %s in %s): Kueue %s", q.Tenant, class, s.kind, s.name, ns, s)
 			if te != nil && !te.admits() {
 				fr.tasRefused(dyn, q.Tenant, class, s, te)
@@ -327,6 +336,13 @@ func clearWorkloads(fr *fleetRun, dyn dynamic.Interface, ns string) error {
 // decisionOf reads a Workload's QuotaReserved condition: true with the
 // admission's flavors, or false with Kueue's message once it has tried.
 func decisionOf(w *unstructured.Unstructured) (kueueDecision, bool) {
+	d, ok := admissionOf(w)
+	d.maxExec, _, _ = unstructured.NestedInt64(w.Object, "spec", "maximumExecutionTimeSeconds")
+	return d, ok
+}
+
+// admissionOf is decisionOf but for the Workload's spec.
+func admissionOf(w *unstructured.Unstructured) (kueueDecision, bool) {
 	conds, _, _ := unstructured.NestedSlice(w.Object, "status", "conditions")
 	for _, c := range conds {
 		cond, _ := c.(map[string]any)

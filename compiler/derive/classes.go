@@ -28,6 +28,9 @@ func deriveClass(name string, c spec.Class, dedicated []string, cl cloud.Cloud) 
 	var wl map[string]string
 	if c.Queued() {
 		wl = map[string]string{kueue.LabelQueueName: LocalQueueName, kueue.LabelPriorityClass: c.Priority}
+		if s, ok := MaxExecSeconds(c); ok {
+			wl[kueue.LabelMaxExecTime] = strconv.FormatInt(s, 10)
+		}
 	}
 	out := Class{
 		Name:           name,

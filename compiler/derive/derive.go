@@ -178,18 +178,16 @@ func (d *Fleet) Pool(name string) *Pool {
 }
 
 // CapacityUnits is how many units of r the pool holds at max size, on its
-// largest instance type.
+// largest instance type (on a reservation-only pool, its reserved
+// instances: launchable).
 func (p *Pool) CapacityUnits(r corev1.ResourceName, unit resource.Quantity) int64 {
-	var best int64
-	for _, in := range p.Instances {
+	return p.launchable(func(in catalog.Instance) int64 {
 		q := in.Capacity()[r]
 		if r == corev1.ResourceCPU {
-			best = max(best, q.MilliValue()/unit.MilliValue())
-		} else {
-			best = max(best, q.Value()/unit.Value())
+			return q.MilliValue() / unit.MilliValue()
 		}
-	}
-	return best * int64(p.Spec.Size.Max)
+		return q.Value() / unit.Value()
+	})
 }
 
 // Class returns the derived class of that name.

@@ -3,6 +3,7 @@ package derive
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -88,4 +89,18 @@ func LevelLabel(level string, cl cloud.Cloud) string {
 		}
 	}
 	return keys.LabelHostname
+}
+
+// MaxExecSeconds is a queued batch class's run time in whole seconds, as
+// its workloads' kueue.x-k8s.io/max-exec-time-seconds label gives it to
+// Kueue; false when it sets none (validation refuses the rest).
+func MaxExecSeconds(c spec.Class) (int64, bool) {
+	if c.MaxRunTime == "" || !c.Batch() || !c.Queued() {
+		return 0, false
+	}
+	d, err := spec.RunTime(c.MaxRunTime)
+	if err != nil {
+		return 0, false
+	}
+	return int64(d / time.Second), true
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/cloud/aws"
 	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/spec"
+	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
 
 func TestJobPolicy(t *testing.T) {
@@ -40,6 +41,32 @@ func TestJobPolicy(t *testing.T) {
 			}
 			if d := cmp.Diff(tc.annotations, c.Template.Annotations); d != "" {
 				t.Errorf("pod annotations (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestMaxExecSeconds: a queued batch class's run time is its workloads'
+// kueue.x-k8s.io/max-exec-time-seconds label, in whole seconds; nothing
+// else carries one.
+func TestMaxExecSeconds(t *testing.T) {
+	no := false
+	for _, tc := range []struct {
+		name  string
+		class spec.Class
+		want  string
+	}{
+		{"job", spec.Class{Kind: keys.KindJob, MaxRunTime: "6h"}, "21600"},
+		{"jobset", spec.Class{Kind: keys.KindJobSet, MaxRunTime: "1h30m"}, "5400"},
+		{"none", spec.Class{Kind: keys.KindJob}, ""},
+		{"unqueued", spec.Class{Kind: keys.KindJob, Queue: &no, MaxRunTime: "6h"}, ""},
+		{"deployment", spec.Class{Kind: keys.KindDeployment, MaxRunTime: "6h"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.class.Container, tc.class.Priority = "main", "p"
+			c := deriveClass("c", tc.class, nil, aws.Cloud{})
+			if got := c.WorkloadLabels[kueue.LabelMaxExecTime]; got != tc.want {
+				t.Errorf("%s = %q, want %q", kueue.LabelMaxExecTime, got, tc.want)
 			}
 		})
 	}

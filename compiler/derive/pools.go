@@ -129,21 +129,43 @@ func (p *Pool) Replicas() int64 {
 // resources: time-sliced GPUs multiplied, MIG pools in slices.
 func (p *Pool) Units(r corev1.ResourceName, unit resource.Quantity) int64 {
 	if r == p.Fabric {
-		var best int64
-		for _, in := range p.Instances {
+		return p.launchable(func(in catalog.Instance) int64 {
 			if p.Spec.EFA {
-				best = max(best, in.EFA)
+				return in.EFA
 			}
-		}
-		return best * int64(p.Spec.Size.Max)
+			return 0
+		})
 	}
 	if r != keys.ResourceGPU && !catalog.IsMIGResource(r) {
 		return p.CapacityUnits(r, unit)
 	}
+	return p.launchable(func(in catalog.Instance) int64 {
+		q := in.Shared(in.Capacity(), p.Replicas(), p.Spec.MIG)[r]
+		return q.Value() / unit.Value()
+	})
+}
+
+// launchable is what the pool's nodes hold at max size, per the units
+// each instance holds: max nodes of its largest type, or, on a pool that
+// launches only into its reservations (whenExhausted "none"), each
+// reservation's instances of its type, all it can launch (Karpenter
+// offers only reserved capacity with instances left; a managed group's
+// launch template targets its reservation).
+func (p *Pool) launchable(per func(catalog.Instance) int64) int64 {
+	if p.Spec.IsReserved() && !p.Spec.FallsBack() {
+		var n int64
+		for _, r := range p.Spec.Reserved {
+			for _, in := range p.Instances {
+				if in.Name == r.InstanceType {
+					n += int64(r.Count) * per(in)
+				}
+			}
+		}
+		return n
+	}
 	var best int64
 	for _, in := range p.Instances {
-		q := in.Shared(in.Capacity(), p.Replicas(), p.Spec.MIG)[r]
-		best = max(best, q.Value()/unit.Value())
+		best = max(best, per(in))
 	}
 	return best * int64(p.Spec.Size.Max)
 }

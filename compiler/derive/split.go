@@ -53,7 +53,8 @@ func split(q *Queue, total *spec.Quota, l *landing, need map[string]corev1.Resou
 		if !limited {
 			tq = units2q(sum, unit)
 		}
-		for i, v := range apportion(caps, reserve, tq, unit) {
+		shares := capReserved(q.Flavors, caps, apportion(caps, reserve, tq, unit), unit, l)
+		for i, v := range shares {
 			if r == keys.ResourceGPU {
 				migShare(q.Nominal[q.Flavors[i]], &v, q.Flavors[i], q.Covered, l)
 			}

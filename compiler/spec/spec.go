@@ -278,7 +278,11 @@ type Class struct {
 	Checkpoint *bool `json:"checkpoint,omitempty"`
 	// BackoffLimit (Jobs only) is the Job's backoffLimit: failures of the
 	// work itself; disruptions never count. Nil takes derive's default.
-	BackoffLimit     *int32            `json:"backoffLimit,omitempty"`
+	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
+	// MaxRunTime (queued batch kinds only) is how long one of its
+	// workloads may run once admitted ("6h", "90m"): Kueue deactivates it
+	// then (kueue.x-k8s.io/max-exec-time-seconds).
+	MaxRunTime       string            `json:"maxRunTime,omitempty"`
 	SchedulerName    string            `json:"schedulerName,omitempty"`
 	SchedulerProfile string            `json:"schedulerProfile,omitempty"` // "binpack" or "spread"
 	Container        string            `json:"container"`

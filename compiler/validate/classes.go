@@ -44,6 +44,7 @@ func (c *checker) classes() {
 			c.rollout(name, *cl.Rollout)
 		}
 		c.topology(name, cl)
+		c.maxRunTime(name, cl)
 		if cl.BackoffLimit != nil && cl.Kind != keys.KindJob {
 			c.errorf(p("classes", name, "backoffLimit"), "backoffLimit needs kind Job, not %s: only a Job fails after retries", cl.Kind)
 		}

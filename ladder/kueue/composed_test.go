@@ -456,14 +456,7 @@ func (k *Kueue) admitDeployment(ctx context.Context, cq string, base handoff.Rec
 	}
 	var steps []step
 	var assumed []*kueue.Workload
-	defer func() {
-		for _, wl := range assumed {
-			_ = k.cache.DeleteWorkload(log, workload.Key(wl))
-		}
-		if s, err := k.cache.Snapshot(ctx); err == nil {
-			k.snapshot = s
-		}
-	}()
+	defer func() { k.forget(ctx, assumed) }()
 	for i := int32(0); i < w.Pods; i++ {
 		if opts.ignoreQuota && len(steps) > 0 {
 			steps[0].n++

@@ -466,3 +466,14 @@ func (k *Kueue) ExtendedRequests(ctx context.Context, namespace, name string, po
 	}
 	return add, replaced, nil
 }
+
+// forget takes the Workloads a test assumed in Kueue's cache out again
+// and takes the snapshot anew, as if they had never been admitted.
+func (k *Kueue) forget(ctx context.Context, assumed []*kueue.Workload) {
+	for _, wl := range assumed {
+		_ = k.cache.DeleteWorkload(klog.Background(), workload.Key(wl))
+	}
+	if s, err := k.cache.Snapshot(ctx); err == nil {
+		k.snapshot = s
+	}
+}

@@ -221,6 +221,7 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, any, error) {
 	// webhooks copy the name onto a Deployment's or StatefulSet's pods).
 	c.Queued = meta.Labels[kueue.LabelQueueName] != ""
 	c.PriorityClass = meta.Labels[kueue.LabelPriorityClass]
+	c.MaxExecSeconds = maxExecSeconds(meta.Labels)
 	tpl = tpl.DeepCopy()
 	c.Pod = &corev1.Pod{ObjectMeta: tpl.ObjectMeta, Spec: tpl.Spec}
 	c.Pod.Name = name

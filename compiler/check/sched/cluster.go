@@ -135,6 +135,10 @@ type Class struct {
 	// workloads by.
 	Queued        bool
 	PriorityClass string
+	// MaxExecSeconds is the Workload's spec.maximumExecutionTimeSeconds
+	// Kueue makes of the workload's kueue.x-k8s.io/max-exec-time-seconds
+	// label; 0 for none.
+	MaxExecSeconds int32
 	// MaxSurge and MaxUnavailable are a Deployment's rolling update in
 	// pods, resolved as its controller resolves them.
 	MaxSurge, MaxUnavailable int32

@@ -19,6 +19,12 @@ const APIVersion = "kueue.x-k8s.io/v1beta2"
 const (
 	LabelQueueName     = "kueue.x-k8s.io/queue-name"
 	LabelPriorityClass = "kueue.x-k8s.io/priority-class"
+	// LabelMaxExecTime is a workload's maximum execution time in seconds:
+	// Kueue v0.19.2 pkg/controller/constants MaxExecTimeSecondsLabel, a
+	// label on the job object that jobframework.NewWorkload copies into
+	// the Workload's spec.maximumExecutionTimeSeconds
+	// (MaximumExecutionTimeSecondsForObject) for every GenericJob kind.
+	LabelMaxExecTime = "kueue.x-k8s.io/max-exec-time-seconds"
 )
 
 // CRD limits.
