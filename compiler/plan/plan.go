@@ -72,7 +72,9 @@ type Group struct {
 // taints, nodeClass, expireAfter. Action is what the merge does (classify.go), Why says so where
 // it destroys or replaces, Drift is Karpenter's decision, and Classes are
 // those that landed on the pool when it is destroyed or replaced,
-// Stranded those of them that land nowhere after.
+// Stranded those of them that land nowhere after. Hits are what draining
+// the pool does to each of those classes' work, most dangerous first, and
+// Surge what a replace runs twice (work.go).
 type GroupChange struct {
 	Pool     string   `json:"pool"`
 	Change   string   `json:"change"`
@@ -84,6 +86,8 @@ type GroupChange struct {
 	Drift    []Drift  `json:"drift,omitempty"`
 	Classes  []string `json:"classes,omitempty"`
 	Stranded []string `json:"stranded,omitempty"`
+	Hits     []Hit    `json:"hits,omitempty"`
+	Surge    *Surge   `json:"surge,omitempty"`
 }
 
 // ClassChange is one class's placement changed: the pools whose capacity
