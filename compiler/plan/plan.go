@@ -25,10 +25,17 @@ type Plan struct {
 	Findings   FindingsChange `json:"findings"`
 	// Objects are the other objects whose change the API server refuses,
 	// or that are created or destroyed: PriorityClasses.
-	Objects []ObjectChange  `json:"objects"`
-	Files   []DirFiles      `json:"files"`
-	Summary Summary         `json:"summary"`
-	errors  []check.Finding // the new errors, with their spec positions
+	Objects []ObjectChange `json:"objects"`
+	Files   []DirFiles     `json:"files"`
+	Summary Summary        `json:"summary"`
+	// Live is what was read of the running cluster, with --nodes (and
+	// --pods); QuotaCuts the tenant quotas the change sets below what
+	// their live pods use (live.go).
+	Live      *Live           `json:"live,omitempty"`
+	QuotaCuts []QuotaCut      `json:"quotaCuts,omitempty"`
+	errors    []check.Finding // the new errors, with their spec positions
+	// The states compared, for WithLive.
+	before, after *State
 }
 
 // The kinds of change of a node group, class or tenant.
@@ -88,6 +95,10 @@ type GroupChange struct {
 	Stranded []string `json:"stranded,omitempty"`
 	Hits     []Hit    `json:"hits,omitempty"`
 	Surge    *Surge   `json:"surge,omitempty"`
+	// LiveNodes and LivePods are the running nodes the pool's change
+	// drains and the pods bound to them, with --nodes and --pods (live.go).
+	LiveNodes []string  `json:"liveNodes,omitempty"`
+	LivePods  []LivePod `json:"livePods,omitempty"`
 }
 
 // ClassChange is one class's placement changed: the pools whose capacity
@@ -142,6 +153,9 @@ type TenantChange struct {
 	// Enforcement is how its admission policies' action moved; nil if
 	// it did not.
 	Enforcement *EnforcementChange `json:"enforcement,omitempty"`
+	// LivePods are the running pods in the namespaces a prune deletes,
+	// with --pods.
+	LivePods []LivePod `json:"livePods,omitempty"`
 }
 
 // ObjectChange is an object other than the above created, destroyed, or
