@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,6 +134,11 @@ func TestEndToEnd(t *testing.T) {
 				t.Error(err)
 			}
 		}
+	}
+	// The API server refuses exactly what plan calls refused: on shard
+	// 0's control plane, once its fleets are done (planrefused.go).
+	if s := os.Getenv("E2E_SHARD"); s == "" || strings.HasPrefix(s, "0/") {
+		testPlanRefusals(t, ctx, a, repo)
 	}
 	failed = false
 	kinds := []string{keys.KindJob, keys.KindStatefulSet, keys.KindDeployment}
