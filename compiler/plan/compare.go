@@ -30,7 +30,7 @@ func Compare(before, after *State, files []FileChange) *Plan {
 	p.Objects = orEmpty(p.Objects)
 	p.summarize(len(files))
 	p.classify(before, after, components)
-	p.work(before)
+	p.work(before, after)
 	return p
 }
 

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -18,9 +19,13 @@ import (
 // evicted pod restarts the whole of it. Budget is a serving class's
 // PodDisruptionBudget as the disruption controller counts it.
 type Hit struct {
-	Class  string  `json:"class"`
-	Kind   string  `json:"kind,omitempty"`
-	Moves  bool    `json:"moves"`
+	Class string `json:"class"`
+	Kind  string `json:"kind,omitempty"`
+	Moves bool   `json:"moves"`
+	// Waits says its evicted pods wait for the pool's new nodes: its
+	// managed node groups are deleted before they are created again
+	// (Surge.Gap), and it lands on no other pool.
+	Waits  bool    `json:"waits,omitempty"`
 	Gang   bool    `json:"gang,omitempty"`
 	Budget *Budget `json:"budget,omitempty"`
 }
@@ -34,8 +39,8 @@ type Hit struct {
 // eviction API evicts only while DisruptionsAllowed is above 0.
 //
 // Below says the drain takes the class below DesiredHealthy ready
-// replicas: its evicted pods have nowhere to go, so the budget only delays
-// the loss (a deleted node group's or Karpenter's node is terminated once
+// replicas: its evicted pods have nowhere to go (or wait for the pool's
+// new nodes), so the budget only delays the loss (a deleted node group's or Karpenter's node is terminated once
 // its grace period ends). Blocked says the budget allows no eviction at
 // all: the drain waits on it.
 type Budget struct {
@@ -49,16 +54,21 @@ type Budget struct {
 }
 
 // Surge is the old nodes that run beside their replacements while a pool
-// is replaced, at the pool's max size, and what they cost on top: a
-// managed node group created before the old is deleted (so its work has
-// somewhere to go) runs all its nodes twice; Karpenter launches each
-// drifted node's replacement before it drains it, at most its disruption
-// budget at once (10% of the NodePool's nodes, rounded up:
-// sigs.k8s.io/karpenter pkg/apis/v1/nodepool.go Budget.GetAllowedDisruptions,
-// v1.15.0).
+// is replaced, at the pool's max size, and what they cost on top.
+// Karpenter launches each drifted node's replacement before it drains it
+// (sigs.k8s.io/karpenter pkg/controllers/disruption, v1.15.0), at most its
+// disruption budget at once: 10% of the NodePool's nodes, rounded up
+// (pkg/apis/v1/nodepool.go Budget.GetAllowedDisruptions). Managed node
+// groups under new names (zoneGroups on or off, another provisioner) can
+// be created before the old are deleted: all the old nodes run beside
+// them. Gap says a managed node group is recreated under its own name,
+// which eksctl and Terraform (a resource keyed by the name) can do only by
+// deleting it first: no old and new nodes together, and work that lands
+// only on the pool waits for the new ones.
 type Surge struct {
 	Nodes  int64  `json:"nodes"`
-	Hourly *Range `json:"hourly"`
+	Hourly *Range `json:"hourly,omitempty"`
+	Gap    bool   `json:"gap,omitempty"`
 }
 
 // budgetStatus is the disruption controller's arithmetic for pdb over a
@@ -89,8 +99,8 @@ func budgetStatus(pdb *policyv1.PodDisruptionBudget, expected int32) (desired, a
 
 // newHit is what draining a pool does to class, from its example before
 // the change.
-func newHit(class string, ex Example, moves bool) Hit {
-	h := Hit{Class: class, Kind: ex.Kind, Moves: moves, Gang: ex.Gang || slices.Contains(keys.RoleKinds, ex.Kind)}
+func newHit(class string, ex Example, moves, waits bool) Hit {
+	h := Hit{Class: class, Kind: ex.Kind, Moves: moves, Waits: moves && waits, Gang: ex.Gang || slices.Contains(keys.RoleKinds, ex.Kind)}
 	if pdb := ex.Budget; pdb != nil {
 		desired, allowed, err := budgetStatus(pdb, ex.Pods)
 		if err == nil {
@@ -101,7 +111,7 @@ func newHit(class string, ex Example, moves bool) Hit {
 			if pdb.Spec.MinAvailable != nil {
 				b.MinAvailable = pdb.Spec.MinAvailable.String()
 			}
-			b.Below = !moves && desired > 0
+			b.Below = (!moves || h.Waits) && desired > 0
 			b.Blocked = allowed == 0
 			h.Budget = b
 		}
@@ -115,7 +125,7 @@ func (h Hit) danger() int {
 	switch {
 	case !h.Moves:
 		return 0
-	case h.Budget != nil && (h.Budget.Below || h.Budget.Blocked):
+	case h.Waits || h.Budget != nil && (h.Budget.Below || h.Budget.Blocked):
 		return 1
 	case h.Gang:
 		return 2
@@ -123,43 +133,57 @@ func (h Hit) danger() int {
 	return 3
 }
 
-// work fills each replaced or destroyed pool's hits and surge.
-func (p *Plan) work(before *State) {
+// work fills each replaced or destroyed pool's hits and surge; after says
+// where each class lands after the change.
+func (p *Plan) work(before, after *State) {
 	for i := range p.NodeGroups {
 		g := &p.NodeGroups[i]
 		if g.Action != Replace && g.Action != Destroy {
 			continue
 		}
-		for _, class := range g.Classes {
-			g.Hits = append(g.Hits, newHit(class, before.Examples[class], !slices.Contains(g.Stranded, class)))
-		}
-		slices.SortStableFunc(g.Hits, func(a, b Hit) int { return a.danger() - b.danger() })
 		if g.Action == Replace {
 			g.Surge = surge(g, before.Report)
 		}
+		gap := g.Surge != nil && g.Surge.Gap
+		for _, class := range g.Classes {
+			elsewhere := false
+			for pool := range after.Report.Lands[class] {
+				elsewhere = elsewhere || pool != g.Pool
+			}
+			g.Hits = append(g.Hits, newHit(class, before.Examples[class], !slices.Contains(g.Stranded, class), gap && !elsewhere))
+		}
+		slices.SortStableFunc(g.Hits, func(a, b Hit) int { return a.danger() - b.danger() })
 	}
 }
 
-// surge is what a replace runs twice: the managed nodes whole where the
-// managed node group (or the provisioner) is replaced, Karpenter's budget
-// of nodes where its NodePool drifts; priced per node as the report prices
-// the pool's types, cheapest to dearest.
+// surge is what a replace runs twice: the old managed nodes where the
+// node groups are created under new names, Karpenter's budget of nodes
+// where its NodePool drifts; priced per node as the report prices the
+// pool's types, cheapest to dearest.
 func surge(g *GroupChange, r *Report) *Surge {
 	b, a := g.Before, g.After
-	var n int64
+	s := &Surge{}
 	switch {
 	case b.managed() != a.managed() || b.karpenter() != a.karpenter():
-		n = int64(b.Max)
+		s.Nodes = int64(b.Max - b.KarpenterNodes)
+		if !b.managed() {
+			s.Nodes = int64(b.Max)
+		}
+	case slices.Contains(g.Fields, "nodeGroups"):
+		s.Nodes = int64(b.Max - b.KarpenterNodes)
 	case len(g.Why) > 0:
-		n = int64(b.Max - b.KarpenterNodes)
+		s.Gap = true
 	}
 	if len(g.Drift) > 0 {
-		n += (int64(b.KarpenterNodes) + 9) / 10
+		s.Nodes += (int64(b.KarpenterNodes) + 9) / 10
 	}
-	if n == 0 {
+	if s.Nodes == 0 && !s.Gap {
 		return nil
 	}
-	s := &Surge{Nodes: n, Hourly: &Range{Unknown: "the report has no price for the pool"}}
+	if s.Nodes == 0 {
+		return s
+	}
+	s.Hourly = &Range{Unknown: "the report has no price for the pool"}
 	if r.Cost == nil {
 		return s
 	}
@@ -169,20 +193,26 @@ func surge(g *GroupChange, r *Report) *Surge {
 		}
 		s.Hourly.Unknown = pc.Unknown
 		if pc.Low != nil && pc.High != nil && pc.Low.NodeHourly != nil && pc.High.NodeHourly != nil {
-			low, high := *pc.Low.NodeHourly*float64(n), *pc.High.NodeHourly*float64(n)
+			low, high := *pc.Low.NodeHourly*float64(s.Nodes), *pc.High.NodeHourly*float64(s.Nodes)
 			s.Hourly = &Range{Low: &low, High: &high}
 		}
 	}
 	return s
 }
 
-// line is a hit as the plan says it, after its pool.
-func (h Hit) line(pool string) string {
+// line is a hit as the plan says it, after its pool and what the change
+// does to it.
+func (h Hit) line(pool, action string) string {
 	s := "class " + h.Class + " on pool " + pool + ": "
-	if h.Moves {
-		s += "moves to its other pools or the pool's new nodes"
-	} else {
+	switch {
+	case !h.Moves:
 		s += "has nowhere to go: its evicted pods stay Pending"
+	case h.Waits:
+		s += "its evicted pods wait for the pool's new nodes, which come only after the old node groups are deleted"
+	case action == Replace:
+		s += "moves to the pool's new nodes, or another pool it lands on"
+	default:
+		s += "moves to another pool it lands on"
 	}
 	if h.Gang {
 		s += "; a gang: one evicted pod restarts the whole workload"
@@ -195,7 +225,7 @@ func (h Hit) line(pool string) string {
 		s += fmt.Sprintf("; PodDisruptionBudget %s of %d replicas: %d must stay ready, %d evicted at a time", rule, b.ExpectedPods, b.DesiredHealthy, b.DisruptionsAllowed)
 		switch {
 		case b.Below:
-			s += fmt.Sprintf(", so it falls below %d ready replicas when the nodes go", b.DesiredHealthy)
+			s += fmt.Sprintf(", so it falls below %d ready %s when the nodes go", b.DesiredHealthy, plural(int(b.DesiredHealthy), "replica", "replicas"))
 		case b.Blocked:
 			s += ", so the budget refuses every eviction and the drain waits"
 		}
@@ -205,18 +235,25 @@ func (h Hit) line(pool string) string {
 
 // line is a replace's surge as the plan says it.
 func (s Surge) line(pool string) string {
-	nodes := "nodes"
-	if s.Nodes == 1 {
-		nodes = "node"
+	var parts []string
+	if s.Gap {
+		parts = append(parts, "its managed node groups keep their names, so eksctl and Terraform delete the old before creating the new: work that lands only on this pool waits for the new nodes")
 	}
-	out := fmt.Sprintf("pool %s: old and new nodes run together: up to %d old %s beside their replacements, %s", pool, s.Nodes, nodes, s.Hourly.money())
-	if m := s.Hourly.monthly(); m != "" {
-		out += " (" + m + " if it lasted a month)"
+	if s.Nodes > 0 {
+		nodes := fmt.Sprintf("%d old nodes beside their replacements", s.Nodes)
+		if s.Nodes == 1 {
+			nodes = "1 old node beside its replacement"
+		}
+		out := "old and new nodes run together: up to " + nodes + ", " + s.Hourly.money()
+		if m := s.Hourly.monthly(); m != "" {
+			out += " (" + m + " if it lasted a month)"
+		}
+		if s.Hourly.Low == nil || s.Hourly.High == nil {
+			out += " (" + s.Hourly.Unknown + ")"
+		}
+		parts = append(parts, out)
 	}
-	if s.Hourly.Unknown != "" && (s.Hourly.Low == nil || s.Hourly.High == nil) {
-		out += ": " + s.Hourly.Unknown
-	}
-	return out
+	return "pool " + pool + ": " + strings.Join(parts, "; ")
 }
 
 // workItems are the hits of every replaced or destroyed pool, most
@@ -230,7 +267,7 @@ func (p *Plan) workItems() []string {
 	var surges []string
 	for _, g := range p.NodeGroups {
 		for _, h := range g.Hits {
-			hits = append(hits, item{h.danger(), h.line(g.Pool)})
+			hits = append(hits, item{h.danger(), h.line(g.Pool, g.Action)})
 		}
 		if g.Surge != nil {
 			surges = append(surges, g.Surge.line(g.Pool))

@@ -86,16 +86,23 @@ func TestWork(t *testing.T) {
 		"train": {Kind: keys.KindJob, Pods: 8, Gang: true},
 		"ray":   {Kind: keys.KindRayJob, Pods: 2},
 		"etl":   {Kind: keys.KindJob, Pods: 4},
+		"solo":  {Kind: keys.KindDeployment, Pods: 4, Budget: pdb(num(1), nil)},
+		"both":  {Kind: keys.KindDeployment, Pods: 4, Budget: pdb(num(1), nil)},
 	}, Report: &Report{Cost: &cost.Cost{Pools: []cost.PoolCost{{Pool: "p", Low: &cost.PoolPrice{NodeHourly: &price}, High: &cost.PoolPrice{NodeHourly: &price}}}}}}
 	p := &Plan{NodeGroups: []GroupChange{{
-		Pool: "p", Change: Changed, Action: Replace, Why: []string{"EKS cannot"},
+		Pool: "p", Change: Changed, Action: Replace, Why: []string{"EKS cannot"}, Fields: []string{"nodeGroups"},
 		Before: &Group{Max: 6, KarpenterNodes: 0}, After: &Group{Max: 6},
 		Classes: []string{"etl", "ray", "train", "web"}, Stranded: []string{"web"},
 	}, {
 		Pool: "k", Change: Changed, Action: Replace, Drift: []Drift{{Reason: NodePoolDrifted, Nodes: "all"}},
 		Before: &Group{Max: 11, KarpenterNodes: 11}, After: &Group{Max: 11, KarpenterNodes: 11},
+	}, {
+		// Recreated under its own name: deleted first, nothing runs twice.
+		Pool: "m", Change: Changed, Action: Replace, Why: []string{"EKS cannot"}, Fields: []string{"instanceTypes"},
+		Before: &Group{Max: 4}, After: &Group{Max: 4}, Classes: []string{"both", "solo"},
 	}}}
-	p.work(before)
+	after := &State{Report: &Report{Lands: map[string]map[string]Land{"etl": {"p": {}, "q": {}}, "ray": {"p": {}}, "train": {"q": {}}, "web": {"m": {}}, "solo": {"m": {}}, "both": {"m": {}, "q": {}}}}}
+	p.work(before, after)
 	g := p.NodeGroups[0]
 	var order []string
 	for _, h := range g.Hits {
@@ -120,8 +127,16 @@ func TestWork(t *testing.T) {
 	if s := p.NodeGroups[1].Surge; s == nil || s.Nodes != 2 || s.Hourly.Low != nil {
 		t.Errorf("Karpenter surge: %+v", s)
 	}
+	if s := p.NodeGroups[2].Surge; s == nil || !s.Gap || s.Nodes != 0 || s.Hourly != nil {
+		t.Errorf("a managed group recreated under its name: %+v", s)
+	}
+	// solo lands only on m, which is deleted before it is created again:
+	// it waits, below its budget; both moves to q.
+	if m := p.NodeGroups[2].Hits; len(m) != 2 || m[0].Class != "solo" || !m[0].Waits || !m[0].Budget.Below || m[1].Waits || m[1].Budget.Below {
+		t.Errorf("hits of a pool recreated under its name: %+v", m)
+	}
 	items := p.workItems()
-	if len(items) != 6 || !strings.Contains(items[0], "falls below 2 ready replicas") || !strings.Contains(items[4], "$15.00/h ($10,950/month") || !strings.Contains(items[5], "no price") {
+	if len(items) != 9 || !strings.Contains(items[0], "falls below 2 ready replicas") || !strings.Contains(items[6], "$15.00/h ($10,950/month") || !strings.Contains(items[7], "no price") || !strings.Contains(items[1], "class solo on pool m: its evicted pods wait for the pool's new nodes") || !strings.Contains(items[8], "delete the old before creating the new") {
 		t.Errorf("items:\n%s", strings.Join(items, "\n"))
 	}
 }
