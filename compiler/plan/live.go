@@ -55,9 +55,11 @@ func (p *Plan) WithLive(ns []corev1.Node, pods []corev1.Pod) {
 	p.Live = &Live{Nodes: len(ns), Pods: len(pods), WithPods: pods != nil}
 	pools := nodes.PoolsOf(p.before.Groups)
 	poolOf := map[string]string{} // node → pool
+	nodesOf := map[string][]string{}
 	for _, n := range ns {
 		if pool, _ := pools.Of(n.Labels); pool != "" {
 			poolOf[n.Name] = pool
+			nodesOf[pool] = append(nodesOf[pool], n.Name)
 		}
 	}
 	onPool := map[string][]LivePod{}
@@ -74,12 +76,7 @@ func (p *Plan) WithLive(ns []corev1.Node, pods []corev1.Pod) {
 		if g.Action != Replace && g.Action != Destroy {
 			continue
 		}
-		for _, n := range ns {
-			if poolOf[n.Name] == g.Pool {
-				g.LiveNodes = append(g.LiveNodes, n.Name)
-			}
-		}
-		slices.Sort(g.LiveNodes)
+		g.LiveNodes = slices.Sorted(slices.Values(nodesOf[g.Pool]))
 		g.LivePods = sortedPods(onPool[g.Pool])
 	}
 	for i := range p.Tenants {
