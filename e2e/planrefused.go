@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,6 +176,36 @@ func testPlanRefusals(t *testing.T, ctx context.Context, a *Applier, repo string
 		})
 	}
 	t.Logf("plan refusals: %d edits, %d objects applied, %d refused by the API server, plan agreeing on %d edits (a plan forgetting them caught on each)", len(planEdits), applied, refusedAll, agreed)
+}
+
+// lightestShard says this shard (E2E_SHARD "i/n"; every shard when empty)
+// is the one shard assigns the least work, by the fleets' weights (the
+// first of equals), so that the refusal check adds to no shard's end but
+// the earliest.
+func lightestShard(fleets []fleetCase, spec string) bool {
+	if spec == "" {
+		return true
+	}
+	_, b, _ := strings.Cut(spec, "/")
+	n, err := strconv.Atoi(b)
+	if err != nil || n < 1 {
+		return false
+	}
+	least, mine := -1, -1
+	for i := range n {
+		got, err := shard(fleets, fmt.Sprintf("%d/%d", i, n))
+		if err != nil {
+			continue
+		}
+		w := 0
+		for _, f := range got {
+			w += weight(f)
+		}
+		if least < 0 || w < least {
+			least, mine = w, i
+		}
+	}
+	return spec == fmt.Sprintf("%d/%d", mine, n)
 }
 
 // editedFleet copies the fleet directory src to dst with old replaced by
