@@ -62,13 +62,14 @@ type Budget struct {
 // groups under new names (zoneGroups on or off, another provisioner) can
 // be created before the old are deleted: all the old nodes run beside
 // them. Gap says a managed node group is recreated under its own name,
-// which eksctl and Terraform (a resource keyed by the name) can do only by
-// deleting it first: no old and new nodes together, and work that lands
-// only on the pool waits for the new ones.
+// which its provisioner does by deleting it first (nodes.Fixed.Recreated):
+// no old and new nodes together, and work that lands only on the pool
+// waits for the new ones.
 type Surge struct {
 	Nodes  int64  `json:"nodes"`
 	Hourly *Range `json:"hourly,omitempty"`
 	Gap    bool   `json:"gap,omitempty"`
+	gapWhy string // the provisioner's words for the gap (nodes.Fixed)
 }
 
 // budgetStatus is the disruption controller's arithmetic for pdb over a
@@ -172,7 +173,10 @@ func surge(g *GroupChange, r *Report) *Surge {
 	case slices.Contains(g.Fields, "nodeGroups"):
 		s.Nodes = int64(b.Max - b.KarpenterNodes)
 	case len(g.Why) > 0:
-		s.Gap = true
+		s.Gap, s.gapWhy = true, "its node groups are deleted before they are created again"
+		if b.fixed != nil && b.fixed.Recreated != "" {
+			s.gapWhy = b.fixed.Recreated
+		}
 	}
 	if len(g.Drift) > 0 {
 		s.Nodes += (int64(b.KarpenterNodes) + 9) / 10
@@ -237,7 +241,7 @@ func (h Hit) line(pool, action string) string {
 func (s Surge) line(pool string) string {
 	var parts []string
 	if s.Gap {
-		parts = append(parts, "its managed node groups keep their names, so eksctl and Terraform delete the old before creating the new: work that lands only on this pool waits for the new nodes")
+		parts = append(parts, s.gapWhy+": work that lands only on this pool waits for the new nodes")
 	}
 	if s.Nodes > 0 {
 		nodes := fmt.Sprintf("%d old nodes beside their replacements", s.Nodes)

@@ -136,7 +136,7 @@ func TestWork(t *testing.T) {
 		t.Errorf("hits of a pool recreated under its name: %+v", m)
 	}
 	items := p.workItems()
-	if len(items) != 9 || !strings.Contains(items[0], "falls below 2 ready replicas") || !strings.Contains(items[6], "$15.00/h ($10,950/month") || !strings.Contains(items[7], "no price") || !strings.Contains(items[1], "class solo on pool m: its evicted pods wait for the pool's new nodes") || !strings.Contains(items[8], "delete the old before creating the new") {
+	if len(items) != 9 || !strings.Contains(items[0], "falls below 2 ready replicas") || !strings.Contains(items[6], "$15.00/h ($10,950/month") || !strings.Contains(items[7], "no price") || !strings.Contains(items[1], "class solo on pool m: its evicted pods wait for the pool's new nodes") || !strings.Contains(items[8], "deleted before they are created again") {
 		t.Errorf("items:\n%s", strings.Join(items, "\n"))
 	}
 }
