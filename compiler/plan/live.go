@@ -49,8 +49,9 @@ type QuotaCut struct {
 // WithLive names the live nodes and pods each replaced or destroyed pool
 // drains (a node is a pool's by the labels the tree puts on nodes,
 // nodes.PoolOf, against the pools before the change), the pods in each
-// namespace a prune deletes, and each tenant quota cut below what its
-// live pods use. pods is nil when only nodes were given.
+// namespace a prune deletes, those a destroyed or restarted class's label
+// names, and each tenant quota cut below what its live pods use. pods is
+// nil when only nodes were given.
 func (p *Plan) WithLive(ns []corev1.Node, pods []corev1.Pod) {
 	p.Live = &Live{Nodes: len(ns), Pods: len(pods), WithPods: pods != nil}
 	pools := nodes.PoolsOf(p.before.Groups)
@@ -64,12 +65,21 @@ func (p *Plan) WithLive(ns []corev1.Node, pods []corev1.Pod) {
 	}
 	onPool := map[string][]LivePod{}
 	inNamespace := map[string][]LivePod{}
+	ofClass := map[string][]LivePod{}
 	for _, pod := range pods {
 		lp := LivePod{Namespace: pod.Namespace, Name: pod.Name, Class: pod.Labels[keys.LabelClass]}
 		if pool := poolOf[pod.Spec.NodeName]; pool != "" {
 			onPool[pool] = append(onPool[pool], lp)
 		}
 		inNamespace[pod.Namespace] = append(inNamespace[pod.Namespace], lp)
+		if lp.Class != "" {
+			ofClass[lp.Class] = append(ofClass[lp.Class], lp)
+		}
+	}
+	for i := range p.Classes {
+		if c := &p.Classes[i]; c.Action == Destroy || c.Restart {
+			c.LivePods = sortedPods(ofClass[c.Class])
+		}
 	}
 	for i := range p.NodeGroups {
 		g := &p.NodeGroups[i]
@@ -250,6 +260,16 @@ func (p *Plan) liveItems() []string {
 		if len(g.LivePods) > 0 {
 			out = append(out, fmt.Sprintf("pool %s evicts %d live %s: %s", g.Pool, len(g.LivePods), plural(len(g.LivePods), "pod", "pods"), named(podNames(g.LivePods))))
 		}
+	}
+	for _, c := range p.Classes {
+		if len(c.LivePods) == 0 {
+			continue
+		}
+		what := "of workloads that include its Component, which a prune deletes"
+		if c.Restart {
+			what = "roll with its workloads"
+		}
+		out = append(out, fmt.Sprintf("class %s: %d live %s %s: %s", c.Class, len(c.LivePods), plural(len(c.LivePods), "pod", "pods"), what, named(podNames(c.LivePods))))
 	}
 	for _, t := range p.Tenants {
 		if len(t.LivePods) > 0 {

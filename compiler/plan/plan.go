@@ -119,6 +119,9 @@ type ClassChange struct {
 	// Lost says the class lost capacity: a pool, pods on one, or pods
 	// that ran at once.
 	Lost bool `json:"lost"`
+	// LivePods are the running pods its label names when it is destroyed
+	// or its workloads restart, with --pods.
+	LivePods []LivePod `json:"livePods,omitempty"`
 }
 
 // PoolPods is a class's pods at max size on one pool, before and after.
