@@ -72,9 +72,11 @@ type Surge struct {
 	gapWhy string // the provisioner's words for the gap (nodes.Fixed)
 }
 
-// budgetStatus is the disruption controller's arithmetic for pdb over a
-// workload of expected pods, all healthy.
-func budgetStatus(pdb *policyv1.PodDisruptionBudget, expected int32) (desired, allowed int32, err error) {
+// BudgetStatus is the disruption controller's arithmetic for pdb over a
+// workload of expected pods, all healthy: desiredHealthy and
+// disruptionsAllowed (the kube-scheduler rung holds it to the controller
+// itself, TestPlanBudgetIsTheDisruptionControllers).
+func BudgetStatus(pdb *policyv1.PodDisruptionBudget, expected int32) (desired, allowed int32, err error) {
 	switch {
 	case pdb.Spec.MaxUnavailable != nil:
 		mu, err := intstr.GetScaledValueFromIntOrPercent(pdb.Spec.MaxUnavailable, int(expected), true)
@@ -103,7 +105,7 @@ func budgetStatus(pdb *policyv1.PodDisruptionBudget, expected int32) (desired, a
 func newHit(class string, ex Example, moves, waits bool) Hit {
 	h := Hit{Class: class, Kind: ex.Kind, Moves: moves, Waits: moves && waits, Gang: ex.Gang || slices.Contains(keys.RoleKinds, ex.Kind)}
 	if pdb := ex.Budget; pdb != nil {
-		desired, allowed, err := budgetStatus(pdb, ex.Pods)
+		desired, allowed, err := BudgetStatus(pdb, ex.Pods)
 		if err == nil {
 			b := &Budget{ExpectedPods: ex.Pods, DesiredHealthy: desired, DisruptionsAllowed: allowed}
 			if pdb.Spec.MaxUnavailable != nil {

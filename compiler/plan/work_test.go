@@ -50,8 +50,8 @@ func checkBudgets(status func(*policyv1.PodDisruptionBudget, int32) (int32, int3
 }
 
 func TestBudgetIsTheDisruptionControllers(t *testing.T) {
-	if bad := checkBudgets(budgetStatus); len(bad) > 0 {
-		t.Errorf("budgetStatus disagrees with the disruption controller on %v", bad)
+	if bad := checkBudgets(BudgetStatus); len(bad) > 0 {
+		t.Errorf("BudgetStatus disagrees with the disruption controller on %v", bad)
 	}
 }
 
@@ -64,13 +64,13 @@ func TestBudgetCatchesBugs(t *testing.T) {
 			mu, err := intstr.GetScaledValueFromIntOrPercent(p.Spec.MaxUnavailable, int(n), false)
 			return n - int32(mu), int32(mu), err
 		}
-		return budgetStatus(p, n)
+		return BudgetStatus(p, n)
 	}
 	negative := func(p *policyv1.PodDisruptionBudget, n int32) (int32, int32, error) {
 		if p.Spec.MaxUnavailable != nil && p.Spec.MaxUnavailable.Type == intstr.Int {
 			return n - p.Spec.MaxUnavailable.IntVal, p.Spec.MaxUnavailable.IntVal, nil
 		}
-		return budgetStatus(p, n)
+		return BudgetStatus(p, n)
 	}
 	for name, bug := range map[string]func(*policyv1.PodDisruptionBudget, int32) (int32, int32, error){"round down": roundDown, "negative": negative} {
 		if len(checkBudgets(bug)) == 0 {
