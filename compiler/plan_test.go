@@ -46,7 +46,7 @@ func TestPlanReadsWhatChanged(t *testing.T) {
 			}
 		}
 	}
-	changes := 0
+	changes, budgets, gangs := 0, 0, 0
 	for _, seed := range []uint64{1, 2} {
 		before := fleetgen.Generate(seed, fleetgen.M, fleetgen.Options{Buildable: true})
 		for k, after := range []*spec.Fleet{fleetgen.Generate(seed, fleetgen.M, fleetgen.Options{Buildable: true}), fleetgen.Generate(seed+10, fleetgen.M, fleetgen.Options{Buildable: true})} {
@@ -72,10 +72,27 @@ func TestPlanReadsWhatChanged(t *testing.T) {
 					t.Fatalf("the edit changed nothing a plan shows: %s", planJSON(t, got))
 				}
 				changes += len(got.NodeGroups) + len(got.Classes) + len(got.Tenants)
+				for _, g := range got.NodeGroups {
+					for _, h := range g.Hits {
+						if h.Budget != nil {
+							budgets++
+						}
+						if h.Gang {
+							gangs++
+						}
+					}
+				}
 			})
 		}
 	}
 	t.Logf("%d node-group, class and tenant changes planned alike", changes)
+	// The work the destroyed pools hit is read alike from the build's
+	// objects and from the examples' bytes (their PodDisruptionBudgets,
+	// gang annotations and kinds).
+	if budgets == 0 || gangs == 0 {
+		t.Errorf("the plans hit %d budgets and %d gangs: the comparison proves nothing of them", budgets, gangs)
+	}
+	t.Logf("%d budgets and %d gangs hit alike", budgets, gangs)
 }
 
 func compileFleet(t *testing.T, dir, name string, f *spec.Fleet) *compiler.Result {

@@ -138,6 +138,12 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 	}
+	// The API server refuses exactly what plan calls refused: on the
+	// control plane of the shard with the least work, once its fleets are
+	// done (planrefused.go).
+	if lightestShard(append(fleets, broken...), os.Getenv("E2E_SHARD")) {
+		testPlanRefusals(t, ctx, a, repo)
+	}
 	failed = false
 	kinds := []string{keys.KindJob, keys.KindStatefulSet, keys.KindDeployment}
 	sum := func(m map[string]int) int {

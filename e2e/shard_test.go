@@ -76,3 +76,28 @@ func TestShardBalance(t *testing.T) {
 		t.Errorf("shard weights %v", loads)
 	}
 }
+
+// The refusal check runs on exactly one shard of each split, the lightest.
+func TestLightestShard(t *testing.T) {
+	var fleets []fleetCase
+	for _, name := range []string{"research", "platform", "llm-serving", "dra", "reserved"} {
+		fleets = append(fleets, fleetCase{name: name})
+	}
+	for i := range 10 {
+		fleets = append(fleets, fleetCase{name: fmt.Sprintf("broken_%d", i), broken: true})
+	}
+	if !lightestShard(fleets, "") {
+		t.Error("without shards, the one run must check")
+	}
+	for n := 1; n <= 4; n++ {
+		got := 0
+		for i := range n {
+			if lightestShard(fleets, fmt.Sprintf("%d/%d", i, n)) {
+				got++
+			}
+		}
+		if got != 1 {
+			t.Errorf("%d shards: %d run the refusal check", n, got)
+		}
+	}
+}

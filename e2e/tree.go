@@ -17,6 +17,30 @@ import (
 // `kustomize build` of its root, plus each class's example workload in the
 // namespace of the first tenant that uses the class.
 func treeObjects(res *compiler.Result) ([]*unstructured.Unstructured, error) {
+	objs, err := kustomized(res)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range res.Tree.Paths() {
+		if !strings.HasPrefix(p, "classes/") || path.Base(p) != "example.yaml" {
+			continue
+		}
+		class := path.Base(path.Dir(p))
+		ex, err := decodeAll(res.Tree[p])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		for _, o := range ex {
+			o.SetNamespace(namespaceOf(res, class))
+			objs = append(objs, o)
+		}
+	}
+	applyOrder(objs)
+	return objs, nil
+}
+
+// kustomized is `kustomize build` of the tree's root.
+func kustomized(res *compiler.Result) ([]*unstructured.Unstructured, error) {
 	fs := filesys.MakeFsInMemory()
 	for p, b := range res.Tree {
 		if err := fs.WriteFile(path.Join("/tree", p), b); err != nil {
@@ -35,21 +59,6 @@ func treeObjects(res *compiler.Result) ([]*unstructured.Unstructured, error) {
 		}
 		objs = append(objs, &unstructured.Unstructured{Object: mp})
 	}
-	for _, p := range res.Tree.Paths() {
-		if !strings.HasPrefix(p, "classes/") || path.Base(p) != "example.yaml" {
-			continue
-		}
-		class := path.Base(path.Dir(p))
-		ex, err := decodeAll(res.Tree[p])
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		for _, o := range ex {
-			o.SetNamespace(namespaceOf(res, class))
-			objs = append(objs, o)
-		}
-	}
-	applyOrder(objs)
 	return objs, nil
 }
 

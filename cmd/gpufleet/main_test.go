@@ -41,6 +41,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"gen-deep":     genDeep,
 			"gen-big":      genBig,
+			"gen-sparse":   genSparse,
 			"gen-binary":   genBinary,
 			"gen-random":   genRandom,
 			"tree-sum":     treeSum,
@@ -88,6 +89,20 @@ func genBig(ts *testscript.TestScript, neg bool, args []string) {
 		w.WriteString(line)
 	}
 	ts.Check(w.Flush())
+	ts.Check(f.Close())
+}
+
+// gen-sparse FILE MB writes a file of MB megabytes of NULs without
+// writing them: a hole, which costs no disk and no time to make.
+func genSparse(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gen-sparse FILE MB")
+	}
+	mb, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	f, err := os.Create(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(f.Truncate(int64(mb) << 20))
 	ts.Check(f.Close())
 }
 

@@ -121,10 +121,12 @@ func (g Group) NodeLabels() map[string]string {
 // place: Fields as plans name them (instanceTypes, capacityType, zones,
 // amiFamily), Why the provisioner's reason, with %s for the fields, and
 // Renamed its reason, with %s for the groups deleted and those created,
-// when a group's name changes.
+// when a group's name changes. Recreated says why a group replaced under
+// its own name is deleted before it is created again (plans: none of its
+// nodes run beside the new ones).
 type Fixed struct {
-	Fields       []string
-	Why, Renamed string
+	Fields                  []string
+	Why, Renamed, Recreated string
 }
 
 // Merge joins the groups of every provisioner, in their order. A pool that

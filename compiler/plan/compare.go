@@ -14,7 +14,7 @@ import (
 // Compare is the plan from before to after; files are the generated files
 // that differ from the committed tree.
 func Compare(before, after *State, files []FileChange) *Plan {
-	p := &Plan{SchemaVersion: SchemaVersion, Changed: len(files) > 0}
+	p := &Plan{SchemaVersion: SchemaVersion, Changed: len(files) > 0, before: before, after: after}
 	components := componentsChanged(files)
 	p.NodeGroups = groupChanges(before.Groups, after.Groups)
 	p.Classes = classChanges(before, after, components)
@@ -30,6 +30,7 @@ func Compare(before, after *State, files []FileChange) *Plan {
 	p.Objects = orEmpty(p.Objects)
 	p.summarize(len(files))
 	p.classify(before, after, components)
+	p.work(before, after)
 	return p
 }
 

@@ -25,10 +25,17 @@ type Plan struct {
 	Findings   FindingsChange `json:"findings"`
 	// Objects are the other objects whose change the API server refuses,
 	// or that are created or destroyed: PriorityClasses.
-	Objects []ObjectChange  `json:"objects"`
-	Files   []DirFiles      `json:"files"`
-	Summary Summary         `json:"summary"`
-	errors  []check.Finding // the new errors, with their spec positions
+	Objects []ObjectChange `json:"objects"`
+	Files   []DirFiles     `json:"files"`
+	Summary Summary        `json:"summary"`
+	// Live is what was read of the running cluster, with --nodes (and
+	// --pods); QuotaCuts the tenant quotas the change sets below what
+	// their live pods use (live.go).
+	Live      *Live           `json:"live,omitempty"`
+	QuotaCuts []QuotaCut      `json:"quotaCuts,omitempty"`
+	errors    []check.Finding // the new errors, with their spec positions
+	// The states compared, for WithLive.
+	before, after *State
 }
 
 // The kinds of change of a node group, class or tenant.
@@ -72,7 +79,9 @@ type Group struct {
 // taints, nodeClass, expireAfter. Action is what the merge does (classify.go), Why says so where
 // it destroys or replaces, Drift is Karpenter's decision, and Classes are
 // those that landed on the pool when it is destroyed or replaced,
-// Stranded those of them that land nowhere after.
+// Stranded those of them that land nowhere after. Hits are what draining
+// the pool does to each of those classes' work, most dangerous first, and
+// Surge what a replace runs twice (work.go).
 type GroupChange struct {
 	Pool     string   `json:"pool"`
 	Change   string   `json:"change"`
@@ -84,6 +93,12 @@ type GroupChange struct {
 	Drift    []Drift  `json:"drift,omitempty"`
 	Classes  []string `json:"classes,omitempty"`
 	Stranded []string `json:"stranded,omitempty"`
+	Hits     []Hit    `json:"hits,omitempty"`
+	Surge    *Surge   `json:"surge,omitempty"`
+	// LiveNodes and LivePods are the running nodes the pool's change
+	// drains and the pods bound to them, with --nodes and --pods (live.go).
+	LiveNodes []string  `json:"liveNodes,omitempty"`
+	LivePods  []LivePod `json:"livePods,omitempty"`
 }
 
 // ClassChange is one class's placement changed: the pools whose capacity
@@ -104,6 +119,9 @@ type ClassChange struct {
 	// Lost says the class lost capacity: a pool, pods on one, or pods
 	// that ran at once.
 	Lost bool `json:"lost"`
+	// LivePods are the running pods its label names when it is destroyed
+	// or its workloads restart, with --pods.
+	LivePods []LivePod `json:"livePods,omitempty"`
 }
 
 // PoolPods is a class's pods at max size on one pool, before and after.
@@ -138,6 +156,9 @@ type TenantChange struct {
 	// Enforcement is how its admission policies' action moved; nil if
 	// it did not.
 	Enforcement *EnforcementChange `json:"enforcement,omitempty"`
+	// LivePods are the running pods in the namespaces a prune deletes,
+	// with --pods.
+	LivePods []LivePod `json:"livePods,omitempty"`
 }
 
 // ObjectChange is an object other than the above created, destroyed, or

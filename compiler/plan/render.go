@@ -17,7 +17,7 @@ type section struct {
 }
 
 func (p *Plan) sections(diffHint string) []section {
-	var refused, destroyed, replaced, restarted, lost, groups, classes, tenants, objects, costs, newErrs, newWarns, resolved, files []string
+	var refused, destroyed, replaced, hit, live, restarted, lost, groups, classes, tenants, objects, costs, newErrs, newWarns, resolved, files []string
 	// by puts a change in the section of its action; rest is its list
 	// when it only creates or updates.
 	by := func(action, line string, rest *[]string) {
@@ -41,6 +41,7 @@ func (p *Plan) sections(diffHint string) []section {
 			by(g.Action, line, &groups)
 		}
 	}
+	hit, live = p.workItems(), p.liveItems()
 	for _, c := range p.Classes {
 		line := c.line()
 		switch {
@@ -98,6 +99,8 @@ func (p *Plan) sections(diffHint string) []section {
 		{title: "Refused by the API server", items: refused},
 		{title: "Destroyed", items: destroyed},
 		{title: "Replaced", items: replaced},
+		{title: "Work hit by the replaced and destroyed pools", items: hit},
+		{title: "Live nodes, pods and quotas hit", items: live},
 		{title: "Workloads restarted", items: restarted},
 		{title: "Capacity lost", items: lost},
 		{title: "New errors", items: newErrs},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
@@ -45,10 +46,17 @@ type Quota struct {
 	Value           resource.Quantity
 }
 
-// Example is what a class's example workload asks of kube-scheduler.
+// Example is what a class's example workload asks of kube-scheduler, and
+// what a drain of its nodes does to it: its kind, pods (replicas, a Job's
+// parallelism), whether it is a gang (the annotation the checker's
+// readback reads), and the PodDisruptionBudget written beside it.
 type Example struct {
-	Scheduler string `json:"scheduler,omitempty"`
-	Priority  string `json:"priority,omitempty"`
+	Scheduler string                        `json:"scheduler,omitempty"`
+	Priority  string                        `json:"priority,omitempty"`
+	Kind      string                        `json:"-"`
+	Pods      int32                         `json:"-"`
+	Gang      bool                          `json:"-"`
+	Budget    *policyv1.PodDisruptionBudget `json:"-"`
 }
 
 // File is what one file a plan reads says: quotas by tenant, or a class's
@@ -236,12 +244,13 @@ func readQueues(b []byte) ([]TenantQuota, error) {
 }
 
 // ExampleFile is a class's example as its pod spec's scheduler and
-// PriorityClass name it.
-func ExampleFile(class, scheduler, priority string) File {
+// PriorityClass name it, with what a drain does to it (work.go).
+func ExampleFile(class, scheduler, priority string, w Example) File {
 	if scheduler == "" {
 		scheduler = "default-scheduler"
 	}
-	return File{Class: class, Example: Example{Scheduler: scheduler, Priority: priority}}
+	w.Scheduler, w.Priority = scheduler, priority
+	return File{Class: class, Example: w}
 }
 
 func readExample(class string, b []byte) (File, error) {
@@ -250,9 +259,15 @@ func readExample(class string, b []byte) (File, error) {
 		PriorityClassName string `json:"priorityClassName"`
 	}
 	var w struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
 		Spec struct {
 			podSpec
-			Template *struct {
+			Replicas    *int32 `json:"replicas"`
+			Parallelism *int32 `json:"parallelism"`
+			Template    *struct {
 				Spec podSpec `json:"spec"`
 			} `json:"template"`
 		} `json:"spec"`
@@ -268,7 +283,35 @@ func readExample(class string, b []byte) (File, error) {
 	if w.Spec.Template != nil {
 		ps = w.Spec.Template.Spec
 	}
-	return ExampleFile(class, ps.SchedulerName, ps.PriorityClassName), nil
+	ex := Example{Kind: w.Kind, Pods: podsOf(w.Kind, w.Spec.Replicas, w.Spec.Parallelism), Gang: w.Metadata.Annotations[keys.AnnotationGang] != ""}
+	for _, d := range docs[1:] {
+		var k struct {
+			Kind string `json:"kind"`
+		}
+		if err := yaml.Unmarshal(d, &k); err != nil {
+			return File{}, err
+		}
+		if k.Kind == "PodDisruptionBudget" {
+			ex.Budget = &policyv1.PodDisruptionBudget{}
+			if err := tree.Unmarshal(d, ex.Budget); err != nil {
+				return File{}, err
+			}
+		}
+	}
+	return ExampleFile(class, ps.SchedulerName, ps.PriorityClassName, ex), nil
+}
+
+// podsOf is a workload's pods as the checker's readback counts them:
+// replicas, or a Job's parallelism, 1 where unset.
+func podsOf(kind string, replicas, parallelism *int32) int32 {
+	n := replicas
+	if kind == keys.KindJob {
+		n = parallelism
+	}
+	if n == nil {
+		return 1
+	}
+	return *n
 }
 
 // readNamespaces reads a tenant's namespaces and the enforcement their

@@ -7,9 +7,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/compiler/tree"
 	"github.com/gpufleet/gpufleet/compiler/wire/kueue"
 )
@@ -24,11 +26,16 @@ func TypedFile(p string, objs []any) (f File, ok bool) {
 		if len(objs) == 0 {
 			return File{}, false
 		}
-		spec, ok := podSpecOf(objs[0])
+		spec, ex, ok := podSpecOf(objs[0])
 		if !ok {
 			return File{}, false
 		}
-		return ExampleFile(ClassOf(p), spec.SchedulerName, spec.PriorityClassName), true
+		for _, o := range objs[1:] {
+			if b, ok := tree.As[policyv1.PodDisruptionBudget](o); ok {
+				ex.Budget = &b
+			}
+		}
+		return ExampleFile(ClassOf(p), spec.SchedulerName, spec.PriorityClassName, ex), true
 	case IsAdmission(p):
 		return typedEnforcement(objs)
 	case p == tree.KueueQueuesPath:
@@ -92,19 +99,20 @@ func TypedFile(p string, objs []any) (f File, ok bool) {
 	return File{}, false
 }
 
-// podSpecOf is the pod spec of a class's example workload.
-func podSpecOf(o any) (corev1.PodSpec, bool) {
+// podSpecOf is the pod spec of a class's example workload, and what a
+// drain does to it.
+func podSpecOf(o any) (corev1.PodSpec, Example, bool) {
 	if j, ok := tree.As[batchv1.Job](o); ok {
-		return j.Spec.Template.Spec, true
+		return j.Spec.Template.Spec, Example{Kind: keys.KindJob, Pods: podsOf(keys.KindJob, nil, j.Spec.Parallelism), Gang: j.Annotations[keys.AnnotationGang] != ""}, true
 	}
 	if d, ok := tree.As[appsv1.Deployment](o); ok {
-		return d.Spec.Template.Spec, true
+		return d.Spec.Template.Spec, Example{Kind: keys.KindDeployment, Pods: podsOf("", d.Spec.Replicas, nil)}, true
 	}
 	if s, ok := tree.As[appsv1.StatefulSet](o); ok {
-		return s.Spec.Template.Spec, true
+		return s.Spec.Template.Spec, Example{Kind: keys.KindStatefulSet, Pods: podsOf("", s.Spec.Replicas, nil)}, true
 	}
 	if p, ok := tree.As[corev1.Pod](o); ok {
-		return p.Spec, true
+		return p.Spec, Example{Kind: "Pod", Pods: 1}, true
 	}
-	return corev1.PodSpec{}, false
+	return corev1.PodSpec{}, Example{}, false
 }

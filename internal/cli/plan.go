@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpufleet/gpufleet/compiler"
 	"github.com/gpufleet/gpufleet/compiler/load"
@@ -24,7 +25,7 @@ const formatMarkdown = "markdown"
 var planFormats = []string{formatText, formatMarkdown, formatJSON, formatGitHub}
 
 func newPlanCmd(stdout, stderr io.Writer) *cobra.Command {
-	var dir, format string
+	var dir, format, nodesFile, podsFile string
 	var exitCode, failDisruptive bool
 	cmd := &cobra.Command{
 		Use:   "plan SPEC... -o DIR",
@@ -51,6 +52,14 @@ consequential first and under GitHub's comment limit; json (schemaVersion
 1, documented in docs/formats.md); github, which appends the Markdown to
 $GITHUB_STEP_SUMMARY when set and annotates new errors.
 
+With --nodes (the JSON of 'kubectl get nodes -o json') it names the live
+nodes each replaced or destroyed pool drains, by the pool labels the tree
+puts on nodes; with --pods too ('kubectl get pods -A -o json'), the pods
+bound to them and those in the namespaces a prune deletes, with their class
+label, and each tenant namespace quota the change sets below what its live
+pods use, as the API server's quota evaluator counts it. Both files are read
+as 'gpufleet check' reads them (bounded, errors at file:line:col).
+
 Exit codes: 0, even when something changed; 1 when the compiled spec has
 error findings, with --exit-code when anything changed, or with
 --fail-disruptive when the change destroys, replaces or is refused (a
@@ -63,6 +72,11 @@ older gpufleet wrote in a schema this one does not read).`,
 
   gpufleet plan fleets/platform -o golden/platform --format markdown > plan.md
   gpufleet plan fleets/platform -o golden/platform --format json --exit-code
+
+  # The live nodes and pods the change hits, and quotas cut below use.
+  kubectl get nodes -o json > nodes.json
+  kubectl get pods -A -o json > pods.json
+  gpufleet plan fleet/ -o /tmp/base/gitops/fleet --nodes nodes.json --pods pods.json
 
   # In CI, unless the pull request is labelled to allow it.
   gpufleet plan fleet/ -o /tmp/base/gitops/fleet --fail-disruptive`,
@@ -82,9 +96,33 @@ older gpufleet wrote in a schema this one does not read).`,
 			default:
 				return usageError(c, "unknown --format %q (want %s)", format, orList(planFormats))
 			}
-			// The committed tree is read while the spec compiles.
+			if podsFile != "" && nodesFile == "" {
+				return usageError(c, "--pods needs --nodes")
+			}
+			if podsFile == "-" && nodesFile == "-" {
+				return usageError(c, "--nodes and --pods cannot both be stdin")
+			}
+			// The committed tree is read while the spec compiles, and so
+			// are the live files.
 			base := compiler.ReadBaseline(dir)
-			res, err := compile(errOut, args, compiler.Options{})
+			var nodes []corev1.Node
+			var pods []corev1.Pod
+			var res *compiler.Result
+			var err error
+			if nodesFile == "" {
+				res, err = compile(errOut, args, compiler.Options{})
+			} else {
+				res, err = compileBeside(errOut, args, compiler.Options{}, func() (err error) {
+					if nodes, err = readNodes(c, nodesFile); err != nil || podsFile == "" {
+						return err
+					}
+					pods, err = readPods(c, podsFile, nodesFile, nodes)
+					if err == nil && pods == nil {
+						pods = []corev1.Pod{}
+					}
+					return err
+				})
+			}
 			if err != nil {
 				return err
 			}
@@ -98,6 +136,9 @@ older gpufleet wrote in a schema this one does not read).`,
 					}
 				}
 				return &exitError{code: ExitInvalid, err: err}
+			}
+			if nodesFile != "" {
+				p.WithLive(nodes, pods)
 			}
 			hint := fmt.Sprintf("'gpufleet diff %s -o %s' shows their lines.", joinArgs(args), dir)
 			if err := printPlan(stdout, stderr, format, p, res.Entries, hint); err != nil {
@@ -122,6 +163,8 @@ older gpufleet wrote in a schema this one does not read).`,
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "out", "the committed output tree to compare with")
 	cmd.Flags().StringVar(&format, "format", formatText, "output format: "+orList(planFormats))
+	cmd.Flags().StringVar(&nodesFile, "nodes", "", "name the live nodes the change drains: the JSON of 'kubectl get nodes -o json', or - for stdin")
+	cmd.Flags().StringVar(&podsFile, "pods", "", "with --nodes, name the live pods it evicts or deletes and the quotas it cuts below use: the JSON of 'kubectl get pods -A -o json', or - for stdin")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changed")
 	cmd.Flags().BoolVar(&failDisruptive, "fail-disruptive", false, "exit 1 when the change replaces, destroys or is refused")
 	return cmd

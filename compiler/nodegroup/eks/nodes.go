@@ -113,4 +113,7 @@ var fixed = nodes.Fixed{
 	Fields:  []string{"instanceTypes", "capacityType", "zones", "amiFamily"},
 	Why:     "EKS cannot change a managed node group's %s in place (UpdateNodegroupConfig and UpdateNodegroupVersion do not take it): eksctl deletes the node group and creates it again, Terraform's aws_eks_node_group forces replacement; every node drains",
 	Renamed: "node groups %s deleted and %s created (eksctl and Terraform key node groups by name); every node of the old ones drains",
+	// A name is one node group at a time in EKS (CreateNodegroup refuses
+	// a name in use), and Terraform's aws_eks_node_group keys it by name.
+	Recreated: "its managed node groups keep their names, so eksctl and Terraform delete the old before creating the new",
 }
