@@ -177,3 +177,24 @@ func TestCatchesAPatchLeftOut(t *testing.T) {
 		t.Fatal("a patch left out went unnoticed")
 	}
 }
+
+// TestRefusesWhatItDoesNotApply: a Component holding more than patches, a
+// kustomization that is not a Component, and a patch file outside it are
+// refused, never applied in part.
+func TestRefusesWhatItDoesNotApply(t *testing.T) {
+	const patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: any}\nspec: {replicas: 2}\n"
+	manifests := []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec: {replicas: 1}\n")
+	for _, tc := range []struct{ name, kustomization, want string }{
+		{"more than patches", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [x.yaml]\n", "more than patches"},
+		{"not a Component", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n", `kind "Kustomization"`},
+		{"a file outside", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches: [{path: ../p.yaml, target: {kind: Deployment}}]\n", "not a file of the Component"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string][]byte{"c/kustomization.yaml": []byte(tc.kustomization), "p.yaml": []byte(patch)}
+			_, err := Apply(files, "c", manifests, Workloads{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
