@@ -35,7 +35,7 @@ type Record struct {
 	// (the class's own for its first role).
 	Role string `json:"role,omitempty"`
 	Row  string `json:"row,omitempty"`
-	Gang      bool   `json:"gang,omitempty"`
+	Gang bool   `json:"gang,omitempty"`
 	// Pods are the class's replicas, or a Job's parallelism.
 	Pods int32 `json:"pods"`
 	// KueueFlavor is where Kueue admits the unit's first workload on an
