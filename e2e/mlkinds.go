@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -73,7 +74,7 @@ func (fr *fleetRun) createML(s *submission, kind string, doc []byte) error {
 // checker's unit: admitted whole or not at all, each PodSet to the flavor
 // the checker assigns it. No pod is made (no controller of the kind runs).
 func (fr *fleetRun) mlAdmission(dyn dynamic.Interface, tenant, ns, class string, u *check.Unit) {
-	s, err := fr.submitAs(dyn, ns, class, class[:min(len(class), 40)]+"-kq", nil)
+	s, err := fr.submitAs(dyn, ns, class, strings.TrimSuffix(class[:min(len(class), 40)], "-")+"-kq", nil)
 	if err != nil {
 		fr.fail("tenant %s, class %s: %v", tenant, class, err)
 		if s != nil {

@@ -5,13 +5,19 @@ package kueuediff
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"k8s.io/klog/v2"
 
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/podset"
 	"sigs.k8s.io/kueue/pkg/scheduler/flavorassigner"
 
 	"github.com/gpufleet/gpufleet/compiler/check"
+	"github.com/gpufleet/gpufleet/compiler/keys"
 	"github.com/gpufleet/gpufleet/internal/handoff"
 )
 
@@ -42,10 +48,7 @@ func (k *Kueue) admitRoled(ctx context.Context, cq string, base handoff.Record, 
 	var out []handoff.Record
 	for i, psa := range a.ToAPI(klog.Background()) {
 		ps, ours := &w.PodSets[i], &u.PodSets[i]
-		f := ""
-		for _, fl := range psa.Flavors {
-			f = string(fl)
-		}
+		f := podSetFlavor(psa.Flavors)
 		if string(ps.Name) != ours.Name || f != ours.Flavor {
 			bad = append(bad, fmt.Sprintf("PodSet %d: Kueue %s to flavor %q, the checker %s to %q", i, ps.Name, f, ours.Name, ours.Flavor))
 			continue
@@ -66,4 +69,16 @@ func (k *Kueue) admitRoled(ctx context.Context, cq string, base handoff.Record, 
 		out = append(out, r)
 	}
 	return out, bad, nil
+}
+
+// podSetFlavor is a PodSet's flavor as the checker's Assignment.Flavor
+// names it: its GPUs', else its first resource's by name.
+func podSetFlavor(fl map[corev1.ResourceName]kueue.ResourceFlavorReference) string {
+	if f, ok := fl[keys.ResourceGPU]; ok {
+		return string(f)
+	}
+	for _, r := range slices.Sorted(maps.Keys(fl)) {
+		return string(fl[r])
+	}
+	return ""
 }
