@@ -115,6 +115,16 @@ type file struct {
 	cmd  string
 }
 
+// TooLarge reports a file of size bytes past the bound, as readFile
+// would after reading it, so that a caller who can stat the file refuses
+// it before reading a byte.
+func TooLarge(name string, size int64) error {
+	if size <= limit {
+		return nil
+	}
+	return &Error{Pos: diag.Pos{File: name}, Msg: fmt.Sprintf("larger than %d MiB", limit>>20)}
+}
+
 func readFile(name string, r io.Reader, cmd string) (*file, error) {
 	at := diag.Pos{File: name}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))

@@ -130,3 +130,15 @@ func TestReadBounded(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+// TestTooLarge: a file past the bound is refused by its size, in the
+// words reading it would give.
+func TestTooLarge(t *testing.T) {
+	if err := TooLarge("n.json", MaxBytes); err != nil {
+		t.Errorf("at the bound: %v", err)
+	}
+	err := TooLarge("n.json", MaxBytes+1)
+	if err == nil || err.Error() != "n.json: larger than 256 MiB" {
+		t.Errorf("past the bound: %v", err)
+	}
+}

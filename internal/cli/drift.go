@@ -121,6 +121,11 @@ func readLive(c *cobra.Command, name string, read func(io.Reader) error) error {
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
 			return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet: %s: a directory, not a file", name)}
+		} else if err == nil && fi.Mode().IsRegular() {
+			// Refused by its size, before reading 256 MiB of it.
+			if err := live.TooLarge(name, fi.Size()); err != nil {
+				return &exitError{code: ExitInvalid, err: fmt.Errorf("gpufleet: %v", err)}
+			}
 		}
 		r = f
 	}
