@@ -34,6 +34,10 @@ func exampleFleets(repo string) ([]fleetCase, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no example fleets under %s/fleets", repo)
 	}
+	// A queued class of each ML kind (the Kueue and composed rungs' fleet),
+	// so that the running Kueue's integrations meet every one, a
+	// RayCluster's among them.
+	out = append(out, fleetCase{name: "kinds", path: filepath.Join(repo, "compiler", "testdata", "kinds", "fleet.cue")})
 	return out, nil
 }
 
