@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -73,6 +74,24 @@ func composedFleets(t *testing.T, dir string, seeds int) []composedFleet {
 	out = append(out, composedFleet{name: "kinds", spec: kinds})
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// A role kube-scheduler cannot place whole (KueueRoles' testscript):
+	// the composed half must place 2 of its 3 pods, as the checker says.
+	ar, err := txtar.ParseFile("../../cmd/gpufleet/testdata/script/broken_kueue_role_short.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if f.Name == "fleet.cue" {
+			p, err := filepath.Abs(filepath.Join(dir, "role-short.cue"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, composedFleet{name: "role short", spec: p})
+		}
 	}
 	for seed := 1; seed <= seeds; seed++ {
 		f, err := filepath.Abs(filepath.Join(dir, fmt.Sprintf("seed-%d.json", seed)))

@@ -12,6 +12,7 @@ require (
 	github.com/gpufleet/gpufleet v0.0.0
 	github.com/kubeflow/training-operator v1.9.3
 	github.com/ray-project/kuberay/ray-operator v1.6.2
+	github.com/rogpeppe/go-internal v1.15.0
 	k8s.io/api v0.36.5
 	k8s.io/apimachinery v0.36.5
 	k8s.io/klog/v2 v2.140.0
@@ -101,7 +102,6 @@ require (
 	github.com/prometheus/procfs v0.21.1 // indirect
 	github.com/protocolbuffers/txtpbfmt v0.0.0-20260420112717-c39628bde8b5 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
-	github.com/rogpeppe/go-internal v1.15.0 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/smallnest/chanx v1.2.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect

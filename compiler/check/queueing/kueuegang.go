@@ -25,7 +25,9 @@ func KueueGang(a *check.Admission) []check.Finding {
 	for i := range a.Classes {
 		qc := &a.Classes[i]
 		c := qc.Class
-		if c.Kind == keys.KindDeployment {
+		// A Deployment's replicas are KueueDeployment's; an ML kind's
+		// roles KueueRoles', each pinned to its own pod set's flavor.
+		if c.Kind == keys.KindDeployment || len(c.PodSets) > 0 {
 			continue
 		}
 		var whole []string

@@ -54,6 +54,8 @@ func TestKueueGang(t *testing.T) {
 			[]check.Pinned{{Flavor: "a", Admitted: 4, Placed: 0}}, nil},
 		{"a Deployment is KueueDeployment's", sched.Class{Kind: keys.KindDeployment, Pods: 4}, []string{"a"},
 			[]check.Pinned{{Flavor: "a", Admitted: 4, Placed: 2}}, nil},
+		{"an ML kind's roles are KueueRoles'", sched.Class{Kind: keys.KindJobSet, Pods: 3, PodSets: []sched.PodSet{{Name: "trainer", Row: "c", Pods: 3}}}, []string{"a"},
+			[]check.Pinned{{Flavor: "a", Admitted: 3, Placed: 2}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.class
