@@ -175,6 +175,10 @@ func (cp *ControlPlane) startControllerManager() error {
 		"--authorization-kubeconfig="+cp.Kubeconfig,
 		"--controllers=namespace-controller,resourcequota-controller,serviceaccount-controller,deployment-controller,replicaset-controller,statefulset-controller,job-controller,daemonset-controller,resourceclaim-controller",
 		"--resource-quota-sync-period=10s",
+		// Each controller under its own service account, as kubeadm and
+		// EKS run it: the admission policies take a controller
+		// ownerReference only from the controllers (derive.Controllers).
+		"--use-service-account-credentials=true",
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
 		"--v=1")

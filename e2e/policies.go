@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +28,7 @@ func (fr *fleetRun) hostile() {
 			break
 		}
 	}
-	try := func(ns, what string, pod *corev1.Pod) {
+	tryFor := func(ns, what, want string, pod *corev1.Pod) {
 		pod.Name, pod.Namespace = "gpufleet-hostile", ns
 		if pod.Spec.Containers == nil {
 			pod.Spec.Containers = []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}}
@@ -37,12 +38,13 @@ func (fr *fleetRun) hostile() {
 		case err == nil:
 			_ = cl.Pods(ns).Delete(fr.ctx, pod.Name, metav1.DeleteOptions{})
 			t.Errorf("%s: %s was admitted", ns, what)
-		case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy 'gpufleet-") || !strings.Contains(err.Error(), "tenant"):
+		case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy 'gpufleet-") || !strings.Contains(err.Error(), want):
 			t.Errorf("%s: %s refused, but not by the tenant's policy: %v", ns, what, err)
 		default:
 			fr.st.Hostile++
 		}
 	}
+	try := func(ns, what string, pod *corev1.Pod) { tryFor(ns, what, "tenant", pod) }
 	for _, tn := range fr.res.Fleet.Tenants {
 		ns := tn.Spec.Namespaces[0]
 		if tainted != nil {
@@ -52,6 +54,7 @@ func (fr *fleetRun) hostile() {
 			}
 			try(ns, "a CPU pod of no class tolerating a tainted pool", p)
 		}
+		owner := fr.forgedOwner(ns)
 		for _, c := range tn.Spec.Classes {
 			dc := fr.res.Fleet.Class(c)
 			for _, pr := range fr.res.Fleet.Priorities {
@@ -63,6 +66,21 @@ func (fr *fleetRun) hostile() {
 				try(ns, fmt.Sprintf("a pod of class %s at PriorityClass %s", c, pr.Name), p)
 				break
 			}
+			// A queued class's pod with no queue label, owned by a
+			// suspended Job of no class (which Kueue leaves alone, and so
+			// its pods): the harness, not kube-controller-manager's Job
+			// controller under its service account, sends it.
+			if q := dc.WorkloadLabels[kueueQueueLabel]; q != "" && len(dc.Roles) == 0 {
+				p := &corev1.Pod{ObjectMeta: *dc.Template.ObjectMeta.DeepCopy(), Spec: *dc.Template.Spec.DeepCopy()}
+				delete(p.Labels, kueueQueueLabel)
+				p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: owner.Name, UID: owner.UID, Controller: new(true)}}
+				tryFor(ns, fmt.Sprintf("a pod of queued class %s owned by a Job it did not make", c), "is queued", p)
+			}
+		}
+		// In the background: a Job's default, orphaning, waits on the
+		// garbage collector, which does not run here.
+		if err := fr.cp.Client.BatchV1().Jobs(ns).Delete(fr.ctx, owner.Name, metav1.DeleteOptions{PropagationPolicy: new(metav1.DeletePropagationBackground)}); err != nil {
+			t.Errorf("%s: deleting the Job of no class: %v", ns, err)
 		}
 	}
 	// A namespace no tenant owns: the unowned namespaces' policy keeps its
@@ -78,4 +96,21 @@ func (fr *fleetRun) hostile() {
 		}
 		try(ns, "a pod in a namespace no tenant owns tolerating a tainted pool", p)
 	}
+}
+
+// forgedOwner is a suspended Job of no class in ns, which makes no pod:
+// the owner a tenant names to pass a pod of a queued class off as its.
+func (fr *fleetRun) forgedOwner(ns string) *batchv1.Job {
+	j := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "gpufleet-forged-owner", Namespace: ns},
+		Spec: batchv1.JobSpec{Suspend: new(true), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}},
+		}}},
+	}
+	got, err := fr.cp.Client.BatchV1().Jobs(ns).Create(fr.ctx, j, metav1.CreateOptions{})
+	if err != nil {
+		fr.t.Fatalf("%s: a Job of no class: %v", ns, err)
+	}
+	return got
 }

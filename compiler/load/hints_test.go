@@ -14,7 +14,7 @@ func TestHint(t *testing.T) {
 		{"field not allowed", []string{"pool"}, `field not allowed; did you mean "pools"?`},
 		// A list's items follow the schema's element: a class's toleration.
 		{"field not allowed", []string{"classes", "web", "tolerations", "0", "efect"}, `field not allowed; did you mean "effect"?`},
-		{"field not allowed", []string{"cluster", "zzzzzzzz"}, "field not allowed (allowed here: provider, name, region, version, zones, karpenter, daemonSets, gpuAPI, unownedNamespaces)"},
+		{"field not allowed", []string{"cluster", "zzzzzzzz"}, "field not allowed (allowed here: provider, name, region, version, zones, karpenter, daemonSets, gpuAPI, unownedNamespaces, controllers)"},
 		{"field not allowed", []string{"nosuch", "deeper"}, "field not allowed"},
 		{`conflicting values 1.36 and =~"^1\\.[0-9]+$" (mismatched types float and string)`, []string{"cluster", "version"},
 			`conflicting values 1.36 and =~"^1\\.[0-9]+$" (mismatched types float and string): write it as a string, in quotes: "1.36"`},

@@ -31,11 +31,12 @@ func (r *renderer) admissionPolicies() []string {
 	if len(r.d.Tenants) == 0 {
 		return nil
 	}
+	ctrls := r.d.Controllers()
 	objs := []any{
-		admissionPolicy(PodPolicy, "object.spec", "object.metadata", true, admissionv1.Rule{
+		admissionPolicy(PodPolicy, "object.spec", "object.metadata", true, ctrls, admissionv1.Rule{
 			APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"},
 		}),
-		admissionPolicy(WorkloadPolicy, "object.spec.template.spec", "object.spec.template.metadata", false,
+		admissionPolicy(WorkloadPolicy, "object.spec.template.spec", "object.spec.template.metadata", false, ctrls,
 			admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments", "statefulsets"}},
 			admissionv1.Rule{APIGroups: []string{"batch"}, APIVersions: []string{"v1"}, Resources: []string{"jobs"}},
 		),
@@ -86,7 +87,7 @@ func admissionBinding(policy, action string) *admissionv1.ValidatingAdmissionPol
 	}
 }
 
-func admissionPolicy(name, spec, meta string, pod bool, rules ...admissionv1.Rule) *admissionv1.ValidatingAdmissionPolicy {
+func admissionPolicy(name, spec, meta string, pod bool, controllers []string, rules ...admissionv1.Rule) *admissionv1.ValidatingAdmissionPolicy {
 	fail := admissionv1.Fail
 	var rr []admissionv1.NamedRuleWithOperations
 	for _, rule := range rules {
@@ -97,7 +98,7 @@ func admissionPolicy(name, spec, meta string, pod bool, rules ...admissionv1.Rul
 		}})
 	}
 	// A workload's own labels carry its queue, not its template's.
-	validations := admissionValidations(spec, "object.metadata", pod)
+	validations := admissionValidations(spec, "object.metadata", pod, controllers)
 	return &admissionv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: meta0(name),

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strconv"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -77,6 +78,16 @@ func admissionVariables(spec, meta string) []admissionv1.Variable {
 	}
 }
 
+// celStrings is a CEL list of the strings, each a quoted literal (CEL
+// reads Go's escapes: \\, \", \xHH, \uHHHH).
+func celStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
 // celContainers are the containers and init containers of the pod spec
 // at spec.
 func celContainers(spec string) string {
@@ -101,7 +112,7 @@ func celBadResources(allowed string) string {
 // admissionValidations are the rules, each with a message in the spec's
 // words: the tenant, the class, what its Component sets; meta is the
 // object's metadata, whose labels carry the queue.
-func admissionValidations(spec, meta string, pod bool) []admissionv1.Validation {
+func admissionValidations(spec, meta string, pod bool, controllers []string) []admissionv1.Validation {
 	d := classParam
 	sp := func(s string) string { return strings.ReplaceAll(s, "$SPEC", spec) }
 	tenant := `'tenant ' + variables.tenant + ': ' + `
@@ -110,11 +121,14 @@ func admissionValidations(spec, meta string, pod bool) []admissionv1.Validation 
 	// The Job controller's, ReplicaSet's or StatefulSet's pods, and the
 	// Jobs a JobSet makes or the StatefulSets a LeaderWorkerSet makes,
 	// carry no queue label: their owner's admission checked it (Kueue
-	// queues the owner, not them).
-	queued = `(` + queued + ` || has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, has(o.controller) && o.controller))`
-	queueWhere := "a workload no controller owns"
+	// queues the owner, not them). The ownerReference counts only when one
+	// of the controllers writes it (anyone can forge one), or when an
+	// update leaves it as it was (Kueue ungating an owned pod).
+	queued = `(` + queued + ` || has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, has(o.controller) && o.controller) && ` +
+		`(request.userInfo.username in ` + celStrings(controllers) + ` || oldObject != null && has(oldObject.metadata.ownerReferences) && oldObject.metadata.ownerReferences == object.metadata.ownerReferences))`
+	queueWhere := "a workload no controller made"
 	if pod {
-		queueWhere = "a pod no controller owns"
+		queueWhere = "a pod no controller made"
 	}
 	return []admissionv1.Validation{{
 		Expression:        `variables.class == '' || variables.known`,

@@ -79,6 +79,11 @@ type Cluster struct {
 	// namespaces no tenant owns; nil takes Deny with no exemptions but
 	// the built-in ones.
 	UnownedNamespaces *UnownedNamespaces `json:"unownedNamespaces,omitempty"`
+	// Controllers are the usernames of the controllers whose controller
+	// ownerReference stands for a queued workload's admission; nil takes
+	// the default installs of the ML kinds' controllers in use
+	// (derive.Controllers). kube-controller-manager's are always in.
+	Controllers []string `json:"controllers,omitempty"`
 }
 
 // UnownedNamespaces is the admission of namespaces no tenant owns.

@@ -13,4 +13,5 @@ func (c *checker) cluster() {
 		c.quantity(cl.DaemonSets[name].Memory, "cluster", "daemonSets", name, "memory")
 	}
 	c.unownedNamespaces()
+	c.controllers()
 }

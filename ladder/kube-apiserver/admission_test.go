@@ -63,7 +63,7 @@ func judge(t *testing.T, f fleet, tr *Tree) (wrong []string, admitted, refused i
 	}
 	defer a.Stop()
 	for _, c := range Cases(f.res.Fleet, f.tree) {
-		err := a.Admit(c.Obj, c.Resource)
+		err := a.Admit(c.Obj, c.Old, c.Resource, c.User)
 		if err == nil {
 			admitted++
 		} else {
@@ -156,4 +156,33 @@ func TestUnownedCatchesABug(t *testing.T) {
 		}
 		t.Logf("without the exemptions: %d pods refused, e.g. %s", len(wrong), wrong[0])
 	})
+}
+
+// TestForgedOwnerCatchesABug: policies that take any controller
+// ownerReference for a queued workload's admission, whoever writes it,
+// admit the tenant's forged pods and workloads; policies that take it
+// only from the controllers refuse Kueue's update of a pod it gates.
+func TestForgedOwnerCatchesABug(t *testing.T) {
+	f := fleets(t)[0]
+	for _, bug := range []struct{ name, from, to, want string }{
+		{"any writer", "request.userInfo.username in [", "true || '' in [", "forged"},
+		{"no updates", "|| oldObject != null", "|| false && oldObject != null", "updated by Kueue: refused"},
+	} {
+		t.Run(bug.name, func(t *testing.T) {
+			tr := *f.tree
+			tr.Policies = nil
+			for _, p := range f.tree.Policies {
+				p = p.DeepCopy()
+				for i, v := range p.Spec.Validations {
+					p.Spec.Validations[i].Expression = strings.Replace(v.Expression, bug.from, bug.to, 1)
+				}
+				tr.Policies = append(tr.Policies, p)
+			}
+			wrong, _, _ := judge(t, f, &tr)
+			if !slices.ContainsFunc(wrong, func(w string) bool { return strings.Contains(w, bug.want) }) {
+				t.Fatalf("with the bug (%s), no case %q disagrees: %q", bug.name, bug.want, wrong)
+			}
+			t.Logf("with the bug (%s): %d disagreements, e.g. %s", bug.name, len(wrong), wrong[0])
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,6 +27,65 @@ type Case struct {
 	Obj      runtime.Object
 	Resource string
 	Admit    bool
+	// User creates Obj, or updates Old to it.
+	User string
+	Old  runtime.Object
+}
+
+// tenant is the user a tenant's own requests come from.
+const tenant = "tenant"
+
+// makers are the users that create a pod or workload its controller owns,
+// by the owner's kind: kube-controller-manager's controllers under their
+// service accounts (--use-service-account-credentials; k8s.io/kubernetes
+// v1.36.5 cmd/kube-controller-manager/app createClientBuilders), and the
+// ML kinds' controllers under their default installs' (jobset v0.12.0 and
+// lws v0.9.0 config/default, kuberay ray-operator v1.6.2 config/default,
+// training-operator v1.9.3 manifests/overlays/standalone), which the tree
+// must name for the policies to let their objects through.
+var makers = map[string]string{
+	"ReplicaSet":             "system:serviceaccount:kube-system:replicaset-controller",
+	"StatefulSet":            "system:serviceaccount:kube-system:statefulset-controller",
+	"Job":                    "system:serviceaccount:kube-system:job-controller",
+	keys.KindJobSet:          "system:serviceaccount:jobset-system:jobset-controller-manager",
+	keys.KindLeaderWorkerSet: "system:serviceaccount:lws-system:lws-controller-manager",
+	"RayCluster":             "system:serviceaccount:default:kuberay-operator",
+	keys.KindPyTorchJob:      "system:serviceaccount:kubeflow:training-operator",
+}
+
+// kueueUser is Kueue's manager as its default install runs it (kueue
+// v0.19.2 config/default: namespace kueue-system, namePrefix kueue-), which
+// updates the pods it gates.
+const kueueUser = "system:serviceaccount:kueue-system:kueue-controller-manager"
+
+// maker is the user that creates o: its controller owner's, or the
+// tenant's.
+func maker(o runtime.Object) string {
+	m, _ := meta.Accessor(o)
+	for _, r := range m.GetOwnerReferences() {
+		if r.Controller != nil && *r.Controller {
+			if u := makers[r.Kind]; u != "" {
+				return u
+			}
+			panic("no maker of " + r.Kind)
+		}
+	}
+	return tenant
+}
+
+// roleOwner is the kind that owns an ML kind's pods: a JobSet's (and a
+// TrainJob's) Jobs, a LeaderWorkerSet's StatefulSets, KubeRay's
+// RayCluster, the training operator's PyTorchJob.
+func roleOwner(kind string) string {
+	switch kind {
+	case keys.KindLeaderWorkerSet:
+		return "StatefulSet"
+	case keys.KindRayJob, keys.KindRayCluster:
+		return "RayCluster"
+	case keys.KindPyTorchJob:
+		return keys.KindPyTorchJob
+	}
+	return "Job"
 }
 
 const labelClass = "gpufleet.dev/class"
@@ -114,7 +174,12 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 	globalDefault := g.globalDefault
 	var out []Case
 	add := func(name string, o runtime.Object, res string, admit bool) {
-		out = append(out, Case{name, o, res, admit})
+		out = append(out, Case{Name: name, Obj: o, Resource: res, Admit: admit, User: maker(o)})
+	}
+	// as is a case another user than the object's maker sends: a tenant
+	// forging a controller's ownerReference, Kueue updating a pod.
+	as := func(user string, old runtime.Object, name string, o runtime.Object, res string, admit bool) {
+		out = append(out, Case{Name: name, Obj: o, Resource: res, Admit: admit, User: user, Old: old})
 	}
 	for _, t := range d.Tenants {
 		ns := t.Spec.Namespaces[0]
@@ -134,7 +199,7 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 			for _, n := range t.Spec.Namespaces {
 				if ml {
 					for _, r := range cls.Roles {
-						add(fmt.Sprintf("%s: class %s's %s pod in %s", t.Name, c, r.Spec.Name, n), g.pod(&r.Template, n, "Job"), "pods", true)
+						add(fmt.Sprintf("%s: class %s's %s pod in %s", t.Name, c, r.Spec.Name, n), g.pod(&r.Template, n, roleOwner(cls.Spec.Kind)), "pods", true)
 						if w, res := child(cls.Spec.Kind, r.Template, n, true); w != nil {
 							add(fmt.Sprintf("%s: class %s's %s %s its %s makes in %s", t.Name, c, r.Spec.Name, res, cls.Spec.Kind, n), w, res, true)
 							if cls.WorkloadLabels[labelQueue] != "" {
@@ -151,7 +216,7 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 				add(fmt.Sprintf("%s: class %s's example %s in %s", t.Name, c, res, n), w, res, true)
 				add(fmt.Sprintf("%s: class %s's pod in %s", t.Name, c, n), g.pod(tpl, n, owner), "pods", true)
 			}
-			tpl, res, owner := &cls.Template, "", "Job"
+			tpl, res, owner := &cls.Template, "", roleOwner(cls.Spec.Kind)
 			if !ml {
 				tpl, res, owner = template(ex)
 			}
@@ -212,6 +277,7 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 					add(fmt.Sprintf("%s: queued class %s's %s without its queue", t.Name, c, res), w, res, false)
 				}
 				add(fmt.Sprintf("%s: queued class %s's bare pod without its queue", t.Name, c), own(func(p *corev1.Pod) { p.OwnerReferences = nil }), "pods", false)
+				forgedCases(t.Name, c, cls, ns, own, q, as)
 				add(fmt.Sprintf("%s: queued class %s's bare pod in its queue", t.Name, c), own(func(p *corev1.Pod) {
 					p.OwnerReferences = nil
 					p.Labels[labelQueue] = q

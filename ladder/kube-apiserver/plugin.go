@@ -91,15 +91,20 @@ func Start(policies []*admissionv1.ValidatingAdmissionPolicy, bindings []*admiss
 func (a *Admitter) Stop() { close(a.stop) }
 
 // Admit asks the plugin to admit the creation of obj (a Pod, Deployment,
-// StatefulSet or Job) in its namespace: nil, or the API server's error.
-func (a *Admitter) Admit(obj runtime.Object, resource string) error {
+// StatefulSet or Job) in its namespace by the user, or its update from old
+// when old is not nil: nil, or the API server's error.
+func (a *Admitter) Admit(obj, old runtime.Object, resource, username string) error {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return err
 	}
 	gvr := schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: resource}
-	attrs := admission.NewAttributesRecord(obj, nil, gvk, m.GetNamespace(), m.GetName(), gvr, "", admission.Create,
-		&metav1.CreateOptions{}, false, &user.DefaultInfo{Name: "tenant"})
+	op, opts := admission.Create, runtime.Object(&metav1.CreateOptions{})
+	if old != nil {
+		op, opts = admission.Update, &metav1.UpdateOptions{}
+	}
+	attrs := admission.NewAttributesRecord(obj, old, gvk, m.GetNamespace(), m.GetName(), gvr, "", op,
+		opts, false, &user.DefaultInfo{Name: username})
 	return a.plugin.Validate(context.Background(), attrs, admission.NewObjectInterfacesFromScheme(a.scheme))
 }
