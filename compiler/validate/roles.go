@@ -141,7 +141,7 @@ func roleShape(kind string) string {
 	case keys.KindPyTorchJob:
 		return fmt.Sprintf("%q (optional, one pod) and %q", spec.RoleMaster, spec.RoleWorker)
 	case keys.KindTrainJob:
-		return fmt.Sprintf("%q (the trainer's nodes)", spec.RoleNode)
+		return fmt.Sprintf("%q (the trainer's nodes, a pod each: its replicas are numNodes)", spec.RoleNode)
 	}
 	return "one role per replicated job"
 }
