@@ -24,12 +24,12 @@ import (
 // kindsFleet has a class of every ML kind (issue 52).
 const kindsFleet = "testdata/kinds"
 
-// mlCRDs loads the CRD of every ML kind from its pinned module, and
-// TrainJob's.
+// mlCRDs loads the CRD of every ML kind from its pinned module, and the
+// ClusterTrainingRuntime's.
 func mlCRDs(t *testing.T) []*crdtest.Validator {
 	t.Helper()
 	var vs []*crdtest.Validator
-	for _, f := range append(upstream.MLKindCRDs, upstream.File{Module: upstream.Trainer, Path: upstream.TrainJobCRD}) {
+	for _, f := range upstream.MLKindCRDs {
 		v, err := crdtest.Load(f.Module, f.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -82,7 +82,8 @@ func mlExamples(t *testing.T, res *compiler.Result) map[string][]byte {
 // TestMLKindsCRDs validates each ML class's example against its kind's
 // CRD (schema, unknown fields, CEL rules), pinned from the kind's module:
 // jobset v0.12.0, lws v0.9.0, kuberay ray-operator v1.6.2,
-// training-operator v1.9.3.
+// training-operator v1.9.3, Kubeflow Trainer v2.2.1 (and each TrainJob
+// class's ClusterTrainingRuntime against Trainer's CRD).
 func TestMLKindsCRDs(t *testing.T) {
 	vs := mlCRDs(t)
 	kinds := map[string]bool{}
@@ -94,8 +95,14 @@ func TestMLKindsCRDs(t *testing.T) {
 				t.Errorf("%s: class %s: %s", dir, name, strings.Join(errs, "; "))
 			}
 		}
+		for _, doc := range tree.Docs(res.Tree[tree.TrainingRuntimesPath]) {
+			kinds[mlkinds.ClusterTrainingRuntimeKind] = true
+			if errs := crdErrors(t, vs, doc); len(errs) > 0 {
+				t.Errorf("%s: %s: %s", dir, tree.TrainingRuntimesPath, strings.Join(errs, "; "))
+			}
+		}
 	}
-	if want := 5; len(kinds) < want {
+	if want := 7; len(kinds) < want {
 		t.Errorf("validated the kinds %v, want %d", slices.Sorted(maps.Keys(kinds)), want)
 	}
 	// The validator can fail: examples with a field their CRD lacks, a
@@ -106,11 +113,16 @@ func TestMLKindsCRDs(t *testing.T) {
 		"js": {"replicatedJobs:", "replicatedJob:"},
 		"rc": {"groupName: gpu", "name: gpu"},
 		"pt": {"pytorchReplicaSpecs:", "pytorchReplicas:"},
+		"tj": {"runtimeRef:", "runtime:"},
 	} {
 		doc := strings.Replace(string(ex[name]), bug[0], bug[1], 1)
 		if errs := crdErrors(t, vs, []byte(doc)); len(errs) == 0 {
 			t.Errorf("class %s with %q for %q: its CRD accepted it", name, bug[1], bug[0])
 		}
+	}
+	rt := strings.Replace(string(tree.Docs(res.Tree[tree.TrainingRuntimesPath])[0]), "mlPolicy:", "mlPolicies:", 1)
+	if errs := crdErrors(t, vs, []byte(rt)); len(errs) == 0 {
+		t.Errorf("a ClusterTrainingRuntime with mlPolicies: its CRD accepted it")
 	}
 }
 
@@ -158,6 +170,9 @@ func TestMLKindsComponent(t *testing.T) {
 	res := compile(t, kindsFleet)
 	var patched int
 	for name, doc := range mlExamples(t, res) {
+		if res.Fleet.Class(name).Spec.Kind == keys.KindTrainJob {
+			continue // its pod templates are its runtime's (TestTrainJobComponent)
+		}
 		obj, roles := roledObject(t, doc)
 		want := make([]corev1.PodTemplateSpec, len(roles))
 		for i, r := range roles {

@@ -33,6 +33,7 @@ func (r *renderer) cluster() {
 		files = append(files, path.Base(tree.PriorityClassesPath))
 	}
 	files = append(files, r.admissionPolicies()...)
+	files = append(files, r.trainingRuntimes()...)
 	r.nodeAgents()
 	if r.devicePlugin() {
 		files = append(files, path.Base(tree.DevicePluginNamespacePath), path.Base(tree.DevicePluginConfigPath))

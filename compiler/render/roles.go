@@ -23,6 +23,7 @@ var roleKinds = map[string]struct{ Group, Version string }{
 	keys.KindRayJob:          {"ray.io", "v1"},
 	keys.KindRayCluster:      {"ray.io", "v1"},
 	keys.KindPyTorchJob:      {"kubeflow.org", "v1"},
+	keys.KindTrainJob:        {mlkinds.TrainerAPIGroup, "v1alpha1"},
 }
 
 // templatePaths are the JSON pointers of each role's pod template in the
@@ -81,10 +82,14 @@ func rolePatch(c *derive.Class) []map[string]any {
 		ops = append(ops, op("add", "/metadata/labels/"+escape(k), c.WorkloadLabels[k]))
 	}
 	switch c.Spec.Kind {
-	case keys.KindJobSet, keys.KindRayJob, keys.KindRayCluster:
+	case keys.KindJobSet, keys.KindRayJob, keys.KindRayCluster, keys.KindTrainJob:
 		if c.WorkloadLabels != nil {
 			ops = append(ops, op("add", "/spec/suspend", true)) // Kueue unsuspends it on admission
 		}
+	}
+	if c.Spec.Kind == keys.KindTrainJob {
+		// Its pod templates are its runtime's (TrainingRuntime).
+		return append(ops, trainJobPatch(c)...)
 	}
 	for i, r := range c.Roles {
 		spec := templateSpec(&r.Template)
@@ -167,6 +172,8 @@ func roleExample(c *derive.Class, meta metav1.ObjectMeta) (any, error) {
 			p.Spec.PyTorchReplicaSpecs[mlkinds.PyTorchReplicaType(r.Name)] = &mlkinds.ReplicaSpec{Replicas: ptr(r.Replicas), RestartPolicy: "OnFailure", Template: tpl(i)}
 		}
 		return p, nil
+	case keys.KindTrainJob:
+		return trainJobExample(c, tm, meta), nil
 	}
 	return nil, fmt.Errorf("class %s: unsupported kind %q", c.Name, c.Spec.Kind)
 }

@@ -48,6 +48,9 @@ const (
 	KueueTopologiesPath       = "kueue/topologies.yaml"
 	KueuePrioritiesPath       = "kueue/workloadpriorityclasses.yaml"
 	PriorityClassesPath       = "cluster/priorityclasses.yaml"
+	// TrainingRuntimesPath holds the TrainJob classes' runtimes
+	// (ClusterTrainingRuntimes), which their TrainJobs name.
+	TrainingRuntimesPath = "cluster/trainingruntimes.yaml"
 	// KueueDRAConfigPath is the part of Kueue's manager Configuration
 	// that DRA pools need (its deviceClassMappings), not an object to
 	// apply: Kueue reads its Configuration at start.

@@ -30,14 +30,6 @@ func (c *checker) roles(name string, cl spec.Class, products []string) {
 		}
 		return
 	}
-	if cl.Kind == keys.KindTrainJob {
-		// Kueue's trainjob integration builds its PodSets from the
-		// TrainJob's ClusterTrainingRuntime, and runtimePatches reach
-		// only part of the pod spec (no priorityClassName, spread or
-		// schedulerName): not built yet.
-		c.errorf(p("classes", name, "kind"), "kind TrainJob is not built yet: its pods come from a ClusterTrainingRuntime's JobSet, which gpufleet does not write; use kind JobSet (Trainer v2's own base) or PyTorchJob")
-		return
-	}
 	if len(cl.Roles) == 0 {
 		c.errorf(p("classes", name, "kind"), "kind %s needs roles: %s", cl.Kind, roleShape(cl.Kind))
 		return
@@ -52,6 +44,13 @@ func (c *checker) roles(name string, cl spec.Class, products []string) {
 		// training-operator v1.9.3 pkg/webhooks/pytorch
 		// validatePyTorchReplicaSpecs: each replica's template needs it.
 		c.errorf(p("classes", name, "container"), "a PyTorchJob's container is %q, not %q: the training operator's webhook refuses a replica without it (\"must have at least one container with name pytorch\")", mlkinds.PyTorchContainer, cl.Container)
+	}
+	if cl.Kind == keys.KindTrainJob && cl.Container != mlkinds.TrainerContainer {
+		// Trainer v2.2.1 pkg/webhooks validateReplicatedJobs refuses a
+		// runtime whose trainer job lacks the container constants.Node,
+		// and plugins/jobset Builder.Trainer gives the TrainJob's image
+		// and resourcesPerNode to that container only.
+		c.errorf(p("classes", name, "container"), "a TrainJob's container is %q, not %q: Kubeflow Trainer's runtime webhook refuses a trainer job without it (\"must contain the required container for the ancestor: trainer\")", mlkinds.TrainerContainer, cl.Container)
 	}
 	if cl.Replicas != 1 && cl.Kind != keys.KindLeaderWorkerSet {
 		c.errorf(p("classes", name, "replicas"), "replicas needs kind LeaderWorkerSet (its groups), not %s: a %s's pods are its roles' replicas", cl.Kind, cl.Kind)
@@ -142,7 +141,7 @@ func roleShape(kind string) string {
 	case keys.KindPyTorchJob:
 		return fmt.Sprintf("%q (optional, one pod) and %q", spec.RoleMaster, spec.RoleWorker)
 	case keys.KindTrainJob:
-		return fmt.Sprintf("%q (the trainer's nodes)", spec.RoleNode)
+		return fmt.Sprintf("%q (the trainer's nodes, a pod each: its replicas are numNodes)", spec.RoleNode)
 	}
 	return "one role per replicated job"
 }

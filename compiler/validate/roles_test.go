@@ -15,6 +15,7 @@ func TestRoles(t *testing.T) {
 		`classes: ray: {priority: "p", kind: "RayJob", roles: [{name: "head", resources: cpu: "2"}, {name: "gpu-workers", replicas: 2, ` + gpu + `}]}`,
 		`classes: rc: {priority: "p", kind: "RayCluster", roles: [{name: "head"}, {name: "a", ` + gpu + `}, {name: "b", ` + gpu + `}]}`,
 		`classes: pt: {priority: "p", kind: "PyTorchJob", container: "pytorch", roles: [{name: "master", ` + gpu + `}, {name: "worker", replicas: 3, ` + gpu + `}]}`,
+		`classes: tj: {priority: "p", kind: "TrainJob", container: "node", roles: [{name: "node", replicas: 4, ` + gpu + `}]}`,
 	} {
 		if err := check(t, extra); err != nil {
 			t.Errorf("%s: rejected: %v", extra, err)
@@ -39,7 +40,12 @@ func TestRoles(t *testing.T) {
 		{"Ray head of two", `classes: r: {priority: "p", kind: "RayCluster", roles: [{name: "head", replicas: 2}, {name: "w", ` + gpu + `}]}`, `a Ray cluster has one head, not 2`},
 		{"PyTorchJob container", `classes: pt: {priority: "p", kind: "PyTorchJob", roles: [{name: "worker", ` + gpu + `}]}`, `a PyTorchJob's container is "pytorch", not "main"`},
 		{"two masters", `classes: pt: {priority: "p", kind: "PyTorchJob", roles: [{name: "master", replicas: 2}, {name: "worker", ` + gpu + `}]}`, `a PyTorchJob has one master, not 2`},
-		{"TrainJob", `classes: tj: {priority: "p", kind: "TrainJob", roles: [{name: "node", ` + gpu + `}]}`, `kind TrainJob is not built yet`},
+		{"TrainJob container", `classes: tj: {priority: "p", kind: "TrainJob", roles: [{name: "node", ` + gpu + `}]}`, `a TrainJob's container is "node", not "main"`},
+		{"TrainJob misspelt", `classes: tj: {priority: "p", kind: "TrainJob", container: "node", roles: [{name: "nodes", ` + gpu + `}]}`, `a TrainJob has no role "nodes"; did you mean "node"?`},
+		{"TrainJob initializer", `classes: tj: {priority: "p", kind: "TrainJob", container: "node", roles: [{name: "dataset-initializer"}, {name: "node", ` + gpu + `}]}`, `a TrainJob has no role "dataset-initializer"`},
+		{"TrainJob without node", `classes: tj: {priority: "p", kind: "TrainJob", container: "node", roles: [{name: "trainer", ` + gpu + `}]}`, `a TrainJob needs role "node"`},
+		{"TrainJob parallelism", `classes: tj: {priority: "p", kind: "TrainJob", container: "node", roles: [{name: "node", parallelism: 2, ` + gpu + `}]}`, `parallelism needs kind JobSet`},
+		{"TrainJob replicas", `classes: tj: {priority: "p", kind: "TrainJob", container: "node", replicas: 2, roles: [{name: "node", ` + gpu + `}]}`, `replicas needs kind LeaderWorkerSet`},
 		{"role product", `classes: js: {priority: "p", kind: "JobSet", roles: [{name: "a", gpu: {count: 1, products: ["H10"]}}]}`, `unknown GPU product "H10"; did you mean "H100"?`},
 		{"role quantity", `classes: js: {priority: "p", kind: "JobSet", roles: [{name: "a", ` + gpu + `, resources: cpu: "lots"}]}`, `invalid quantity "lots"`},
 		{"role DRA", `classes: js: {priority: "p", kind: "JobSet", roles: [{name: "a", gpu: {count: 1, api: "dra"}}]}`, `a role's GPUs through DRA claims are not built yet`},

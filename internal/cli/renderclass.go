@@ -103,7 +103,14 @@ func renderClass(tr map[string][]byte, class, container string, w component.Work
 		if err := yaml.Unmarshal(doc, &o); err != nil {
 			return nil, fmt.Errorf("document %d: %v", i+1, err)
 		}
-		if container == "" || !slices.Contains(w.Kinds, o.Kind) || (w.Select != nil && !w.Select.Matches(labels.Set(o.Metadata.Labels))) {
+		if !slices.Contains(w.Kinds, o.Kind) || (w.Select != nil && !w.Select.Matches(labels.Set(o.Metadata.Labels))) {
+			continue
+		}
+		if o.Kind == keys.KindTrainJob && o.Spec.Trainer == nil {
+			// The class's patch gives the trainer its resources per node.
+			return nil, fmt.Errorf("document %d: TrainJob %s has no spec.trainer, which class %s gives its resources per node: set its trainer (image, command, numNodes), or leave this TrainJob out with --selector", i+1, o.Metadata.Name, class)
+		}
+		if container == "" {
 			continue
 		}
 		var names []string
@@ -126,6 +133,7 @@ type workload struct {
 		Labels map[string]string `json:"labels"`
 	} `json:"metadata"`
 	Spec struct {
+		Trainer  *struct{} `json:"trainer"`
 		Template struct {
 			Spec struct {
 				Containers []struct {

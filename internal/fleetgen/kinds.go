@@ -6,9 +6,8 @@ import (
 	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
 )
 
-// mlKinds are the kinds with roles the generator writes (TrainJob is
-// not built).
-var mlKinds = []string{keys.KindJobSet, keys.KindLeaderWorkerSet, keys.KindRayJob, keys.KindRayCluster, keys.KindPyTorchJob}
+// mlKinds are the kinds with roles the generator writes.
+var mlKinds = []string{keys.KindJobSet, keys.KindLeaderWorkerSet, keys.KindRayJob, keys.KindRayCluster, keys.KindPyTorchJob, keys.KindTrainJob}
 
 // kinds turns some GPU classes into queued ML kinds: the class's pod
 // shape becomes its GPU roles', some with a CPU-only role beside them (a
@@ -54,6 +53,10 @@ func (g *gen) kinds(f *spec.Fleet) {
 			if g.chance(0.7) {
 				roles = append([]spec.Role{at(gpu, spec.RoleMaster, 1)}, roles...)
 			}
+		case keys.KindTrainJob:
+			// The trainer's nodes, on the runtime gpufleet writes.
+			c.Container = mlkinds.TrainerContainer
+			roles = []spec.Role{at(gpu, spec.RoleNode, pods)}
 		}
 		queued := true
 		c.Kind, c.Roles, c.Replicas, c.Queue = kind, roles, replicas, &queued

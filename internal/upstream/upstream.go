@@ -90,6 +90,9 @@ const (
 	RayJobCRD         = "config/crd/bases/ray.io_rayjobs.yaml"
 	PyTorchJobCRD     = "manifests/base/crds/kubeflow.org_pytorchjobs.yaml"
 	TrainJobCRD       = "manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml"
+	// ClusterTrainingRuntimeCRD is the runtime a TrainJob class's
+	// TrainJobs name, which gpufleet writes in cluster/.
+	ClusterTrainingRuntimeCRD = "manifests/base/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml"
 )
 
 // A File is a file of an upstream release.
@@ -103,6 +106,7 @@ var MLKindCRDs = []File{
 	{JobSet, JobSetCRD}, {LeaderWorkerSet, LWSCRD},
 	{KubeRay, RayClusterCRD}, {KubeRay, RayJobCRD},
 	{TrainingOp, PyTorchJobCRD},
+	{Trainer, TrainJobCRD}, {Trainer, ClusterTrainingRuntimeCRD},
 }
 
 type result struct {

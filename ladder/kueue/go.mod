@@ -10,6 +10,7 @@ go 1.26.0
 require (
 	github.com/go-logr/logr v1.4.4
 	github.com/gpufleet/gpufleet v0.0.0
+	github.com/kubeflow/trainer/v2 v2.2.1
 	github.com/kubeflow/training-operator v1.9.3
 	github.com/ray-project/kuberay/ray-operator v1.6.2
 	github.com/rogpeppe/go-internal v1.15.0
@@ -81,7 +82,6 @@ require (
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/kubeflow/mpi-operator v0.8.2 // indirect
 	github.com/kubeflow/spark-operator/v2 v2.5.1 // indirect
-	github.com/kubeflow/trainer/v2 v2.2.1 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect

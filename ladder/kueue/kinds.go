@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/yaml"
 
 	kftraining "github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -60,18 +59,9 @@ var (
 // HTTPMode has no submitter PodSet), and for a LeaderWorkerSet the
 // Workload its reconciler creates for one group, on a fake client.
 func roledPodSets(ctx context.Context, crds []*crdtest.Validator, kind string, doc []byte, namespace string) ([]kueue.PodSet, error) {
-	for _, v := range crds {
-		var meta struct{ APIVersion, Kind string }
-		if err := yaml.Unmarshal(doc, &meta); err != nil {
-			return nil, err
-		}
-		if v.Knows(meta.APIVersion, meta.Kind) {
-			d, err := v.Default(doc)
-			if err != nil {
-				return nil, err
-			}
-			doc = d
-		}
+	doc, err := defaulted(crds, doc)
+	if err != nil {
+		return nil, err
 	}
 	switch kind {
 	case keys.KindJobSet:

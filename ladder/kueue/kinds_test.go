@@ -33,12 +33,18 @@ func diffRoled(ctx context.Context, t *testing.T, theirs *Kueue, ours *kueuemode
 		if row == nil {
 			t.Fatalf("class %s: no row %s", c.Name, ps.Row)
 		}
-		count := ps.Pods
+		count, name := ps.Pods, ps.Name
 		if opts.jobSetReplicas && c.Kind == keys.KindJobSet {
 			count = replicasOnly(t, raw, ps.Name)
 		}
-		o.Flavors["podset "+ps.Name] = fmt.Sprint(count)
-		sets = append(sets, kueuemodel.PodSet{Name: ps.Name, Admits: ours.Admitter(row.Pod), Topo: kueuemodel.TopologyOf(row.Pod),
+		if opts.trainJobAncestor && c.Kind == keys.KindTrainJob {
+			name = mlkinds.AncestorTrainer
+		}
+		if opts.trainJobReplicas && c.Kind == keys.KindTrainJob {
+			count = 1
+		}
+		o.Flavors["podset "+name] = fmt.Sprint(count)
+		sets = append(sets, kueuemodel.PodSet{Name: name, Admits: ours.Admitter(row.Pod), Topo: kueuemodel.TopologyOf(row.Pod),
 			Request: ours.ClassRequest(row, q.Namespace), Count: count})
 	}
 	as := ours.AssignPodSets(q.ClusterQueue, sets)
@@ -107,7 +113,9 @@ func replicasOnly(t *testing.T, raw []byte, podSet string) int32 {
 // of each ML kind, and on the same fleet with each tenant's quota cut
 // until the whole workloads no longer fit (Kueue refuses a PodSet with
 // the earlier ones' requests counted); and proves the comparison fails
-// when the checker counts a JobSet's PodSet as its replicas alone.
+// when the checker counts a JobSet's PodSet as its replicas alone, names
+// a TrainJob's PodSet after its ancestor label rather than its runtime's
+// replicated job, or counts a TrainJob's trainer as one Job's pod.
 func TestDifferentialKinds(t *testing.T) {
 	ctx := context.Background()
 	crds, err := crdtest.Load(upstream.Kueue, upstream.KueueCRDs)
@@ -121,8 +129,8 @@ func TestDifferentialKinds(t *testing.T) {
 	}
 	st := newDiffStats()
 	var bad []disagreement
-	broken := []diffOptions{{jobSetReplicas: true}}
-	var caught int
+	broken := []diffOptions{{jobSetReplicas: true}, {trainJobAncestor: true}, {trainJobReplicas: true}}
+	caught := make([]int, len(broken))
 	for _, gpus := range []string{"64", "20", "12", "4"} {
 		f := filepath.Join(dir, "fleet-"+gpus+".cue")
 		spec := strings.Replace(string(src), "quota: {gpu: 64,", "quota: {gpu: "+gpus+",", 1)
@@ -131,21 +139,25 @@ func TestDifferentialKinds(t *testing.T) {
 		}
 		b, c := diffFleet(ctx, t, crds, fleetCase{"kinds, " + gpus + " GPUs", f}, broken, st)
 		bad = append(bad, b...)
-		caught += len(c[0])
+		for i := range broken {
+			caught[i] += len(c[i])
+		}
 	}
 	var compared, admitted int
 	for _, k := range slices.Sorted(maps.Keys(st.roled)) {
 		t.Logf("%s: %d whole workloads compared, %d admitted", k, st.roled[k][0], st.roled[k][1])
 		compared, admitted = compared+st.roled[k][0], admitted+st.roled[k][1]
 	}
-	if len(st.roled) != 5 || admitted == 0 || admitted == compared {
-		t.Errorf("ML kinds compared %v, %d of %d admitted: want all 5 kinds, some admitted and some not", slices.Sorted(maps.Keys(st.roled)), admitted, compared)
+	if len(st.roled) != 6 || admitted == 0 || admitted == compared {
+		t.Errorf("ML kinds compared %v, %d of %d admitted: want all 6 kinds, some admitted and some not", slices.Sorted(maps.Keys(st.roled)), admitted, compared)
 	}
 	for _, d := range bad {
 		t.Error(d)
 	}
-	if caught == 0 {
-		t.Error("a checker that counts a JobSet's PodSet as its replicas agreed with Kueue")
+	for i, bug := range []string{"counts a JobSet's PodSet as its replicas", "names a TrainJob's PodSet trainer", "counts a TrainJob's trainer as one pod"} {
+		if caught[i] == 0 {
+			t.Errorf("a checker that %s agreed with Kueue", bug)
+		}
+		t.Logf("a checker that %s: %d disagreements", bug, caught[i])
 	}
-	t.Logf("the JobSet miscount: %d disagreements", caught)
 }

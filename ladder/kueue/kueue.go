@@ -373,12 +373,17 @@ func ClassWorkload(ctx context.Context, tr tree.Tree, class, namespace string) (
 		if w.PodSets, err = podPodSets(ctx, d.Spec.Template, namespace); err != nil {
 			return nil, err
 		}
-	case keys.KindJobSet, keys.KindLeaderWorkerSet, keys.KindRayCluster, keys.KindRayJob, keys.KindPyTorchJob:
+	case keys.KindJobSet, keys.KindLeaderWorkerSet, keys.KindRayCluster, keys.KindRayJob, keys.KindPyTorchJob, keys.KindTrainJob:
 		crds, err := mlCRDs()
 		if err != nil {
 			return nil, err
 		}
-		if w.PodSets, err = roledPodSets(ctx, crds, kind, docs[0], namespace); err != nil {
+		if kind == keys.KindTrainJob {
+			w.PodSets, err = trainJobPodSets(ctx, crds, docs[0], tr[tree.TrainingRuntimesPath], namespace)
+		} else {
+			w.PodSets, err = roledPodSets(ctx, crds, kind, docs[0], namespace)
+		}
+		if err != nil {
 			return nil, err
 		}
 		w.Name, w.Template = strings.ToLower(kind)+"-"+class, w.PodSets[0].Template

@@ -73,6 +73,12 @@ type diffOptions struct {
 	// jobSetReplicas has the checker count a JobSet's PodSet as its
 	// replicated job's replicas, not replicas × parallelism.
 	jobSetReplicas bool
+	// trainJobAncestor has the checker name a TrainJob's PodSet after its
+	// ancestor label ("trainer"), not the runtime's replicated job.
+	trainJobAncestor bool
+	// trainJobReplicas has it count a TrainJob's trainer as its
+	// replicated job's one Job, not the TrainJob's numNodes pods.
+	trainJobReplicas bool
 }
 
 // tasStats count the workloads placed by topology under one labelling.

@@ -100,10 +100,11 @@ func reservedRunTime(c *sched.Class, w *sched.Row, pools []sched.Pool, drains fu
 }
 
 // runsToCompletion: the kinds whose workloads end, which Kueue's
-// GenericJob integrations give a maximum execution time.
+// GenericJob integrations give a maximum execution time (jobframework
+// NewWorkload, trainjob's among them).
 func runsToCompletion(kind string) bool {
 	switch kind {
-	case keys.KindJob, keys.KindJobSet, keys.KindRayJob, keys.KindPyTorchJob:
+	case keys.KindJob, keys.KindJobSet, keys.KindRayJob, keys.KindPyTorchJob, keys.KindTrainJob:
 		return true
 	}
 	return false

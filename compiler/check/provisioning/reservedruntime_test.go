@@ -49,6 +49,7 @@ func runTimeCases() []runTimeCase {
 		{"within the block, not EC2's lead time", keys.KindJob, "", 23*hour + 45*60, []nodes.Reservation{day}, false, true, "its maxRunTime (23h45m) is not shorter than the 23h30m"},
 		{"the shortest block decides", keys.KindJobSet, "", 48 * hour, []nodes.Reservation{week, day}, true, true, "Capacity Block cr-0a is 24h long, but its maxRunTime (48h)"},
 		{"a week's block holds two days", keys.KindPyTorchJob, "", 48 * hour, []nodes.Reservation{week}, true, true, ""},
+		{"a TrainJob runs to its end", keys.KindTrainJob, "", 48 * hour, []nodes.Reservation{day}, true, true, "Capacity Block cr-0a is 24h long, but its maxRunTime (48h)"},
 		{"an ODCR has no end that drains it", keys.KindJob, "", 0, []nodes.Reservation{odcr}, true, true, ""},
 		{"a block of another type", keys.KindJob, "", 0, []nodes.Reservation{other}, true, true, ""},
 		{"does not land", keys.KindJob, "", 0, []nodes.Reservation{day}, true, false, ""},

@@ -10,7 +10,8 @@ const IDKueueRoles check.ID = "KueueRoles"
 
 // KueueRoles follows an ML kind's workload through Kueue as its
 // integration builds it (v0.19.2 pkg/controller/jobs/jobset,
-// leaderworkerset, raycluster, rayjob, kubeflow): one PodSet per role,
+// leaderworkerset, raycluster, rayjob, kubeflow, trainjob; a TrainJob's
+// roles are its runtime's replicated jobs): one PodSet per role,
 // admitted together or not at all. Kueue's flavor assigner must assign
 // every pod set a flavor, each within the quota the earlier pod sets left
 // (kueuemodel.AssignPodSets; the message is Kueue's own), and each role
@@ -29,9 +30,13 @@ func KueueRoles(a *check.Admission) []check.Finding {
 		for k, as := range qc.PodSets {
 			ps := c.PodSets[k]
 			if !as.Admitted() {
+				whose := fmt.Sprintf("whose %d pod sets it admits together", len(c.PodSets))
+				if len(c.PodSets) == 1 {
+					whose = "whose one pod set " + ps.Name + " it admits whole"
+				}
 				out = append(out, check.Finding{Severity: check.Error, Check: IDKueueRoles, Tenant: a.Queue.Tenant, Class: c.Name,
-					Message: fmt.Sprintf("tenant %s: Kueue cannot admit a %s of class %s, whose %d pod sets it admits together: %s",
-						a.Queue.Tenant, c.Kind, c.Name, len(c.PodSets), as.Message)})
+					Message: fmt.Sprintf("tenant %s: Kueue cannot admit a %s of class %s, %s: %s",
+						a.Queue.Tenant, c.Kind, c.Name, whose, as.Message)})
 				break
 			}
 			if f := as.Flavor(); !a.Report.Fits(ps.Row, f) {

@@ -65,6 +65,34 @@ func TestKueueRoles(t *testing.T) {
 	}
 }
 
+// KueueRoles on a TrainJob: its one pod set is its runtime's trainer
+// job, named as the runtime names it.
+func TestKueueRolesTrainJob(t *testing.T) {
+	c := sched.Class{Name: "tj", Kind: keys.KindTrainJob, PodSets: []sched.PodSet{{Name: "node", Row: "tj", Pods: 4}}}
+	r := &check.Report{Pools: []string{"gpu"}, Classes: []string{"tj"}, Rows: []sched.Row{*sched.NewRow([]sched.Cell{{Class: "tj", Pool: "gpu", Fits: true}})}}
+	for _, tc := range []struct {
+		assigned kueuemodel.Assignment
+		pinned   []check.Pinned
+		want     string
+	}{
+		{flavor("gpu"), []check.Pinned{{Flavor: "gpu", Admitted: 4, Placed: 4}}, ""},
+		{kueuemodel.Assignment{Message: "couldn't assign flavors to pod set node: insufficient quota"}, nil,
+			"tenant t: Kueue cannot admit a TrainJob of class tj, whose one pod set node it admits whole: couldn't assign flavors to pod set node: insufficient quota"},
+		{flavor("gpu"), []check.Pinned{{Flavor: "gpu", Admitted: 4, Placed: 3}},
+			"tenant t: Kueue admits class tj's TrainJob whole, pod set node to flavor gpu; then kube-scheduler places 3 of its 4 pods; the rest stay Pending, holding the quota"},
+	} {
+		a := &check.Admission{Queue: kueuemodel.Queue{Tenant: "t", ClusterQueue: "t"}, Report: r,
+			Classes: []check.Queued{{Class: &c, PodSets: []kueuemodel.Assignment{tc.assigned}, RolePinned: tc.pinned}}}
+		var got []string
+		for _, f := range KueueRoles(a) {
+			got = append(got, f.Message)
+		}
+		if strings.Join(got, "\n") != tc.want {
+			t.Errorf("findings %q, want %q", got, tc.want)
+		}
+	}
+}
+
 func flavor(f string) kueuemodel.Assignment {
 	return kueuemodel.Assignment{Flavors: map[corev1.ResourceName]string{corev1.ResourceCPU: f}}
 }

@@ -187,6 +187,10 @@ func classFrom(name string, t tree.Typed, p string) (sched.Class, any, error) {
 	default:
 		return c, nil, fmt.Errorf("no workload")
 	}
+	workload, err := withRuntime(t, workload)
+	if err != nil {
+		return c, nil, err
+	}
 	var tpl *corev1.PodTemplateSpec
 	var meta *metav1.ObjectMeta
 	switch w := workload.(type) {

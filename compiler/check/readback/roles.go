@@ -1,6 +1,7 @@
 package readback
 
 import (
+	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,7 @@ var roleKinds = map[string]func() any{
 	keys.KindRayJob:          func() any { return &mlkinds.RayJob{} },
 	keys.KindRayCluster:      func() any { return &mlkinds.RayCluster{} },
 	keys.KindPyTorchJob:      func() any { return &mlkinds.PyTorchJob{} },
+	keys.KindTrainJob:        func() any { return &mlkinds.TrainJob{} },
 }
 
 // roled is an ML kind's workload: its roles as its Kueue integration
@@ -45,6 +47,8 @@ func roledWorkload(w any) (roled, bool) {
 		return roled{keys.KindRayJob, &w.ObjectMeta, w.Spec.RayClusterSpec.Roles(), 1}, true
 	case *mlkinds.PyTorchJob:
 		return roled{keys.KindPyTorchJob, &w.ObjectMeta, w.Roles(), 1}, true
+	case *trainJob:
+		return roled{keys.KindTrainJob, &w.job.ObjectMeta, mlkinds.TrainJobRoles(w.job, &w.runtime.Spec), 1}, true
 	}
 	return roled{}, false
 }
@@ -97,4 +101,35 @@ func classRows(name string, t tree.Typed, p string) ([]sched.Class, error) {
 		out = append(out, rc)
 	}
 	return out, nil
+}
+
+// trainJob is a TrainJob example with the runtime it names: its pods are
+// the runtime's JobSet's, as Kueue's trainjob integration builds them.
+type trainJob struct {
+	job     *mlkinds.TrainJob
+	runtime *mlkinds.ClusterTrainingRuntime
+}
+
+// withRuntime pairs a TrainJob with its ClusterTrainingRuntime in the
+// tree (tree.TrainingRuntimesPath); other workloads are returned as they
+// are.
+func withRuntime(t tree.Typed, w any) (any, error) {
+	j, ok := w.(*mlkinds.TrainJob)
+	if !ok {
+		return w, nil
+	}
+	ref := j.Spec.RuntimeRef
+	if ref.Kind != nil && *ref.Kind != mlkinds.ClusterTrainingRuntimeKind {
+		return nil, fmt.Errorf("TrainJob names a %s: the tree's runtimes are %ss", *ref.Kind, mlkinds.ClusterTrainingRuntimeKind)
+	}
+	var rts []mlkinds.ClusterTrainingRuntime
+	if err := DecodeAll(t, tree.TrainingRuntimesPath, &rts); err != nil {
+		return nil, err
+	}
+	for i := range rts {
+		if rts[i].Name == ref.Name {
+			return &trainJob{job: j, runtime: &rts[i]}, nil
+		}
+	}
+	return nil, fmt.Errorf("TrainJob names the %s %q, which %s lacks", mlkinds.ClusterTrainingRuntimeKind, ref.Name, tree.TrainingRuntimesPath)
 }

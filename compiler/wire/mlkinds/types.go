@@ -2,9 +2,11 @@
 // workload kinds ML teams run, whose Go types k8s.io/api lacks: JobSet
 // (sigs.k8s.io/jobset v0.12.0, api/jobset/v1alpha2), LeaderWorkerSet
 // (sigs.k8s.io/lws v0.9.0, api/leaderworkerset/v1), RayCluster and RayJob
-// (github.com/ray-project/kuberay/ray-operator v1.6.2, apis/ray/v1) and
+// (github.com/ray-project/kuberay/ray-operator v1.6.2, apis/ray/v1),
 // PyTorchJob (github.com/kubeflow/training-operator v1.9.3,
-// pkg/apis/kubeflow.org/v1). The binary links none of those modules (they
+// pkg/apis/kubeflow.org/v1), TrainJob and ClusterTrainingRuntime
+// (github.com/kubeflow/trainer/v2 v2.2.1, pkg/apis/trainer/v1alpha1,
+// trainjob.go). The binary links none of those modules (they
 // pull in controller-runtime), so these are subsets with the upstream JSON
 // names: tests validate the class examples against each kind's CRD from
 // its module, and ladder/kueue decodes them into the upstream types.
