@@ -8,6 +8,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpufleet/gpufleet/compiler/render"
+	"github.com/gpufleet/gpufleet/compiler/tree"
 )
 
 // hostile asks the real kube-apiserver to create, in the first namespace
@@ -76,6 +83,9 @@ func (fr *fleetRun) hostile() {
 				p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: owner.Name, UID: owner.UID, Controller: new(true)}}
 				tryFor(ns, fmt.Sprintf("a pod of queued class %s owned by a Job it did not make", c), "is queued", p)
 			}
+			if dc.WorkloadLabels[kueueQueueLabel] != "" && mlResources[dc.Spec.Kind] != (schema.GroupVersionResource{}) {
+				fr.hostileML(ns, c, dc.Spec.Kind)
+			}
 		}
 		// In the background: a Job's default, orphaning, waits on the
 		// garbage collector, which does not run here.
@@ -113,4 +123,40 @@ func (fr *fleetRun) forgedOwner(ns string) *batchv1.Job {
 		fr.t.Fatalf("%s: a Job of no class: %v", ns, err)
 	}
 	return got
+}
+
+// hostileML asks the API server to store a queued ML class's example
+// without its queue label, which the ML kinds' policy must refuse: Kueue
+// would never see it, and the Jobs and pods its controller makes pass as
+// the controller's.
+func (fr *fleetRun) hostileML(ns, class, kind string) {
+	var o map[string]any
+	for _, d := range tree.Docs(fr.res.Tree[tree.ClassExample(class)]) {
+		if k, err := tree.Kind(d); err == nil && k == kind {
+			if err := yaml.Unmarshal(d, &o); err != nil {
+				fr.t.Fatal(err)
+			}
+		}
+	}
+	u := &unstructured.Unstructured{Object: o}
+	u.SetNamespace(ns)
+	u.SetName("gpufleet-hostile")
+	l := u.GetLabels()
+	delete(l, kueueQueueLabel)
+	u.SetLabels(l)
+	dyn, err := dynamic.NewForConfig(fr.cp.Config)
+	if err != nil {
+		fr.t.Fatal(err)
+	}
+	res := dyn.Resource(mlResources[kind]).Namespace(ns)
+	_, err = res.Create(fr.ctx, u, metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		_ = res.Delete(fr.ctx, u.GetName(), metav1.DeleteOptions{})
+		fr.t.Errorf("%s: queued class %s's %s without its queue label was admitted", ns, class, kind)
+	case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy '"+render.MLPolicy+"'") || !strings.Contains(err.Error(), "is queued"):
+		fr.t.Errorf("%s: queued class %s's %s without its queue label refused, but not by the ML kinds' policy: %v", ns, class, kind, err)
+	default:
+		fr.st.Hostile++
+	}
 }

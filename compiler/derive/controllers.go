@@ -25,16 +25,22 @@ var kcmControllers = []string{
 // jobset- and lws-, ServiceAccount controller-manager), kuberay
 // ray-operator v1.6.2 config/default (namespace default, ServiceAccount
 // kuberay-operator), training-operator v1.9.3 manifests/overlays/standalone
-// (namespace kubeflow, ServiceAccount training-operator). A TrainJob's
-// JobSet makes its Jobs.
-var mlControllers = map[string]string{
-	keys.KindJobSet:          "system:serviceaccount:jobset-system:jobset-controller-manager",
-	keys.KindTrainJob:        "system:serviceaccount:jobset-system:jobset-controller-manager",
-	keys.KindLeaderWorkerSet: "system:serviceaccount:lws-system:lws-controller-manager",
-	keys.KindRayJob:          "system:serviceaccount:default:kuberay-operator",
-	keys.KindRayCluster:      "system:serviceaccount:default:kuberay-operator",
-	keys.KindPyTorchJob:      "system:serviceaccount:kubeflow:training-operator",
+// (namespace kubeflow, ServiceAccount training-operator), trainer v2.2.1
+// manifests/overlays/manager (namespace kubeflow-system, ServiceAccount
+// kubeflow-trainer-controller-manager). A TrainJob's JobSet makes its Jobs.
+var mlControllers = map[string][]string{
+	keys.KindJobSet:          {jobsetController},
+	keys.KindTrainJob:        {"system:serviceaccount:kubeflow-system:kubeflow-trainer-controller-manager", jobsetController},
+	keys.KindLeaderWorkerSet: {"system:serviceaccount:lws-system:lws-controller-manager"},
+	keys.KindRayJob:          {kuberayController},
+	keys.KindRayCluster:      {kuberayController},
+	keys.KindPyTorchJob:      {"system:serviceaccount:kubeflow:training-operator"},
 }
+
+const (
+	jobsetController  = "system:serviceaccount:jobset-system:jobset-controller-manager"
+	kuberayController = "system:serviceaccount:default:kuberay-operator"
+)
 
 // Controllers are the usernames whose controller ownerReference the
 // admission policies take for a queued workload's own admission, sorted:
@@ -46,9 +52,7 @@ func (d *Fleet) Controllers() []string {
 		out = append(out, given...)
 	} else {
 		for _, c := range d.Classes {
-			if u := mlControllers[c.Spec.Kind]; u != "" {
-				out = append(out, u)
-			}
+			out = append(out, mlControllers[c.Spec.Kind]...)
 		}
 	}
 	slices.Sort(out)

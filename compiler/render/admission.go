@@ -41,6 +41,11 @@ func (r *renderer) admissionPolicies() []string {
 			admissionv1.Rule{APIGroups: []string{"batch"}, APIVersions: []string{"v1"}, Resources: []string{"jobs"}},
 		),
 	}
+	policies := []string{PodPolicy, WorkloadPolicy}
+	if r.usesMLKinds() {
+		objs = append(objs, mlPolicy(ctrls))
+		policies = append(policies, MLPolicy)
+	}
 	used := map[string]bool{}
 	for _, t := range r.d.Tenants {
 		used[TenantAdmission(t.Spec.Admission)] = true
@@ -49,7 +54,7 @@ func (r *renderer) admissionPolicies() []string {
 		if !used[action] {
 			continue
 		}
-		for _, policy := range []string{PodPolicy, WorkloadPolicy} {
+		for _, policy := range policies {
 			objs = append(objs, admissionBinding(policy, action))
 		}
 	}

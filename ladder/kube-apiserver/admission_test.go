@@ -30,6 +30,8 @@ func fleets(t *testing.T) []fleet {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The Kueue rung's fleet of one class of each ML kind.
+	dirs = append(dirs, filepath.Join("..", "..", "compiler", "testdata", "kinds", "fleet.cue"))
 	tmp := t.TempDir()
 	for seed := 1; seed <= *generated; seed++ {
 		p := filepath.Join(tmp, fmt.Sprintf("full-seed-%d.json", seed))
@@ -48,7 +50,11 @@ func fleets(t *testing.T) []fleet {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fleet{strings.TrimSuffix(filepath.Base(d), ".json"), res, tr})
+		name := strings.TrimSuffix(filepath.Base(d), ".json")
+		if name == "fleet.cue" {
+			name = filepath.Base(filepath.Dir(d))
+		}
+		out = append(out, fleet{name, res, tr})
 	}
 	return out
 }
@@ -185,4 +191,19 @@ func TestForgedOwnerCatchesABug(t *testing.T) {
 			t.Logf("with the bug (%s): %d disagreements, e.g. %s", bug.name, len(wrong), wrong[0])
 		})
 	}
+}
+
+// TestMLPolicyCatchesABug: without the ML kinds' policy, a queued class's
+// JobSet, RayJob or TrainJob without its queue label is admitted, and
+// Kueue never sees it (its Jobs and pods pass as their controllers').
+func TestMLPolicyCatchesABug(t *testing.T) {
+	i := slices.IndexFunc(fleets(t), func(f fleet) bool { return f.name == "kinds" })
+	f := fleets(t)[i]
+	tr := *f.tree
+	tr.Policies = slices.DeleteFunc(slices.Clone(f.tree.Policies), func(p *admissionv1.ValidatingAdmissionPolicy) bool { return p.Name == "gpufleet-ml-workloads" })
+	wrong, _, _ := judge(t, f, &tr)
+	if !slices.ContainsFunc(wrong, func(w string) bool { return strings.Contains(w, "without its queue in") && strings.HasSuffix(w, ": admitted") }) {
+		t.Fatalf("without the ML kinds' policy, no unqueued ML workload was admitted: %q", wrong)
+	}
+	t.Logf("without the ML kinds' policy: %d hostile objects admitted, e.g. %s", len(wrong), wrong[0])
 }

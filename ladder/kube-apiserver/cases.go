@@ -41,7 +41,8 @@ const tenant = "tenant"
 // v1.36.5 cmd/kube-controller-manager/app createClientBuilders), and the
 // ML kinds' controllers under their default installs' (jobset v0.12.0 and
 // lws v0.9.0 config/default, kuberay ray-operator v1.6.2 config/default,
-// training-operator v1.9.3 manifests/overlays/standalone), which the tree
+// training-operator v1.9.3 manifests/overlays/standalone, trainer v2.2.1
+// manifests/overlays/manager: a TrainJob's JobSet), which the tree
 // must name for the policies to let their objects through.
 var makers = map[string]string{
 	"ReplicaSet":             "system:serviceaccount:kube-system:replicaset-controller",
@@ -51,6 +52,8 @@ var makers = map[string]string{
 	keys.KindLeaderWorkerSet: "system:serviceaccount:lws-system:lws-controller-manager",
 	"RayCluster":             "system:serviceaccount:default:kuberay-operator",
 	keys.KindPyTorchJob:      "system:serviceaccount:kubeflow:training-operator",
+	keys.KindTrainJob:        "system:serviceaccount:kubeflow-system:kubeflow-trainer-controller-manager",
+	keys.KindRayJob:          "system:serviceaccount:default:kuberay-operator",
 }
 
 // kueueUser is Kueue's manager as its default install runs it (kueue
@@ -172,6 +175,9 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 		}
 	}
 	globalDefault := g.globalDefault
+	uses := func(kind string) bool {
+		return slices.ContainsFunc(d.Classes, func(c derive.Class) bool { return c.Spec.Kind == kind })
+	}
 	var out []Case
 	add := func(name string, o runtime.Object, res string, admit bool) {
 		out = append(out, Case{Name: name, Obj: o, Resource: res, Admit: admit, User: maker(o)})
@@ -208,6 +214,7 @@ func Cases(d *derive.Fleet, tr *Tree) []Case {
 							}
 						}
 					}
+					mlCases(t.Name, c, n, ex, cls.WorkloadLabels[labelQueue] != "", uses, as)
 					continue
 				}
 				w := ex.DeepCopyObject()
