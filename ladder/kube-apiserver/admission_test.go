@@ -202,7 +202,9 @@ func TestMLPolicyCatchesABug(t *testing.T) {
 	tr := *f.tree
 	tr.Policies = slices.DeleteFunc(slices.Clone(f.tree.Policies), func(p *admissionv1.ValidatingAdmissionPolicy) bool { return p.Name == "gpufleet-ml-workloads" })
 	wrong, _, _ := judge(t, f, &tr)
-	if !slices.ContainsFunc(wrong, func(w string) bool { return strings.Contains(w, "without its queue in") && strings.HasSuffix(w, ": admitted") }) {
+	if !slices.ContainsFunc(wrong, func(w string) bool {
+		return strings.Contains(w, "without its queue in") && strings.HasSuffix(w, ": admitted")
+	}) {
 		t.Fatalf("without the ML kinds' policy, no unqueued ML workload was admitted: %q", wrong)
 	}
 	t.Logf("without the ML kinds' policy: %d hostile objects admitted, e.g. %s", len(wrong), wrong[0])
