@@ -63,9 +63,9 @@ func TestEndToEnd(t *testing.T) {
 		crds = append(crds, p)
 	}
 	// The ML kinds' CRDs (issue 52), so that their classes' examples are
-	// stored as the tree applies them; no controller of theirs runs, and
-	// e2e judges none of their pods yet (mlkinds.go).
-	for _, f := range upstream.MLKindCRDs {
+	// stored as the tree applies them, and Trainer's TrainingRuntime,
+	// which Kueue's trainjob integration indexes on start.
+	for _, f := range append(slices.Clone(upstream.MLKindCRDs), upstream.File{Module: upstream.Trainer, Path: upstream.TrainingRuntimeCRD}) {
 		p, err := f.Module.File(f.Path)
 		if err != nil {
 			t.Fatal(err)

@@ -26,6 +26,7 @@ var mlResources = map[string]schema.GroupVersionResource{
 	keys.KindRayJob:          {Group: "ray.io", Version: "v1", Resource: "rayjobs"},
 	keys.KindRayCluster:      {Group: "ray.io", Version: "v1", Resource: "rayclusters"},
 	keys.KindPyTorchJob:      {Group: "kubeflow.org", Version: "v1", Resource: "pytorchjobs"},
+	keys.KindTrainJob:        {Group: "trainer.kubeflow.org", Version: "v1alpha1", Resource: "trainjobs"},
 }
 
 // mlKind reports whether the row is an ML kind's (a JobSet's,
@@ -41,7 +42,8 @@ func mlKind(c *sched.Class) bool {
 
 // mlAdmitted are the ML kinds whose Workload the running Kueue's own
 // integration makes from the stored object, with no controller of the
-// kind: jobset, rayjob, raycluster and kubeflow's pytorchjob. A
+// kind: jobset, rayjob, raycluster, kubeflow's pytorchjob, and Trainer's
+// trainjob (its PodSets built from the tree's ClusterTrainingRuntime). A
 // LeaderWorkerSet's Workloads are made per group from the pods its
 // controller creates, which does not run here.
 func mlAdmitted(kind string) bool {

@@ -41,11 +41,11 @@ func gated(p *corev1.Pod) bool {
 // the stored object (mlAdmitted), their CRDs installed before Kueue
 // starts, as its integrations require.
 var kueueFrameworks = []string{"batch/job", "pod", "deployment", "statefulset",
-	"jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchjob"}
+	"jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchjob", "trainer.kubeflow.org/trainjob"}
 
 // kueueWebhookResources are what those integrations' webhooks act on.
 // Kueue's own objects' webhooks are kept too (kueue.x-k8s.io).
-var kueueWebhookResources = []string{"jobs", "pods", "deployments", "statefulsets", "jobsets", "rayjobs", "rayclusters", "pytorchjobs"}
+var kueueWebhookResources = []string{"jobs", "pods", "deployments", "statefulsets", "jobsets", "rayjobs", "rayclusters", "pytorchjobs", "trainjobs"}
 
 // unmanagedNamespaces are where Kueue manages nothing, as its kustomize
 // config excludes them from the integrations' webhooks: the manager's own

@@ -93,6 +93,10 @@ const (
 	// ClusterTrainingRuntimeCRD is the runtime a TrainJob class's
 	// TrainJobs name, which gpufleet writes in cluster/.
 	ClusterTrainingRuntimeCRD = "manifests/base/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml"
+	// TrainingRuntimeCRD is the namespaced runtime, which gpufleet writes
+	// none of, but Trainer's runtime framework (and so Kueue's trainjob
+	// integration) indexes: a cluster running them has it.
+	TrainingRuntimeCRD = "manifests/base/crds/trainer.kubeflow.org_trainingruntimes.yaml"
 )
 
 // A File is a file of an upstream release.
