@@ -111,14 +111,21 @@ func TestKustomizeTree(t *testing.T) {
 		}
 		// The admission policies, and a binding of each per admission
 		// the tenants use (issue 48); their parameters are annotations.
+		// A third for the ML kinds' own objects when a class is of one.
+		policies := 2
+		for _, c := range f.Classes {
+			if slices.Contains(keys.RoleKinds, c.Kind) {
+				policies = 3
+			}
+		}
 		if len(f.Tenants) > 0 {
-			want["ValidatingAdmissionPolicy"] += 2
+			want["ValidatingAdmissionPolicy"] += policies
 		}
 		actions := map[string]bool{}
 		for _, tn := range f.Tenants {
 			actions[render.TenantAdmission(tn.Admission)] = true
 		}
-		want["ValidatingAdmissionPolicyBinding"] += 2 * len(actions)
+		want["ValidatingAdmissionPolicyBinding"] += policies * len(actions)
 		// The unowned namespaces' policy and binding.
 		if len(f.Tenants) > 0 && (f.Cluster.UnownedNamespaces == nil || f.Cluster.UnownedNamespaces.Admission != "Off") {
 			want["ValidatingAdmissionPolicy"]++
