@@ -37,15 +37,15 @@ func gated(p *corev1.Pod) bool {
 
 // kueueFrameworks are the integrations the harness runs: Jobs, and the
 // StatefulSets and Deployments whose pods Kueue's pod integration admits
-// (both require it); and the ML kinds whose Workloads Kueue makes from
-// the stored object (mlAdmitted), their CRDs installed before Kueue
-// starts, as its integrations require.
+// (both require it); and the ML kinds whose Workloads Kueue makes
+// (mlAdmitted; a LeaderWorkerSet's pods through the pod integration too),
+// their CRDs installed before Kueue starts, as its integrations require.
 var kueueFrameworks = []string{"batch/job", "pod", "deployment", "statefulset",
-	"jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchjob"}
+	"jobset.x-k8s.io/jobset", "leaderworkerset.x-k8s.io/leaderworkerset", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchjob"}
 
 // kueueWebhookResources are what those integrations' webhooks act on.
 // Kueue's own objects' webhooks are kept too (kueue.x-k8s.io).
-var kueueWebhookResources = []string{"jobs", "pods", "deployments", "statefulsets", "jobsets", "rayjobs", "rayclusters", "pytorchjobs"}
+var kueueWebhookResources = []string{"jobs", "pods", "deployments", "statefulsets", "jobsets", "leaderworkersets", "rayjobs", "rayclusters", "pytorchjobs"}
 
 // unmanagedNamespaces are where Kueue manages nothing, as its kustomize
 // config excludes them from the integrations' webhooks: the manager's own
