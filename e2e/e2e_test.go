@@ -174,7 +174,7 @@ func TestEndToEnd(t *testing.T) {
 		ml = []string{"none in this shard's fleets"}
 	}
 	t.Logf("e2e: ML kinds' workloads through the running Kueue's own integrations, each admitted whole or not at all and each PodSet to its flavor as the checker said: %s; a checker giving every role its first role's flavor disagrees on %d of the %d admitted with several pod sets", strings.Join(ml, ", "), st.MLCaught, st.MLCompared)
-	t.Logf("e2e: pods of the admitted ML workloads made by their kinds' real controllers (JobSet v0.12.0's, then kube-controller-manager's Job controller; LeaderWorkerSet v0.9.0's, then its StatefulSet controller; Ray's and Kubeflow's operators do not run, their workloads are judged on admission only), ungated by Kueue and bound by kube-scheduler, each pod set's in its flavor's pool as the checker's unit said: JobSet %d, LeaderWorkerSet %d; the deliberate bugs (every role on the first role's pool; a LeaderWorkerSet group without its leader) were caught on %d of %d comparisons",
+	t.Logf("e2e: pods of the admitted ML workloads made by their kinds' real controllers (JobSet v0.12.0's, then kube-controller-manager's Job controller; LeaderWorkerSet v0.9.0's, then its StatefulSet controller; Ray's and Kubeflow's operators do not run, their workloads are judged on admission only), ungated by Kueue and bound by kube-scheduler, each pod set's in its flavor's pool as the checker's unit said (an unqueued one's where its role's row lands): JobSet %d, LeaderWorkerSet %d; the deliberate bugs (every role on the first role's pool; a LeaderWorkerSet group without its leader) were caught on %d of %d comparisons",
 		st.UnitPods[keys.KindJobSet], st.UnitPods[keys.KindLeaderWorkerSet], st.MLPodsCaught, st.MLPodsCompared)
 	if st.MLPodsCaught < st.MLPodsCompared {
 		t.Errorf("%d of the %d deliberate bugs in the ML kinds' pods went unnoticed", st.MLPodsCompared-st.MLPodsCaught, st.MLPodsCompared)
@@ -312,6 +312,9 @@ func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def 
 		if !mlKind(&cl.Classes[i]) {
 			fr.class(&cl.Classes[i])
 		}
+	}
+	for _, c := range fr.mlUnqueued() {
+		fr.mlPlace(dyn, c)
 	}
 	ph.mark("classes")
 }

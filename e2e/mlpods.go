@@ -220,8 +220,8 @@ func (fr *fleetRun) mlOwners(kind, ns, sel string) (map[types.UID]bool, error) {
 // clearMLMade deletes what the kind's controller made of the object name
 // (it is deleted first, so that its controller makes nothing more), as
 // the garbage collector, not run here, would: a JobSet's Jobs, a
-// LeaderWorkerSet's StatefulSets, ControllerRevisions and headless
-// Service, and their pods; and waits until they are gone.
+// LeaderWorkerSet's StatefulSets and ControllerRevisions, the headless
+// Service of either, and their pods; and waits until they are gone.
 func (fr *fleetRun) clearMLMade(dyn dynamic.Interface, kind, ns, name string) error {
 	if !mlPodsMade(kind) {
 		return nil
@@ -231,12 +231,14 @@ func (fr *fleetRun) clearMLMade(dyn dynamic.Interface, kind, ns, name string) er
 	apps := fr.cp.Client.AppsV1()
 	err := poll(mlControllerPodTimeout, 200*time.Millisecond, func() (bool, error) {
 		var errs []error
+		// Both make a headless Service of the object's name.
+		err := fr.cp.Client.CoreV1().Services(ns).Delete(fr.ctx, name, metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			err = nil
+		}
+		errs = append(errs, err)
 		if kind == keys.KindLeaderWorkerSet {
-			err := fr.cp.Client.CoreV1().Services(ns).Delete(fr.ctx, name, metav1.DeleteOptions{})
-			if apierrors.IsNotFound(err) {
-				err = nil
-			}
-			errs = append(errs, err, apps.StatefulSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel),
+			errs = append(errs, apps.StatefulSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel),
 				apps.ControllerRevisions(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel))
 		} else {
 			errs = append(errs, fr.cp.Client.BatchV1().Jobs(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, sel))
