@@ -102,9 +102,11 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("control plane up in %s; %d CRDs Established", dir, n)
+	mlStart := time.Now()
 	if err := cp.StartMLControllers(ctx); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("the JobSet and LeaderWorkerSet controllers up, their webhooks answering, in %s", time.Since(mlStart).Round(100*time.Millisecond))
 	def, err := cp.StartScheduler(ctx, "kube-scheduler", []byte(defaultSchedulerConfig), cp.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,10 +11,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpufleet/gpufleet/compiler/keys"
@@ -164,20 +160,8 @@ func (cp *ControlPlane) startMLController(ctx context.Context, dyn dynamic.Inter
 	if err != nil {
 		return err
 	}
-	hc := &http.Client{Timeout: 3 * time.Second}
-	err = poll(90*time.Second, 250*time.Millisecond, func() (bool, error) {
-		if done, err := p.exited(); done {
-			return false, fmt.Errorf("%w: %v\n%s", errExited, err, p.tail(30))
-		}
-		resp, err := hc.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", health))
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	if err != nil {
-		return fmt.Errorf("%w\n%s", err, p.tail(30))
+	if err := waitReadyz(p, c.name, health); err != nil {
+		return err
 	}
 	mut, val, err := mlWebhooks(c, webhook, caPEM)
 	if err != nil {
@@ -221,31 +205,9 @@ func mlWebhooks(c mlController, port int, caPEM []byte) (*admissionv1.MutatingWe
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(dir, c.webhooks))
+	mut, val, err := webhookConfigs(filepath.Join(dir, c.webhooks))
 	if err != nil {
-		return nil, nil, fmt.Errorf("kustomize build of %s's webhooks: %w", c.mod.Path, err)
-	}
-	var mut *admissionv1.MutatingWebhookConfiguration
-	var val *admissionv1.ValidatingWebhookConfiguration
-	for _, r := range m.Resources() {
-		obj, err := r.Map()
-		if err != nil {
-			return nil, nil, err
-		}
-		switch r.GetKind() {
-		case "MutatingWebhookConfiguration":
-			mut = &admissionv1.MutatingWebhookConfiguration{}
-			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj, mut)
-		case "ValidatingWebhookConfiguration":
-			val = &admissionv1.ValidatingWebhookConfiguration{}
-			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj, val)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	if mut == nil || val == nil {
-		return nil, nil, fmt.Errorf("kustomize build of %s/%s: no webhook configurations", c.mod.Path, c.webhooks)
+		return nil, nil, err
 	}
 	point := func(cc *admissionv1.WebhookClientConfig, name string) error {
 		if cc.Service == nil || cc.Service.Path == nil {

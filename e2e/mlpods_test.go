@@ -18,6 +18,14 @@ func TestMLJudge(t *testing.T) {
 	pinned := func(f string, n int32) *check.Pinned {
 		return &check.Pinned{Flavor: f, Admitted: n, Placed: int64(n)}
 	}
+	// unit is a workload of a CPU role and a GPU role, each on its own
+	// flavor, all of whose pods kube-scheduler places.
+	unit := func(cpu string, c int32, gpu string, g int32) *check.Unit {
+		return &check.Unit{PodSets: []check.UnitPodSet{
+			{Name: cpu, Pods: c, Flavor: "cpu", Pinned: pinned("cpu", c)},
+			{Name: gpu, Pods: g, Flavor: "gpu", Pinned: pinned("gpu", g)},
+		}}
+	}
 	fr := &fleetRun{nodes: nodeSet{poolOf: map[string]string{"cpu-0": "cpu", "gpu-0": "gpu", "gpu-1": "gpu"}}}
 	pod := func(name string, labels map[string]string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
@@ -33,10 +41,7 @@ func TestMLJudge(t *testing.T) {
 	}{{
 		name: "a JobSet's roles each on its flavor's pool",
 		kind: keys.KindJobSet,
-		u: &check.Unit{PodSets: []check.UnitPodSet{
-			{Name: "driver", Pods: 1, Flavor: "cpu", Pinned: pinned("cpu", 1)},
-			{Name: "trainer", Pods: 2, Flavor: "gpu", Pinned: pinned("gpu", 2)},
-		}},
+		u:    unit("driver", 1, "trainer", 2),
 		pods: map[string]*corev1.Pod{
 			"d":  pod("d", map[string]string{jobSetReplicatedJob: "driver"}),
 			"t0": pod("t0", map[string]string{jobSetReplicatedJob: "trainer"}),
@@ -47,10 +52,7 @@ func TestMLJudge(t *testing.T) {
 	}, {
 		name: "a JobSet's driver on the trainers' pool",
 		kind: keys.KindJobSet,
-		u: &check.Unit{PodSets: []check.UnitPodSet{
-			{Name: "driver", Pods: 1, Flavor: "cpu", Pinned: pinned("cpu", 1)},
-			{Name: "trainer", Pods: 1, Flavor: "gpu", Pinned: pinned("gpu", 1)},
-		}},
+		u:    unit("driver", 1, "trainer", 1),
 		pods: map[string]*corev1.Pod{
 			"d":  pod("d", map[string]string{jobSetReplicatedJob: "driver"}),
 			"t0": pod("t0", map[string]string{jobSetReplicatedJob: "trainer"}),
@@ -60,10 +62,7 @@ func TestMLJudge(t *testing.T) {
 	}, {
 		name: "a LeaderWorkerSet group: leader on CPU, workers on GPU",
 		kind: keys.KindLeaderWorkerSet,
-		u: &check.Unit{PodSets: []check.UnitPodSet{
-			{Name: "leader", Pods: 1, Flavor: "cpu", Pinned: pinned("cpu", 1)},
-			{Name: "worker", Pods: 2, Flavor: "gpu", Pinned: pinned("gpu", 2)},
-		}},
+		u:    unit("leader", 1, "worker", 2),
 		pods: map[string]*corev1.Pod{
 			"l":   pod("l", map[string]string{lwsWorkerIndexLabel: "0"}),
 			"l-1": pod("l-1", map[string]string{lwsWorkerIndexLabel: "1"}),
@@ -74,10 +73,7 @@ func TestMLJudge(t *testing.T) {
 	}, {
 		name: "a LeaderWorkerSet group short of a worker",
 		kind: keys.KindLeaderWorkerSet,
-		u: &check.Unit{PodSets: []check.UnitPodSet{
-			{Name: "leader", Pods: 1, Flavor: "cpu", Pinned: pinned("cpu", 1)},
-			{Name: "worker", Pods: 2, Flavor: "gpu", Pinned: pinned("gpu", 2)},
-		}},
+		u:    unit("leader", 1, "worker", 2),
 		pods: map[string]*corev1.Pod{
 			"l":   pod("l", map[string]string{lwsWorkerIndexLabel: "0"}),
 			"l-1": pod("l-1", map[string]string{lwsWorkerIndexLabel: "1"}),
