@@ -80,9 +80,10 @@ func (fr *fleetRun) createML(s *submission, kind string, doc []byte) error {
 // mlAdmission submits a queued ML class's example to the running Kueue
 // and holds its decision on the one Workload its integration makes to the
 // checker's unit: admitted whole or not at all, each PodSet to the flavor
-// the checker assigns it. Where the kind's controller runs (mlPodsMade),
-// the pods it makes of an admitted one are then held to the unit too
-// (mlPods); the fleet's nodes stand for them.
+// the checker assigns it. The pods of an admitted one, made by the kind's
+// controller where it runs (mlPodsMade) or by the harness from its pod
+// templates where it does not (mlPodsEmulated), are then held to the unit
+// too (mlPods); the fleet's nodes stand for them.
 func (fr *fleetRun) mlAdmission(dyn dynamic.Interface, tenant, ns, class string, u *check.Unit) {
 	fr.ensureNodes(fr.kueueSize(class))
 	s, err := fr.submitAs(dyn, ns, class, strings.TrimSuffix(class[:min(len(class), 40)], "-")+"-kq", nil)
@@ -106,8 +107,8 @@ func (fr *fleetRun) mlAdmission(dyn dynamic.Interface, tenant, ns, class string,
 	fr.t.Logf("tenant %s, class %s (%s %s in %s): Kueue %s, pod sets %v", tenant, class, s.kind, s.name, ns, got, got.podSets)
 	if got.admitted != admitted || admitted && !maps.Equal(got.podSets, want) {
 		fr.fail("tenant %s, class %s: the running Kueue and the checker disagree on the %s's pod sets:\n  checker: admitted %v, %v\n  Kueue:   %s, %v", tenant, class, s.kind, admitted, want, got, got.podSets)
-	} else if admitted && mlPodsMade(s.kind) {
-		fr.mlPods(tenant, class, s, u)
+	} else if admitted && (mlPodsMade(s.kind) || mlPodsEmulated(s.kind)) {
+		fr.mlPods(dyn, tenant, class, s, u)
 	}
 	// The deliberate bug: a checker that gave every role its first
 	// role's flavor (one flavor per workload, as for a Job).

@@ -43,6 +43,9 @@ func mlPodsMade(kind string) bool {
 // mlSelector selects what the kind's controller made of the object name:
 // the JobSet's Jobs and pods, the LeaderWorkerSet's StatefulSets and pods.
 func mlSelector(kind, name string) string {
+	if mlPodsEmulated(kind) {
+		return runLabel + "=" + name // the harness's own (mlEmulatePods)
+	}
 	if kind == keys.KindLeaderWorkerSet {
 		return lwsNameLabel + "=" + name
 	}
@@ -53,8 +56,13 @@ func mlSelector(kind, name string) string {
 // replicated job by name (Kueue's jobset integration names each PodSet
 // after its replicated job); a LeaderWorkerSet group's leader (worker
 // index 0, where the group has a leader template: Kueue's leaderworkerset
-// integration's PodSets are "leader" then "worker") or its workers.
+// integration's PodSets are "leader" then "worker") or its workers; a pod
+// the harness made of a role's template (mlEmulatePods) by the role
+// label the class's Component gives each role's template.
 func mlPodSet(kind string, u *check.Unit, p *corev1.Pod) string {
+	if mlPodsEmulated(kind) {
+		return p.Labels[keys.LabelRole] // the role's template's, its PodSet's name
+	}
 	if kind == keys.KindJobSet {
 		return p.Labels[jobSetReplicatedJob]
 	}
@@ -142,7 +150,13 @@ func (fr *fleetRun) mlJudge(kind string, u *check.Unit, e mlExpect, pods map[str
 // object once Kueue admitted it (Kueue ungating them with each pod set's
 // node selector) and holds them to the checker's unit, then counts the
 // deliberate bugs the same pods expose.
-func (fr *fleetRun) mlPods(tenant, class string, s *submission, u *check.Unit) {
+func (fr *fleetRun) mlPods(dyn dynamic.Interface, tenant, class string, s *submission, u *check.Unit) {
+	if mlPodsEmulated(s.kind) {
+		if err := fr.mlEmulatePods(dyn, s); err != nil {
+			fr.fail("tenant %s, class %s: %v", tenant, class, err)
+			return
+		}
+	}
 	sel := mlSelector(s.kind, s.name)
 	e := fr.mlExpect(u)
 	pods := map[string]*corev1.Pod{}
@@ -172,7 +186,11 @@ func (fr *fleetRun) mlPods(tenant, class string, s *submission, u *check.Unit) {
 	fr.st.UnitBound += len(o.bound)
 	fr.st.UnitPending += len(o.pending)
 	fr.st.UnitGated += len(o.gated)
-	fr.t.Logf("tenant %s, class %s: the %s controller's pods of %s %s: %s", tenant, class, s.kind, s.kind, s.name, o)
+	by := "the " + s.kind + " controller"
+	if mlPodsEmulated(s.kind) {
+		by = "the harness from its pod templates as Kueue left them"
+	}
+	fr.t.Logf("tenant %s, class %s: %s %s's pods, made by %s: %s", tenant, class, s.kind, s.name, by, o)
 	if len(o.failedCreate) > 0 {
 		bad = append(bad, "the controllers could not create pods: "+o.failedCreate[0])
 	}
@@ -197,6 +215,9 @@ func (fr *fleetRun) mlPods(tenant, class string, s *submission, u *check.Unit) {
 func (fr *fleetRun) mlOwners(kind, ns, sel string) (map[types.UID]bool, error) {
 	out := map[types.UID]bool{}
 	opts := metav1.ListOptions{LabelSelector: sel}
+	if mlPodsEmulated(kind) {
+		return out, nil // the harness makes the pods itself
+	}
 	if kind == keys.KindLeaderWorkerSet {
 		l, err := fr.cp.Client.AppsV1().StatefulSets(ns).List(fr.ctx, opts)
 		if err != nil {
@@ -223,7 +244,7 @@ func (fr *fleetRun) mlOwners(kind, ns, sel string) (map[types.UID]bool, error) {
 // LeaderWorkerSet's StatefulSets and ControllerRevisions, the headless
 // Service of either, and their pods; and waits until they are gone.
 func (fr *fleetRun) clearMLMade(dyn dynamic.Interface, kind, ns, name string) error {
-	if !mlPodsMade(kind) {
+	if !mlPodsMade(kind) && !mlPodsEmulated(kind) {
 		return nil
 	}
 	sel := metav1.ListOptions{LabelSelector: mlSelector(kind, name)}
@@ -240,7 +261,7 @@ func (fr *fleetRun) clearMLMade(dyn dynamic.Interface, kind, ns, name string) er
 		if kind == keys.KindLeaderWorkerSet {
 			errs = append(errs, apps.StatefulSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel),
 				apps.ControllerRevisions(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel))
-		} else {
+		} else if kind == keys.KindJobSet {
 			errs = append(errs, fr.cp.Client.BatchV1().Jobs(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, sel))
 		}
 		errs = append(errs, fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel), fr.releasePods(ns, sel))

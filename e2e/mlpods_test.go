@@ -60,6 +60,16 @@ func TestMLJudge(t *testing.T) {
 		bound: map[string]string{"d": "gpu-1", "t0": "gpu-0"},
 		bad:   true,
 	}, {
+		name: "a RayCluster's pods, made from its templates, by their role label",
+		kind: keys.KindRayCluster,
+		u:    unit("head", 1, "gpu", 1),
+		pods: map[string]*corev1.Pod{
+			"h": pod("h", map[string]string{keys.LabelRole: "head"}),
+			"g": pod("g", map[string]string{keys.LabelRole: "gpu"}),
+		},
+		bound:   map[string]string{"h": "cpu-0", "g": "gpu-0"},
+		mutants: 1,
+	}, {
 		name: "a LeaderWorkerSet group: leader on CPU, workers on GPU",
 		kind: keys.KindLeaderWorkerSet,
 		u:    unit("leader", 1, "worker", 2),
