@@ -241,7 +241,19 @@ func writeKubeconfig(path, host, caFile string) error {
 	return writeKubeconfigToken(path, host, caFile, token)
 }
 
+// writeKubeconfigAs writes a kubeconfig of the harness's user acting as
+// user (a controller's service account) in system:masters: the API server
+// authenticates its requests as user, which the admission policies read,
+// while RBAC, not judged here, allows it all.
+func writeKubeconfigAs(path, host, caFile, user string) error {
+	return writeKubeconfigUser(path, host, caFile, token, fmt.Sprintf("\n    as: %s\n    as-groups: [system:masters]", user))
+}
+
 func writeKubeconfigToken(path, host, caFile, bearer string) error {
+	return writeKubeconfigUser(path, host, caFile, bearer, "")
+}
+
+func writeKubeconfigUser(path, host, caFile, bearer, as string) error {
 	kc := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
@@ -252,11 +264,11 @@ clusters:
 users:
 - name: user
   user:
-    token: %s
+    token: %s%s
 contexts:
 - name: e2e
   context: {cluster: e2e, user: user}
 current-context: e2e
-`, host, caFile, bearer)
+`, host, caFile, bearer, as)
 	return os.WriteFile(path, []byte(kc), 0o600)
 }

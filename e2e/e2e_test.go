@@ -34,7 +34,7 @@ func TestEndToEnd(t *testing.T) {
 	if bin == "" {
 		t.Fatal("E2E_BIN is not set: run `make e2e`, which builds the control-plane binaries and sets it")
 	}
-	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue", "karpenter-kwok"} {
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue", "karpenter-kwok", "jobset", "lws"} {
 		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
 			t.Fatalf("%s: %v (run `make e2e`)", b, err)
 		}
@@ -63,9 +63,13 @@ func TestEndToEnd(t *testing.T) {
 		crds = append(crds, p)
 	}
 	// The ML kinds' CRDs (issue 52), so that their classes' examples are
-	// stored as the tree applies them, and Trainer's TrainingRuntime,
-	// which Kueue's trainjob integration indexes on start.
-	for _, f := range append(slices.Clone(upstream.MLKindCRDs), upstream.File{Module: upstream.Trainer, Path: upstream.TrainingRuntimeCRD}) {
+	// stored as the tree applies them; Trainer's TrainingRuntime, which
+	// Kueue's trainjob integration indexes on start; and the LWS manager's
+	// DisaggregatedSet: the JobSet and LeaderWorkerSet controllers run
+	// (mlcontrollers.go), the others' do not (mlkinds.go).
+	for _, f := range append(slices.Clone(upstream.MLKindCRDs),
+		upstream.File{Module: upstream.Trainer, Path: upstream.TrainingRuntimeCRD},
+		upstream.File{Module: upstream.LeaderWorkerSet, Path: disaggregatedSetCRD}) {
 		p, err := f.Module.File(f.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -101,6 +105,11 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("control plane up in %s; %d CRDs Established", dir, n)
+	mlStart := time.Now()
+	if err := cp.StartMLControllers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the JobSet and LeaderWorkerSet controllers up, their webhooks answering, in %s", time.Since(mlStart).Round(100*time.Millisecond))
 	def, err := cp.StartScheduler(ctx, "kube-scheduler", []byte(defaultSchedulerConfig), cp.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +178,12 @@ func TestEndToEnd(t *testing.T) {
 	if len(ml) == 0 {
 		ml = []string{"none in this shard's fleets"}
 	}
-	t.Logf("e2e: ML kinds' workloads through the running Kueue's own integrations (no controller of theirs runs), each admitted whole or not at all and each PodSet to its flavor as the checker said: %s; a checker giving every role its first role's flavor disagrees on %d of the %d admitted with several pod sets", strings.Join(ml, ", "), st.MLCaught, st.MLCompared)
+	t.Logf("e2e: ML kinds' workloads through the running Kueue's own integrations, each admitted whole or not at all and each PodSet to its flavor as the checker said: %s; a checker giving every role its first role's flavor disagrees on %d of the %d admitted with several pod sets", strings.Join(ml, ", "), st.MLCaught, st.MLCompared)
+	t.Logf("e2e: pods of the ML workloads, made by their kinds' real controllers (JobSet v0.12.0's, then kube-controller-manager's Job controller: %d; LeaderWorkerSet v0.9.0's, then its StatefulSet controller: %d) or, where the operator does not run, by the harness from the admitted object's pod templates as Kueue left them (RayJob %d, RayCluster %d, PyTorchJob %d), admitted by Kueue and bound by kube-scheduler, each pod set's in its flavor's pool as the checker's unit said (an unqueued one's where its role's row lands); the deliberate bugs (every role on the first role's pool; a LeaderWorkerSet group without its leader) were caught on %d of %d comparisons",
+		st.UnitPods[keys.KindJobSet], st.UnitPods[keys.KindLeaderWorkerSet], st.UnitPods[keys.KindRayJob], st.UnitPods[keys.KindRayCluster], st.UnitPods[keys.KindPyTorchJob], st.MLPodsCaught, st.MLPodsCompared)
+	if st.MLPodsCaught < st.MLPodsCompared {
+		t.Errorf("%d of the %d deliberate bugs in the ML kinds' pods went unnoticed", st.MLPodsCompared-st.MLPodsCaught, st.MLPodsCompared)
+	}
 	if st.MLCompared > 0 && st.MLCaught == 0 {
 		t.Error("a checker giving every role of an ML kind its first role's flavor went unnoticed")
 	}
@@ -303,6 +317,9 @@ func runFleet(t *fleetT, ctx context.Context, cp *ControlPlane, a *Applier, def 
 		if !mlKind(&cl.Classes[i]) {
 			fr.class(&cl.Classes[i])
 		}
+	}
+	for _, c := range fr.mlUnqueued() {
+		fr.mlPlace(dyn, c)
 	}
 	ph.mark("classes")
 }

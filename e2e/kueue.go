@@ -122,18 +122,7 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool, dra []
 	if err != nil {
 		return nil, err
 	}
-	hc := &http.Client{Timeout: 3 * time.Second}
-	err = poll(90*time.Second, 250*time.Millisecond, func() (bool, error) {
-		if done, err := p.exited(); done {
-			return false, fmt.Errorf("kueue %w: %v\n%s", errExited, err, p.tail(30))
-		}
-		resp, err := hc.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", health))
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
+	err = waitReadyz(p, "kueue", health)
 	if err == nil {
 		err = cp.registerWebhooks(ctx, webhook, caPEM)
 	}
@@ -142,6 +131,23 @@ func (cp *ControlPlane) StartKueue(ctx context.Context, fairSharing bool, dra []
 		return nil, fmt.Errorf("kueue: %w\n%s", err, p.tail(30))
 	}
 	return &kueue{p: p, fairSharing: fairSharing, dra: mappingsKey(dra)}, nil
+}
+
+// waitReadyz waits until the controller manager p (a controller-runtime
+// manager) answers its readiness probe on 127.0.0.1:port.
+func waitReadyz(p *proc, name string, port int) error {
+	hc := &http.Client{Timeout: 3 * time.Second}
+	return poll(90*time.Second, 250*time.Millisecond, func() (bool, error) {
+		if done, err := p.exited(); done {
+			return false, fmt.Errorf("%s %w: %v\n%s", name, errExited, err, p.tail(30))
+		}
+		resp, err := hc.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", port))
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
 }
 
 // kueues keeps one Kueue running, restarted when a fleet needs the other

@@ -31,23 +31,24 @@ var mlResources = map[string]schema.GroupVersionResource{
 
 // mlKind reports whether the row is an ML kind's (a JobSet's,
 // LeaderWorkerSet's, Ray cluster's or PyTorchJob's, or one of its roles'):
-// e2e runs none of their controllers, so no pod of theirs is ever made,
-// and the class-by-class placement leaves them out (the composed rung
-// places their roles' pods with kube-scheduler's cycle). The kind decides
-// it, whether or not the class is queued (an unqueued class's row has no
-// PodSets).
+// the class-by-class placement leaves them out. A queued one's pods are
+// judged by admission (mlAdmission), where the JobSet and LeaderWorkerSet
+// controllers run (mlcontrollers.go) and the others' do not (the composed
+// rung places their roles' pods with kube-scheduler's cycle). The kind
+// decides it, whether or not the class is queued (an unqueued class's row
+// has no PodSets).
 func mlKind(c *sched.Class) bool {
 	return c != nil && (c.Of != "" || len(c.PodSets) > 0 || slices.Contains(keys.RoleKinds, c.Kind))
 }
 
-// mlAdmitted are the ML kinds whose Workload the running Kueue's own
-// integration makes from the stored object, with no controller of the
-// kind: jobset, rayjob, raycluster, kubeflow's pytorchjob, and Trainer's
-// trainjob (its PodSets built from the tree's ClusterTrainingRuntime). A
-// LeaderWorkerSet's Workloads are made per group from the pods its
-// controller creates, which does not run here.
+// mlAdmitted are the ML kinds whose Workloads the running Kueue's own
+// integration makes: jobset, rayjob, raycluster, kubeflow's pytorchjob and
+// Trainer's trainjob (its PodSets built from the tree's
+// ClusterTrainingRuntime) from the stored object, leaderworkerset one per
+// group from the object too (its pods, which the LWS controller makes,
+// are then admitted as that group's pod group).
 func mlAdmitted(kind string) bool {
-	return kind != keys.KindLeaderWorkerSet && mlResources[kind] != (schema.GroupVersionResource{})
+	return mlResources[kind] != (schema.GroupVersionResource{})
 }
 
 // createML stores the class's example of an ML kind in ns under name.
@@ -59,6 +60,13 @@ func (fr *fleetRun) createML(s *submission, kind string, doc []byte) error {
 	u := &unstructured.Unstructured{Object: o}
 	u.SetNamespace(s.ns)
 	u.SetName(s.name)
+	if kind == keys.KindLeaderWorkerSet {
+		// One group: Kueue admits each group as a Workload of its own,
+		// and the checker's unit is one group.
+		if err := unstructured.SetNestedField(u.Object, int64(1), "spec", "replicas"); err != nil {
+			return err
+		}
+	}
 	dyn, err := dynamic.NewForConfig(fr.cp.Config)
 	if err != nil {
 		return err
@@ -74,8 +82,12 @@ func (fr *fleetRun) createML(s *submission, kind string, doc []byte) error {
 // mlAdmission submits a queued ML class's example to the running Kueue
 // and holds its decision on the one Workload its integration makes to the
 // checker's unit: admitted whole or not at all, each PodSet to the flavor
-// the checker assigns it. No pod is made (no controller of the kind runs).
+// the checker assigns it. The pods of an admitted one, made by the kind's
+// controller where it runs (mlPodsMade) or by the harness from its pod
+// templates where it does not (mlPodsEmulated), are then held to the unit
+// too (mlPods); the fleet's nodes stand for them.
 func (fr *fleetRun) mlAdmission(dyn dynamic.Interface, tenant, ns, class string, u *check.Unit) {
+	fr.ensureNodes(fr.kueueSize(class))
 	s, err := fr.submitAs(dyn, ns, class, strings.TrimSuffix(class[:min(len(class), 40)], "-")+"-kq", nil)
 	if err != nil {
 		fr.fail("tenant %s, class %s: %v", tenant, class, err)
@@ -97,6 +109,8 @@ func (fr *fleetRun) mlAdmission(dyn dynamic.Interface, tenant, ns, class string,
 	fr.t.Logf("tenant %s, class %s (%s %s in %s): Kueue %s, pod sets %v", tenant, class, s.kind, s.name, ns, got, got.podSets)
 	if got.admitted != admitted || admitted && !maps.Equal(got.podSets, want) {
 		fr.fail("tenant %s, class %s: the running Kueue and the checker disagree on the %s's pod sets:\n  checker: admitted %v, %v\n  Kueue:   %s, %v", tenant, class, s.kind, admitted, want, got, got.podSets)
+	} else if admitted && (mlPodsMade(s.kind) || mlPodsEmulated(s.kind)) {
+		fr.mlPods(dyn, tenant, class, s, u)
 	}
 	// The deliberate bug: a checker that gave every role its first
 	// role's flavor (one flavor per workload, as for a Job).
@@ -112,11 +126,11 @@ func (fr *fleetRun) mlAdmission(dyn dynamic.Interface, tenant, ns, class string,
 	}
 }
 
-// clearML deletes the submitted object and every Workload in its
-// namespace.
+// clearML deletes the submitted object, what its controller made, and
+// every Workload in its namespace.
 func (fr *fleetRun) clearML(dyn dynamic.Interface, s *submission) {
 	err := dyn.Resource(mlResources[s.kind]).Namespace(s.ns).Delete(fr.ctx, s.name, metav1.DeleteOptions{})
-	if err := errors.Join(err, clearWorkloads(fr, dyn, s.ns)); err != nil {
+	if err := errors.Join(err, fr.clearMLMade(dyn, s.kind, s.ns, s.name), clearWorkloads(fr, dyn, s.ns)); err != nil {
 		fr.fail("%v", err)
 	}
 }

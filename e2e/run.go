@@ -37,6 +37,10 @@ type Stats struct {
 	// MLCaught those a checker giving every role its first role's flavor
 	// would have disagreed on.
 	MLCompared, MLCaught int
+	// MLPodsCompared are the deliberate bugs (mlMutants) held against the
+	// pods the JobSet and LeaderWorkerSet controllers made of admitted
+	// workloads, and MLPodsCaught those the pods contradicted.
+	MLPodsCompared, MLPodsCaught int
 	// ByController is kind → the pods its controller made of the classes'
 	// user workloads; Held counts the queued ones Kueue held.
 	ByController map[string]int

@@ -37,15 +37,15 @@ func gated(p *corev1.Pod) bool {
 
 // kueueFrameworks are the integrations the harness runs: Jobs, and the
 // StatefulSets and Deployments whose pods Kueue's pod integration admits
-// (both require it); and the ML kinds whose Workloads Kueue makes from
-// the stored object (mlAdmitted), their CRDs installed before Kueue
-// starts, as its integrations require.
+// (both require it); and the ML kinds whose Workloads Kueue makes
+// (mlAdmitted; a LeaderWorkerSet's pods through the pod integration too),
+// their CRDs installed before Kueue starts, as its integrations require.
 var kueueFrameworks = []string{"batch/job", "pod", "deployment", "statefulset",
-	"jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchjob", "trainer.kubeflow.org/trainjob"}
+	"jobset.x-k8s.io/jobset", "leaderworkerset.x-k8s.io/leaderworkerset", "ray.io/rayjob", "ray.io/raycluster", "kubeflow.org/pytorchjob", "trainer.kubeflow.org/trainjob"}
 
 // kueueWebhookResources are what those integrations' webhooks act on.
 // Kueue's own objects' webhooks are kept too (kueue.x-k8s.io).
-var kueueWebhookResources = []string{"jobs", "pods", "deployments", "statefulsets", "jobsets", "rayjobs", "rayclusters", "pytorchjobs", "trainjobs"}
+var kueueWebhookResources = []string{"jobs", "pods", "deployments", "statefulsets", "jobsets", "leaderworkersets", "rayjobs", "rayclusters", "pytorchjobs", "trainjobs"}
 
 // unmanagedNamespaces are where Kueue manages nothing, as its kustomize
 // config excludes them from the integrations' webhooks: the manager's own
@@ -67,31 +67,9 @@ func kueueWebhooks(port int, caPEM []byte) (*admissionv1.MutatingWebhookConfigur
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Dir(file))
+	mut, val, err := webhookConfigs(filepath.Dir(file))
 	if err != nil {
-		return nil, nil, fmt.Errorf("kustomize build of Kueue's webhooks: %w", err)
-	}
-	var mut *admissionv1.MutatingWebhookConfiguration
-	var val *admissionv1.ValidatingWebhookConfiguration
-	for _, r := range m.Resources() {
-		obj, err := r.Map()
-		if err != nil {
-			return nil, nil, err
-		}
-		switch r.GetKind() {
-		case "MutatingWebhookConfiguration":
-			mut = &admissionv1.MutatingWebhookConfiguration{}
-			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj, mut)
-		case "ValidatingWebhookConfiguration":
-			val = &admissionv1.ValidatingWebhookConfiguration{}
-			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj, val)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	if mut == nil || val == nil {
-		return nil, nil, fmt.Errorf("kustomize build of %s: no webhook configurations", filepath.Dir(file))
+		return nil, nil, err
 	}
 	// Each webhook calls the manager on loopback, not its Service; an
 	// integration's must spare the namespaces the manager does not manage.
@@ -121,6 +99,39 @@ func kueueWebhooks(port int, caPEM []byte) (*admissionv1.MutatingWebhookConfigur
 		if err := point(&w.ClientConfig, w.Rules, w.NamespaceSelector, w.Name); err != nil {
 			return nil, nil, err
 		}
+	}
+	return mut, val, nil
+}
+
+// webhookConfigs is `kustomize build` of the kustomization in dir (a
+// module's webhook component), krusty in-process: its one
+// MutatingWebhookConfiguration and one ValidatingWebhookConfiguration.
+func webhookConfigs(dir string) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration, error) {
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kustomize build of %s: %w", dir, err)
+	}
+	var mut *admissionv1.MutatingWebhookConfiguration
+	var val *admissionv1.ValidatingWebhookConfiguration
+	for _, r := range m.Resources() {
+		obj, err := r.Map()
+		if err != nil {
+			return nil, nil, err
+		}
+		switch r.GetKind() {
+		case "MutatingWebhookConfiguration":
+			mut = &admissionv1.MutatingWebhookConfiguration{}
+			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj, mut)
+		case "ValidatingWebhookConfiguration":
+			val = &admissionv1.ValidatingWebhookConfiguration{}
+			err = runtime.DefaultUnstructuredConverter.FromUnstructured(obj, val)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if mut == nil || val == nil {
+		return nil, nil, fmt.Errorf("kustomize build of %s: no webhook configurations", dir)
 	}
 	return mut, val, nil
 }

@@ -9,7 +9,12 @@
 # the Go version decides whether a rebuild is due, so repeated runs start in
 # seconds. Karpenter's kwok controller is built from ladder/karpenter (the
 # core module it pins, sigs.k8s.io/karpenter v1.15.0) under a stamp of its
-# own, so that a change to one pin rebuilds only what it pins.
+# own, so that a change to one pin rebuilds only what it pins. The JobSet
+# and LeaderWorkerSet controllers (sigs.k8s.io/jobset's manager, at the
+# module root, and sigs.k8s.io/lws/cmd) are built from ladder/kueue's module
+# graph, at the versions the Kueue rung judged its integrations of them at,
+# after Kueue's build so that they reuse its packages, under a stamp of
+# their own (.stamp-controllers) so that a warm run rebuilds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -26,8 +31,26 @@ if [[ ! -f "$out/.stamp-karpenter" || "$(cat "$out/.stamp-karpenter")" != "$kwan
 	echo "e2e: built in $((SECONDS - t))s"
 	echo "$kwant" > "$out/.stamp-karpenter"
 fi
+# The ML kinds' controllers, once Kueue is built (below, or already).
+controllers() {
+	local cwant
+	cwant="$(cat $kueue/go.mod $kueue/go.sum | sha256sum | cut -d' ' -f1) $(go env GOVERSION)"
+	[[ -f "$out/.stamp-controllers" && "$(cat "$out/.stamp-controllers")" == "$cwant" ]] && return
+	rm -f "$out/.stamp-controllers"
+	local m mod name pkg v t
+	for m in sigs.k8s.io/jobset:jobset:sigs.k8s.io/jobset sigs.k8s.io/lws:lws:sigs.k8s.io/lws/cmd; do
+		IFS=: read -r mod name pkg <<<"$m"
+		t=$SECONDS
+		v=$(cd $kueue && go list -m -f '{{.Version}}' "$mod")
+		echo "e2e: building the $name controller $v from $kueue"
+		(cd $kueue && go build -ldflags "-s -w" -o "$out/$name" "$pkg")
+		echo "e2e: built in $((SECONDS - t))s"
+	done
+	echo "$cwant" > "$out/.stamp-controllers"
+}
 if [[ -f "$out/.stamp" && "$(cat "$out/.stamp")" == "$want" ]]; then
 	echo "e2e: control-plane binaries in $out are up to date"
+	controllers
 	exit 0
 fi
 rm -f "$out/.stamp"
@@ -50,3 +73,4 @@ echo "e2e: building kueue $v from $kueue"
 (cd $kueue && go build -ldflags "-s -w" -o "$out/kueue" sigs.k8s.io/kueue/cmd/kueue)
 echo "e2e: built in $((SECONDS - t))s"
 echo "$want" > "$out/.stamp"
+controllers
