@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -20,6 +22,10 @@ func (c *checker) controllers() {
 		np := p("cluster", "controllers", strconv.Itoa(i))
 		if slices.Index(c.f.Cluster.Controllers, u) < i {
 			c.errorf(np, "controller %q is listed twice", u)
+		}
+		if !utf8.ValidString(u) || strings.ContainsFunc(u, unicode.IsControl) {
+			c.errorf(np, "controller %q is not a username: it holds control characters or invalid UTF-8", u)
+			continue
 		}
 		rest, ok := strings.CutPrefix(u, saPrefix)
 		if !ok {

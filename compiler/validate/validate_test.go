@@ -118,6 +118,7 @@ func TestErrors(t *testing.T) {
 		{"exempt invalid", `cluster: unownedNamespaces: exempt: ["Monitoring"]`, `namespace "Monitoring" is invalid`},
 		{"controller twice", `cluster: controllers: ["system:serviceaccount:ray:op", "system:serviceaccount:ray:op"]`, `controller "system:serviceaccount:ray:op" is listed twice`},
 		{"controller without name", `cluster: controllers: ["system:serviceaccount:ray"]`, `is not a service account's username: want system:serviceaccount:<namespace>:<name>`},
+		{"controller control character", `cluster: controllers: ["a\nb"]`, `controller "a\nb" is not a username: it holds control characters or invalid UTF-8`},
 		{"controller bad namespace", `cluster: controllers: ["system:serviceaccount:Ray:op"]`, `controller "system:serviceaccount:Ray:op": namespace "Ray" is invalid`},
 		{"reserved namespace", `namespaces: ["t"] => namespaces: ["kube-system"]`, `namespace "kube-system" is reserved`},
 		{"unknown instance", `["m7i.large"] => ["m9z.huge"]`, `unknown instance type "m9z.huge"`},
