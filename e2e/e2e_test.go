@@ -65,8 +65,9 @@ func TestEndToEnd(t *testing.T) {
 	// The ML kinds' CRDs (issue 52), so that their classes' examples are
 	// stored as the tree applies them; Trainer's TrainingRuntime, which
 	// Kueue's trainjob integration indexes on start; and the LWS manager's
-	// DisaggregatedSet: the JobSet and LeaderWorkerSet controllers run
-	// (mlcontrollers.go), the others' do not (mlkinds.go).
+	// DisaggregatedSet: the JobSet, LeaderWorkerSet and Trainer
+	// controllers run (mlcontrollers.go), Ray's and the training-operator's
+	// do not (mlemulate.go).
 	for _, f := range append(slices.Clone(upstream.MLKindCRDs),
 		upstream.File{Module: upstream.Trainer, Path: upstream.TrainingRuntimeCRD},
 		upstream.File{Module: upstream.LeaderWorkerSet, Path: disaggregatedSetCRD}) {
@@ -109,7 +110,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := cp.StartMLControllers(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("the JobSet and LeaderWorkerSet controllers up, their webhooks answering, in %s", time.Since(mlStart).Round(100*time.Millisecond))
+	t.Logf("the JobSet, LeaderWorkerSet and Trainer controllers up, their webhooks answering, in %s", time.Since(mlStart).Round(100*time.Millisecond))
 	def, err := cp.StartScheduler(ctx, "kube-scheduler", []byte(defaultSchedulerConfig), cp.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -179,8 +180,8 @@ func TestEndToEnd(t *testing.T) {
 		ml = []string{"none in this shard's fleets"}
 	}
 	t.Logf("e2e: ML kinds' workloads through the running Kueue's own integrations, each admitted whole or not at all and each PodSet to its flavor as the checker said: %s; a checker giving every role its first role's flavor disagrees on %d of the %d admitted with several pod sets", strings.Join(ml, ", "), st.MLCaught, st.MLCompared)
-	t.Logf("e2e: pods of the ML workloads, made by their kinds' real controllers (JobSet v0.12.0's, then kube-controller-manager's Job controller: %d; LeaderWorkerSet v0.9.0's, then its StatefulSet controller: %d) or, where the operator does not run, by the harness from the admitted object's pod templates as Kueue left them (RayJob %d, RayCluster %d, PyTorchJob %d), admitted by Kueue and bound by kube-scheduler, each pod set's in its flavor's pool as the checker's unit said (an unqueued one's where its role's row lands); the deliberate bugs (every role on the first role's pool; a LeaderWorkerSet group without its leader) were caught on %d of %d comparisons",
-		st.UnitPods[keys.KindJobSet], st.UnitPods[keys.KindLeaderWorkerSet], st.UnitPods[keys.KindRayJob], st.UnitPods[keys.KindRayCluster], st.UnitPods[keys.KindPyTorchJob], st.MLPodsCaught, st.MLPodsCompared)
+	t.Logf("e2e: pods of the ML workloads, made by their kinds' real controllers (JobSet v0.12.0's, then kube-controller-manager's Job controller: %d; LeaderWorkerSet v0.9.0's, then its StatefulSet controller: %d; a TrainJob's by Kubeflow Trainer v2.2.1's, its JobSet's by the JobSet controller, then the Job controller: %d) or, where the operator does not run, by the harness from the admitted object's pod templates as Kueue left them (RayJob %d, RayCluster %d, PyTorchJob %d), admitted by Kueue and bound by kube-scheduler, each pod set's in its flavor's pool as the checker's unit said (an unqueued one's where its role's row lands); the deliberate bugs (every role on the first role's pool; a LeaderWorkerSet group without its leader; a TrainJob of one pod per replicated job) were caught on %d of %d comparisons",
+		st.UnitPods[keys.KindJobSet], st.UnitPods[keys.KindLeaderWorkerSet], st.UnitPods[keys.KindTrainJob], st.UnitPods[keys.KindRayJob], st.UnitPods[keys.KindRayCluster], st.UnitPods[keys.KindPyTorchJob], st.MLPodsCaught, st.MLPodsCompared)
 	if st.MLPodsCaught < st.MLPodsCompared {
 		t.Errorf("%d of the %d deliberate bugs in the ML kinds' pods went unnoticed", st.MLPodsCompared-st.MLPodsCaught, st.MLPodsCompared)
 	}

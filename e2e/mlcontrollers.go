@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,12 +20,13 @@ import (
 )
 
 // mlController is the controller manager of an ML kind that its project
-// serves as a Go module: JobSet v0.12.0's (sigs.k8s.io/jobset, main.go)
-// and LeaderWorkerSet v0.9.0's (sigs.k8s.io/lws/cmd), built from
-// ladder/kueue's module graph by scripts/e2e-binaries.sh, so at the
-// versions whose Kueue integrations the Kueue rung judged.
+// serves as a Go module: JobSet v0.12.0's (sigs.k8s.io/jobset, main.go),
+// LeaderWorkerSet v0.9.0's (sigs.k8s.io/lws/cmd) and Kubeflow Trainer
+// v2.2.1's (github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager),
+// built from ladder/kueue's module graph by scripts/e2e-binaries.sh, so at
+// the versions whose Kueue integrations the Kueue rung judged.
 type mlController struct {
-	name string // the binary, and its webhook configurations' prefix (config/default's namePrefix)
+	name string // the binary
 	kind string
 	// user is its service account's username as its default install runs
 	// it (config/default: namespace <name>-system, namePrefix <name>-,
@@ -33,24 +35,36 @@ type mlController struct {
 	user string
 	mod  upstream.Module
 	// webhooks is the module's kustomization of its webhook
-	// configurations, as its config/default builds them.
-	webhooks string
-	// probe is a dry-run create that comes back mutated only once
-	// kube-apiserver calls the manager's mutating webhook.
+	// configurations, and prefix the namePrefix its default install gives
+	// them ("" where the kustomization names them itself).
+	webhooks, prefix string
+	// config is the manager's Configuration file, its webhook and health
+	// probe on the loopback ports given, its webhook certificate in certs.
+	config func(webhook, health int, certs string) map[string]any
+	// tmpCerts: the Configuration cannot name a certificate directory, so
+	// the webhook server reads controller-runtime's default,
+	// $TMPDIR/k8s-webhook-server/serving-certs (pkg/webhook/server.go,
+	// setDefaults), and the manager runs with TMPDIR set to hold certs.
+	tmpCerts bool
+	// probe is a dry-run create that kube-apiserver answers through the
+	// manager's webhooks only once they serve.
 	probe func() *unstructured.Unstructured
-	// mutated reports whether the probe's answer went through it.
-	mutated func(*unstructured.Unstructured) bool
+	// answered reports whether the probe's answer came through them, and
+	// if not, why.
+	answered func(*unstructured.Unstructured, error) error
 }
 
 // mlControllers are run for the control plane's whole life: the JobSet
 // controller makes a JobSet's Jobs (kube-controller-manager's Job
 // controller their pods), the LeaderWorkerSet controller a group's leader
 // StatefulSet and, per leader pod, its workers' StatefulSet
-// (kube-controller-manager's StatefulSet controller their pods).
+// (kube-controller-manager's StatefulSet controller their pods), and
+// Trainer's a TrainJob's JobSet (mltrainer.go).
 var mlControllers = []mlController{
 	{
-		name: "jobset", kind: keys.KindJobSet, mod: upstream.JobSet, webhooks: "config/components/webhook",
-		user: "system:serviceaccount:jobset-system:jobset-controller-manager",
+		name: "jobset", kind: keys.KindJobSet, mod: upstream.JobSet, webhooks: "config/components/webhook", prefix: "jobset-",
+		config: xk8sConfig("jobset"),
+		user:   "system:serviceaccount:jobset-system:jobset-controller-manager",
 		// The JobSet webhook defaults a replicated job's pod restartPolicy
 		// to OnFailure (pkg/webhooks/jobset_webhook.go, Default); the CRD
 		// sets no default there.
@@ -61,18 +75,19 @@ var mlControllers = []mlController{
 				}}}},
 			})
 		},
-		mutated: func(u *unstructured.Unstructured) bool {
+		answered: mutated(func(u *unstructured.Unstructured) bool {
 			rjs, _, _ := unstructured.NestedSlice(u.Object, "spec", "replicatedJobs")
 			if len(rjs) == 0 {
 				return false
 			}
 			p, _, _ := unstructured.NestedString(rjs[0].(map[string]any), "template", "spec", "template", "spec", "restartPolicy")
 			return p == "OnFailure"
-		},
+		}),
 	},
 	{
-		name: "lws", kind: keys.KindLeaderWorkerSet, mod: upstream.LeaderWorkerSet, webhooks: "config/webhook",
-		user: "system:serviceaccount:lws-system:lws-controller-manager",
+		name: "lws", kind: keys.KindLeaderWorkerSet, mod: upstream.LeaderWorkerSet, webhooks: "config/webhook", prefix: "lws-",
+		config: xk8sConfig("lws"),
+		user:   "system:serviceaccount:lws-system:lws-controller-manager",
 		// The LWS webhook defaults networkConfig.subdomainPolicy to Shared
 		// (pkg/webhooks/leaderworkerset_webhook.go, Default); the CRD
 		// sets no default there.
@@ -81,11 +96,44 @@ var mlControllers = []mlController{
 				"leaderWorkerTemplate": map[string]any{"size": int64(2), "workerTemplate": map[string]any{"spec": map[string]any{"containers": probeContainers()}}},
 			})
 		},
-		mutated: func(u *unstructured.Unstructured) bool {
+		answered: mutated(func(u *unstructured.Unstructured) bool {
 			p, _, _ := unstructured.NestedString(u.Object, "spec", "networkConfig", "subdomainPolicy")
 			return p == "Shared"
-		},
+		}),
 	},
+	trainerController,
+}
+
+// xk8sConfig is the Configuration the JobSet and LWS managers read, the
+// same shape in a group named after each (api/config/v1alpha1:
+// config.jobset.x-k8s.io, config.lws.x-k8s.io), decoded strictly:
+// internal certificate management off, no leader election, metrics off.
+func xk8sConfig(name string) func(webhook, health int, certs string) map[string]any {
+	return func(webhook, health int, certs string) map[string]any {
+		return map[string]any{
+			"apiVersion":             "config." + name + ".x-k8s.io/v1alpha1",
+			"kind":                   "Configuration",
+			"internalCertManagement": map[string]any{"enable": false},
+			"leaderElection":         map[string]any{"leaderElect": false},
+			"webhook":                map[string]any{"host": "127.0.0.1", "port": webhook, "certDir": certs},
+			"health":                 map[string]any{"healthProbeBindAddress": "127.0.0.1:" + strconv.Itoa(health)},
+			"metrics":                map[string]any{"bindAddress": "0"},
+		}
+	}
+}
+
+// mutated answers a probe once the object comes back as only the
+// manager's mutating webhook leaves it.
+func mutated(ok func(*unstructured.Unstructured) bool) func(*unstructured.Unstructured, error) error {
+	return func(u *unstructured.Unstructured, err error) error {
+		switch {
+		case err != nil:
+			return err // the webhook server not serving yet
+		case !ok(u):
+			return errors.New("it came back as its webhook would not leave it")
+		}
+		return nil
+	}
 }
 
 // disaggregatedSetCRD is the CRD the LWS manager's DisaggregatedSet
@@ -108,10 +156,9 @@ func probeContainers() []any {
 // StartMLControllers runs each of mlControllers: no leader election,
 // metrics off, probes and webhook server on loopback free ports, internal
 // certificate management off through the manager's own configuration file
-// (its Configuration's internalCertManagement), the webhook serving a
-// certificate for 127.0.0.1; then registers its webhook configurations
-// (mlWebhooks) and waits until kube-apiserver calls them. The CRDs must be
-// installed.
+// (mlController.config), the webhook serving a certificate for 127.0.0.1;
+// then registers its webhook configurations (mlWebhooks) and waits until
+// kube-apiserver calls them. The CRDs must be installed.
 func (cp *ControlPlane) StartMLControllers(ctx context.Context) error {
 	dyn, err := dynamic.NewForConfig(cp.Config)
 	if err != nil {
@@ -127,14 +174,6 @@ func (cp *ControlPlane) StartMLControllers(ctx context.Context) error {
 
 func (cp *ControlPlane) startMLController(ctx context.Context, dyn dynamic.Interface, c mlController) error {
 	dir := filepath.Join(cp.Dir, c.name)
-	certs := filepath.Join(dir, "certs")
-	if err := os.MkdirAll(certs, 0o700); err != nil {
-		return err
-	}
-	caPEM, err := selfSigned(certs)
-	if err != nil {
-		return err
-	}
 	webhook, err := freePort()
 	if err != nil {
 		return err
@@ -143,19 +182,19 @@ func (cp *ControlPlane) startMLController(ctx context.Context, dyn dynamic.Inter
 	if err != nil {
 		return err
 	}
-	// Both managers read the same Configuration shape, in a group named
-	// after each (api/config/v1alpha1: config.jobset.x-k8s.io,
-	// config.lws.x-k8s.io), decoded strictly.
-	cfg := map[string]any{
-		"apiVersion":             "config." + c.name + ".x-k8s.io/v1alpha1",
-		"kind":                   "Configuration",
-		"internalCertManagement": map[string]any{"enable": false},
-		"leaderElection":         map[string]any{"leaderElect": false},
-		"webhook":                map[string]any{"host": "127.0.0.1", "port": webhook, "certDir": certs},
-		"health":                 map[string]any{"healthProbeBindAddress": "127.0.0.1:" + strconv.Itoa(health)},
-		"metrics":                map[string]any{"bindAddress": "0"},
+	certs, env := filepath.Join(dir, "certs"), []string(nil)
+	if c.tmpCerts {
+		certs = filepath.Join(dir, "k8s-webhook-server", "serving-certs")
+		env = append(os.Environ(), "TMPDIR="+dir)
 	}
-	out, err := yaml.Marshal(cfg)
+	if err := os.MkdirAll(certs, 0o700); err != nil {
+		return err
+	}
+	caPEM, err := selfSigned(certs)
+	if err != nil {
+		return err
+	}
+	out, err := yaml.Marshal(c.config(webhook, health, certs))
 	if err != nil {
 		return err
 	}
@@ -167,10 +206,11 @@ func (cp *ControlPlane) startMLController(ctx context.Context, dyn dynamic.Inter
 	if err := writeKubeconfigAs(kc, cp.Config.Host, cp.caFile, c.user); err != nil {
 		return err
 	}
-	p, err := cp.start(c.name, "--config="+file, "--kubeconfig="+kc, "--zap-log-level=2", "--zap-devel=false")
+	p, err := startProcEnv(cp.Dir, c.name, filepath.Join(cp.Bin, c.name), env, "--config="+file, "--kubeconfig="+kc, "--zap-log-level=2", "--zap-devel=false")
 	if err != nil {
 		return err
 	}
+	cp.procs = append(cp.procs, p)
 	if err := waitReadyz(p, c.name, health); err != nil {
 		return err
 	}
@@ -189,13 +229,8 @@ func (cp *ControlPlane) startMLController(ctx context.Context, dyn dynamic.Inter
 	gvr := mlResources[c.kind]
 	var last error
 	err = poll(60*time.Second, 250*time.Millisecond, func() (bool, error) {
-		got, err := dyn.Resource(gvr).Namespace("default").Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err != nil {
-			last = err // the webhook server not serving yet
-			return false, nil
-		}
-		last = fmt.Errorf("the %s came back as its webhook would not leave it", c.kind)
-		return c.mutated(got), nil
+		last = c.answered(dyn.Resource(gvr).Namespace("default").Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}))
+		return last == nil, nil
 	})
 	if err != nil {
 		return fmt.Errorf("its webhook never answered: %w (last: %v)\n%s", err, last, p.tail(30))
@@ -206,11 +241,12 @@ func (cp *ControlPlane) startMLController(ctx context.Context, dyn dynamic.Inter
 // mlWebhooks builds the controller's webhook configurations as a real
 // install has them (`kustomize build` of the pinned module's webhook
 // kustomization, whose patches give the pod webhooks their
-// objectSelector, named with config/default's namePrefix), each webhook
-// calling the manager on 127.0.0.1:port, which serves the certificate
-// caPEM. As in a real install they sit beside Kueue's: kube-apiserver
-// calls the mutating ones in the order of their configurations' names
-// (jobset-, kueue-, lws-).
+// objectSelector, named with its default install's namePrefix), each
+// webhook calling the manager on 127.0.0.1:port, which serves the
+// certificate caPEM. As in a real install they sit beside Kueue's:
+// kube-apiserver calls the mutating ones in the order of their
+// configurations' names (defaulter.trainer.kubeflow.org, jobset-, kueue-,
+// lws-).
 func mlWebhooks(c mlController, port int, caPEM []byte) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration, error) {
 	dir, err := c.mod.Dir()
 	if err != nil {
@@ -228,13 +264,13 @@ func mlWebhooks(c mlController, port int, caPEM []byte) (*admissionv1.MutatingWe
 		*cc = admissionv1.WebhookClientConfig{URL: &url, CABundle: caPEM}
 		return nil
 	}
-	mut.ObjectMeta = metav1.ObjectMeta{Name: c.name + "-" + mut.Name}
+	mut.ObjectMeta = metav1.ObjectMeta{Name: c.prefix + mut.Name}
 	for i := range mut.Webhooks {
 		if err := point(&mut.Webhooks[i].ClientConfig, mut.Webhooks[i].Name); err != nil {
 			return nil, nil, err
 		}
 	}
-	val.ObjectMeta = metav1.ObjectMeta{Name: c.name + "-" + val.Name}
+	val.ObjectMeta = metav1.ObjectMeta{Name: c.prefix + val.Name}
 	for i := range val.Webhooks {
 		if err := point(&val.Webhooks[i].ClientConfig, val.Webhooks[i].Name); err != nil {
 			return nil, nil, err

@@ -30,11 +30,11 @@ var mlResources = map[string]schema.GroupVersionResource{
 }
 
 // mlKind reports whether the row is an ML kind's (a JobSet's,
-// LeaderWorkerSet's, Ray cluster's or PyTorchJob's, or one of its roles'):
-// the class-by-class placement leaves them out. A queued one's pods are
-// judged by admission (mlAdmission), where the JobSet and LeaderWorkerSet
-// controllers run (mlcontrollers.go) and the others' do not (the composed
-// rung places their roles' pods with kube-scheduler's cycle). The kind
+// LeaderWorkerSet's, Ray cluster's, PyTorchJob's or TrainJob's, or one of
+// its roles'): the class-by-class placement leaves them out. A queued
+// one's pods are judged by admission (mlAdmission): the JobSet,
+// LeaderWorkerSet and Trainer controllers run (mlcontrollers.go), Ray's
+// and the training-operator's do not (mlemulate.go). The kind
 // decides it, whether or not the class is queued (an unqueued class's row
 // has no PodSets).
 func mlKind(c *sched.Class) bool {
@@ -136,10 +136,13 @@ func (fr *fleetRun) clearML(dyn dynamic.Interface, s *submission) {
 }
 
 // clearMLExamples deletes the tree's own examples of the ML kinds in ns,
-// which the running Kueue's integrations admit like any workload.
+// which the running Kueue's integrations admit like any workload: the
+// TrainJobs first, so that Trainer makes no JobSet of one after the
+// JobSets went.
 func clearMLExamples(fr *fleetRun, dyn dynamic.Interface, ns string) error {
 	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(mlResources)) {
+	others := slices.DeleteFunc(slices.Sorted(maps.Keys(mlResources)), func(k string) bool { return k == keys.KindTrainJob })
+	for _, k := range append([]string{keys.KindTrainJob}, others...) {
 		errs = append(errs, dyn.Resource(mlResources[k]).Namespace(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, metav1.ListOptions{}))
 	}
 	if err := errors.Join(errs...); err != nil {

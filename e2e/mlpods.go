@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -32,16 +30,24 @@ const (
 	mlControllerPodTimeout = 60 * time.Second
 )
 
-// mlPodsMade: the kind's pods come from its real controller here (the
-// JobSet's, the LeaderWorkerSet's), so e2e holds them to the unit; the
-// others' (Ray's, Kubeflow's operators) do not run, and their workloads
-// are judged on admission only.
+// mlPodsMade: the kind's pods come from its real controllers here (the
+// JobSet's, the LeaderWorkerSet's, and a TrainJob's from Trainer's, which
+// makes its JobSet, and the JobSet's), so e2e holds them to the unit; the
+// others' (Ray's, Kubeflow's training-operator) do not run, and the
+// harness makes their pods (mlPodsEmulated).
 func mlPodsMade(kind string) bool {
-	return kind == keys.KindJobSet || kind == keys.KindLeaderWorkerSet
+	return kind == keys.KindJobSet || kind == keys.KindLeaderWorkerSet || kind == keys.KindTrainJob
+}
+
+// mlJobSet: the kind's pods are a JobSet's, of the object's name (a
+// TrainJob's child JobSet takes its name: Trainer's JobSet plugin, Build).
+func mlJobSet(kind string) bool {
+	return kind == keys.KindJobSet || kind == keys.KindTrainJob
 }
 
 // mlSelector selects what the kind's controller made of the object name:
-// the JobSet's Jobs and pods, the LeaderWorkerSet's StatefulSets and pods.
+// the JobSet's Jobs and pods (a TrainJob's JobSet's too), the
+// LeaderWorkerSet's StatefulSets and pods.
 func mlSelector(kind, name string) string {
 	if mlPodsEmulated(kind) {
 		return runLabel + "=" + name // the harness's own (mlEmulatePods)
@@ -54,7 +60,8 @@ func mlSelector(kind, name string) string {
 
 // mlPodSet is the unit's pod set a pod of the kind is of: a JobSet's
 // replicated job by name (Kueue's jobset integration names each PodSet
-// after its replicated job); a LeaderWorkerSet group's leader (worker
+// after its replicated job, and its trainjob integration after the
+// runtime's); a LeaderWorkerSet group's leader (worker
 // index 0, where the group has a leader template: Kueue's leaderworkerset
 // integration's PodSets are "leader" then "worker") or its workers; a pod
 // the harness made of a role's template (mlEmulatePods) by the role
@@ -63,7 +70,7 @@ func mlPodSet(kind string, u *check.Unit, p *corev1.Pod) string {
 	if mlPodsEmulated(kind) {
 		return p.Labels[keys.LabelRole] // the role's template's, its PodSet's name
 	}
-	if kind == keys.KindJobSet {
+	if mlJobSet(kind) {
 		return p.Labels[jobSetReplicatedJob]
 	}
 	if len(u.PodSets) > 1 && p.Labels[lwsWorkerIndexLabel] == lwsLeaderWorkerIndex {
@@ -96,8 +103,11 @@ func (fr *fleetRun) mlExpect(u *check.Unit) mlExpect {
 // mlMutants are the deliberate bugs each run must catch, by name: a
 // checker that bound every role on its first role's pool (as for a Job
 // of one pod template; only where the roles' pools differ, or it is no
-// bug), and, for a LeaderWorkerSet, one that counted a group without its
-// leader.
+// bug), for a LeaderWorkerSet, one that counted a group without its
+// leader, and for a TrainJob, one that read its runtime as a JobSet's
+// (one pod per replicated job: the runtime's Job templates have no
+// parallelism, Trainer's JobSet plugin gives the trainer's the TrainJob's
+// numNodes; only where a pod set has more than one pod).
 func mlMutants(kind string, u *check.Unit, e mlExpect) map[string]mlExpect {
 	out := map[string]mlExpect{}
 	if len(u.PodSets) > 1 {
@@ -113,6 +123,13 @@ func mlMutants(kind string, u *check.Unit, e mlExpect) map[string]mlExpect {
 		m := mlExpect{pool: e.pool, placed: maps.Clone(e.placed), pods: e.pods - int(u.PodSets[0].Pods)}
 		delete(m.placed, u.PodSets[0].Name)
 		out["a group without its leader"] = m
+	}
+	if kind == keys.KindTrainJob && e.pods > len(u.PodSets) {
+		m := mlExpect{pool: e.pool, placed: map[string]int{}, pods: len(u.PodSets)}
+		for name, n := range e.placed {
+			m.placed[name] = min(n, 1)
+		}
+		out["a pod per replicated job, not the TrainJob's numNodes"] = m
 	}
 	return out
 }
@@ -187,12 +204,20 @@ func (fr *fleetRun) mlPods(dyn dynamic.Interface, tenant, class string, s *submi
 	fr.st.UnitPending += len(o.pending)
 	fr.st.UnitGated += len(o.gated)
 	by := "the " + s.kind + " controller"
+	if s.kind == keys.KindTrainJob {
+		by = "Trainer's controller (its JobSet), the JobSet controller (its Jobs) and the Job controller"
+	}
 	if mlPodsEmulated(s.kind) {
 		by = "the harness from its pod templates as Kueue left them"
 	}
 	fr.t.Logf("tenant %s, class %s: %s %s's pods, made by %s: %s", tenant, class, s.kind, s.name, by, o)
 	if len(o.failedCreate) > 0 {
 		bad = append(bad, "the controllers could not create pods: "+o.failedCreate[0])
+	}
+	if s.kind == keys.KindTrainJob {
+		if err := fr.trainJobSet(dyn, s); err != nil {
+			bad = append(bad, err.Error())
+		}
 	}
 	if len(bad) > 0 {
 		fr.fail("tenant %s, class %s: the pods of the %s Kueue admitted disagree with the checker's unit:\n  %s", tenant, class, s.kind, strings.Join(bad, "\n  "))
@@ -236,50 +261,4 @@ func (fr *fleetRun) mlOwners(kind, ns, sel string) (map[types.UID]bool, error) {
 		out[o.UID] = true
 	}
 	return out, nil
-}
-
-// clearMLMade deletes what the kind's controller made of the object name
-// (it is deleted first, so that its controller makes nothing more), as
-// the garbage collector, not run here, would: a JobSet's Jobs, a
-// LeaderWorkerSet's StatefulSets and ControllerRevisions, the headless
-// Service of either, and their pods; and waits until they are gone.
-func (fr *fleetRun) clearMLMade(dyn dynamic.Interface, kind, ns, name string) error {
-	if !mlPodsMade(kind) && !mlPodsEmulated(kind) {
-		return nil
-	}
-	sel := metav1.ListOptions{LabelSelector: mlSelector(kind, name)}
-	zero, bg := int64(0), metav1.DeletePropagationBackground
-	apps := fr.cp.Client.AppsV1()
-	err := poll(mlControllerPodTimeout, 200*time.Millisecond, func() (bool, error) {
-		var errs []error
-		// Both make a headless Service of the object's name.
-		err := fr.cp.Client.CoreV1().Services(ns).Delete(fr.ctx, name, metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) {
-			err = nil
-		}
-		errs = append(errs, err)
-		if kind == keys.KindLeaderWorkerSet {
-			errs = append(errs, apps.StatefulSets(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel),
-				apps.ControllerRevisions(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{}, sel))
-		} else if kind == keys.KindJobSet {
-			errs = append(errs, fr.cp.Client.BatchV1().Jobs(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, sel))
-		}
-		errs = append(errs, fr.cp.Client.CoreV1().Pods(ns).DeleteCollection(fr.ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel), fr.releasePods(ns, sel))
-		if err := errors.Join(errs...); err != nil {
-			return false, err
-		}
-		owners, err := fr.mlOwners(kind, ns, sel.LabelSelector)
-		if err != nil {
-			return false, err
-		}
-		pods, err := fr.cp.Client.CoreV1().Pods(ns).List(fr.ctx, sel)
-		if err != nil {
-			return false, err
-		}
-		return len(owners) == 0 && len(pods.Items) == 0, nil
-	})
-	if err != nil {
-		return fmt.Errorf("what the %s controller made of %s/%s did not go: %w", kind, ns, name, err)
-	}
-	return nil
 }

@@ -81,6 +81,37 @@ func TestMLJudge(t *testing.T) {
 		bound:   map[string]string{"l": "cpu-0", "l-1": "gpu-0", "l-2": "gpu-1"},
 		mutants: 2,
 	}, {
+		name: "a TrainJob's nodes, made by Trainer's JobSet, on the GPU pool",
+		kind: keys.KindTrainJob,
+		u:    &check.Unit{PodSets: []check.UnitPodSet{{Name: "node", Pods: 2, Flavor: "gpu", Pinned: pinned("gpu", 2)}}},
+		pods: map[string]*corev1.Pod{
+			"n0": pod("n0", map[string]string{jobSetReplicatedJob: "node"}),
+			"n1": pod("n1", map[string]string{jobSetReplicatedJob: "node"}),
+		},
+		bound:   map[string]string{"n0": "gpu-0", "n1": "gpu-1"},
+		mutants: 1,
+	}, {
+		name: "a TrainJob's initializer on CPU, its nodes on GPU",
+		kind: keys.KindTrainJob,
+		u:    unit("dataset-initializer", 1, "node", 2),
+		pods: map[string]*corev1.Pod{
+			"d":  pod("d", map[string]string{jobSetReplicatedJob: "dataset-initializer"}),
+			"n0": pod("n0", map[string]string{jobSetReplicatedJob: "node"}),
+			"n1": pod("n1", map[string]string{jobSetReplicatedJob: "node"}),
+		},
+		bound:   map[string]string{"d": "cpu-0", "n0": "gpu-0", "n1": "gpu-1"},
+		mutants: 2,
+	}, {
+		name: "a TrainJob's node on the CPU pool",
+		kind: keys.KindTrainJob,
+		u:    &check.Unit{PodSets: []check.UnitPodSet{{Name: "node", Pods: 2, Flavor: "gpu", Pinned: pinned("gpu", 2)}}},
+		pods: map[string]*corev1.Pod{
+			"n0": pod("n0", map[string]string{jobSetReplicatedJob: "node"}),
+			"n1": pod("n1", map[string]string{jobSetReplicatedJob: "node"}),
+		},
+		bound: map[string]string{"n0": "gpu-0", "n1": "cpu-0"},
+		bad:   true,
+	}, {
 		name: "a LeaderWorkerSet group short of a worker",
 		kind: keys.KindLeaderWorkerSet,
 		u:    unit("leader", 1, "worker", 2),

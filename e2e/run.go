@@ -38,7 +38,7 @@ type Stats struct {
 	// would have disagreed on.
 	MLCompared, MLCaught int
 	// MLPodsCompared are the deliberate bugs (mlMutants) held against the
-	// pods the JobSet and LeaderWorkerSet controllers made of admitted
+	// pods the ML kinds' controllers (or the harness) made of admitted
 	// workloads, and MLPodsCaught those the pods contradicted.
 	MLPodsCompared, MLPodsCaught int
 	// ByController is kind → the pods its controller made of the classes'

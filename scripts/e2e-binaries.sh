@@ -11,8 +11,9 @@
 # core module it pins, sigs.k8s.io/karpenter v1.15.0) under a stamp of its
 # own, so that a change to one pin rebuilds only what it pins. The JobSet
 # and LeaderWorkerSet controllers (sigs.k8s.io/jobset's manager, at the
-# module root, and sigs.k8s.io/lws/cmd) are built from ladder/kueue's module
-# graph, at the versions the Kueue rung judged its integrations of them at,
+# module root, and sigs.k8s.io/lws/cmd) and Kubeflow Trainer's
+# (github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager) are built
+# from ladder/kueue's module graph, at the versions the Kueue rung judged its integrations of them at,
 # after Kueue's build so that they reuse its packages, under a stamp of
 # their own (.stamp-controllers) so that a warm run rebuilds nothing.
 set -euo pipefail
@@ -32,13 +33,16 @@ if [[ ! -f "$out/.stamp-karpenter" || "$(cat "$out/.stamp-karpenter")" != "$kwan
 	echo "$kwant" > "$out/.stamp-karpenter"
 fi
 # The ML kinds' controllers, once Kueue is built (below, or already).
+# Each is module:binary:package; the stamp holds the list too, so that a
+# controller added to it is built on a warm run.
+mlcontrollers="sigs.k8s.io/jobset:jobset:sigs.k8s.io/jobset sigs.k8s.io/lws:lws:sigs.k8s.io/lws/cmd github.com/kubeflow/trainer/v2:trainer:github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager"
 controllers() {
 	local cwant
-	cwant="$(cat $kueue/go.mod $kueue/go.sum | sha256sum | cut -d' ' -f1) $(go env GOVERSION)"
+	cwant="$(cat $kueue/go.mod $kueue/go.sum | sha256sum | cut -d' ' -f1) $(go env GOVERSION) $(echo "$mlcontrollers" | sha256sum | cut -d' ' -f1)"
 	[[ -f "$out/.stamp-controllers" && "$(cat "$out/.stamp-controllers")" == "$cwant" ]] && return
 	rm -f "$out/.stamp-controllers"
 	local m mod name pkg v t
-	for m in sigs.k8s.io/jobset:jobset:sigs.k8s.io/jobset sigs.k8s.io/lws:lws:sigs.k8s.io/lws/cmd; do
+	for m in $mlcontrollers; do
 		IFS=: read -r mod name pkg <<<"$m"
 		t=$SECONDS
 		v=$(cd $kueue && go list -m -f '{{.Version}}' "$mod")
