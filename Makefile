@@ -74,7 +74,7 @@ test-composed: ## Kueue v0.19.2 admits and pins every queued unit, then kube-sch
 E2E_BIN ?= e2e/.bin
 
 .PHONY: e2e
-e2e: ## End to end: real etcd, kube-apiserver, kube-controller-manager, kube-scheduler, Kueue and the JobSet and LWS controllers on loopback, E2E_SHARDS (3) at once (binaries cached in e2e/.bin)
+e2e: ## End to end: real etcd, kube-apiserver, kube-controller-manager, kube-scheduler, Kueue and the JobSet, LWS and Kubeflow Trainer controllers on loopback, E2E_SHARDS (3) at once (binaries cached in e2e/.bin)
 	scripts/e2e.sh $(E2E_BIN)
 
 .PHONY: fuzz
