@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +42,13 @@ func (fr *fleetRun) hostile() {
 			pod.Spec.Containers = []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}}
 		}
 		_, err := cl.Pods(ns).Create(fr.ctx, pod, metav1.CreateOptions{})
+		// Kueue's pod webhook looks the owner up in its informer's cache,
+		// which may not hold a Job created a moment ago yet.
+		for wait := time.Now().Add(15 * time.Second); err != nil && strings.Contains(err.Error(), `"mpod.kb.io"`) &&
+			strings.Contains(err.Error(), "not found") && time.Now().Before(wait); {
+			time.Sleep(250 * time.Millisecond)
+			_, err = cl.Pods(ns).Create(fr.ctx, pod, metav1.CreateOptions{})
+		}
 		switch {
 		case err == nil:
 			_ = cl.Pods(ns).Delete(fr.ctx, pod.Name, metav1.DeleteOptions{})
