@@ -2,9 +2,9 @@ package render
 
 import (
 	"slices"
-	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpufleet/gpufleet/compiler/derive"
 	"github.com/gpufleet/gpufleet/compiler/wire/mlkinds"
@@ -23,15 +23,21 @@ const MLPolicy = "gpufleet-ml-workloads"
 // kind's controller makes another (a RayJob's RayCluster, a TrainJob's
 // JobSet).
 var mlResources = []admissionv1.Rule{
-	{APIGroups: []string{group(mlkinds.JobSetAPIVersion)}, APIVersions: []string{version(mlkinds.JobSetAPIVersion)}, Resources: []string{"jobsets"}},
-	{APIGroups: []string{group(mlkinds.LeaderWorkerSetAPIVersion)}, APIVersions: []string{version(mlkinds.LeaderWorkerSetAPIVersion)}, Resources: []string{"leaderworkersets"}},
-	{APIGroups: []string{group(mlkinds.RayAPIVersion)}, APIVersions: []string{version(mlkinds.RayAPIVersion)}, Resources: []string{"rayclusters", "rayjobs"}},
-	{APIGroups: []string{group(mlkinds.KubeflowAPIVersion)}, APIVersions: []string{version(mlkinds.KubeflowAPIVersion)}, Resources: []string{"pytorchjobs"}},
-	{APIGroups: []string{group(mlkinds.TrainerAPIVersion)}, APIVersions: []string{version(mlkinds.TrainerAPIVersion)}, Resources: []string{"trainjobs"}},
+	rule(mlkinds.JobSetAPIVersion, "jobsets"),
+	rule(mlkinds.LeaderWorkerSetAPIVersion, "leaderworkersets"),
+	rule(mlkinds.RayAPIVersion, "rayclusters", "rayjobs"),
+	rule(mlkinds.KubeflowAPIVersion, "pytorchjobs"),
+	rule(mlkinds.TrainerAPIVersion, "trainjobs"),
 }
 
-func group(apiVersion string) string   { g, _, _ := strings.Cut(apiVersion, "/"); return g }
-func version(apiVersion string) string { _, v, _ := strings.Cut(apiVersion, "/"); return v }
+// rule matches the resources of an apiVersion (group/version).
+func rule(apiVersion string, resources ...string) admissionv1.Rule {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		panic(err)
+	}
+	return admissionv1.Rule{APIGroups: []string{gv.Group}, APIVersions: []string{gv.Version}, Resources: resources}
+}
 
 // usesMLKinds reports whether a class is of an ML kind (has roles).
 func (r *renderer) usesMLKinds() bool {
